@@ -1,0 +1,1 @@
+"""arbiter: a CodeCup-style bot-versus-bot tournament arbiter."""

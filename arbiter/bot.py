@@ -1,0 +1,193 @@
+"""The Python bot kit: a bot is a function from the current position to a move.
+
+    from arbiter.bot import run_bot
+
+    def choose(state, ctx):
+        return ctx.rng.choice(state.legal_moves())
+
+    if __name__ == "__main__":
+        run_bot(choose)
+
+The kit speaks the wire protocol of docs/protocol.md: it reads the `Game` line (or,
+for the codecup dialect, is told the game with `--game NAME -p KEY=VALUE`), tracks the
+position with the rules library, answers `Start` and relayed moves whenever it is its
+turn (extra moves included), flushes every line, and exits on `Quit`.
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator, Protocol
+
+from .games import Game, GameError, State, find_game
+
+PROTOCOL_KEYS = ("seat", "time_ms", "move_ms")  # Game-line keys that are not game parameters
+
+
+class LineChannel(Protocol):
+    """Where a bot's protocol lines come from and go to (pipes or a socket)."""
+
+    def lines(self) -> Iterator[str]:
+        """Incoming lines without their line ending, until the peer closes."""
+        ...
+
+    def send(self, line: str) -> None:
+        """Send one line (no line ending) and flush it."""
+        ...
+
+
+class StdioChannel:
+    """The protocol over the bot's own stdin and stdout."""
+
+    def lines(self) -> Iterator[str]:
+        for raw in sys.stdin:
+            yield raw.rstrip("\r\n")
+
+    def send(self, line: str) -> None:
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+
+
+@dataclass
+class BotContext:
+    """What a bot's choose function may use besides the position."""
+
+    game: Game[Any]
+    seat: int
+    rng: random.Random
+    time_ms: int | None = None  # the whole game's budget, if the arbiter said
+    move_ms: int | None = None
+    started: float = field(default_factory=time.monotonic)
+    memory: dict[str, Any] = field(default_factory=dict)  # kept across moves of one game
+
+    def log(self, message: str) -> None:
+        """Write a debug line to stderr (the arbiter saves it to the game's log)."""
+        print(message, file=sys.stderr, flush=True)
+
+
+Chooser = Callable[[State[Any], BotContext], Any]
+
+
+def parse_game_line(line: str) -> tuple[Game[Any], dict[str, str]]:
+    """`Game NAME k=v ...` -> the game and the protocol keys (seat, time_ms, move_ms)."""
+    words = line.split()
+    if len(words) < 2 or words[0] != "Game":
+        raise ValueError(f"not a Game line: {line!r}")
+    pairs = dict(word.split("=", 1) for word in words[2:] if "=" in word)
+    protocol = {k: pairs.pop(k) for k in PROTOCOL_KEYS if k in pairs}
+    return find_game(words[1], **pairs), protocol
+
+
+def bot_arguments(description: str) -> argparse.ArgumentParser:
+    """The options every kit bot understands; a bot may add its own."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--game", help="the game, for bots run without a Game line (codecup dialect)")
+    parser.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE",
+                        help="a game parameter, with --game")
+    parser.add_argument("--seed", type=int, default=None, help="seed the random choices")
+    parser.add_argument("--connect", default=None,
+                        help="speak over a ZeroMQ socket at this endpoint instead of stdin/stdout "
+                             "(default: $ARBITER_ENDPOINT if set)")
+    parser.add_argument("--serve", action="store_true",
+                        help="keep playing game after game on one channel (remote bots)")
+    return parser
+
+
+def run_bot(choose: Chooser, *, description: str = "an arbiter bot",
+            parser: argparse.ArgumentParser | None = None,
+            argv: list[str] | None = None, channel: LineChannel | None = None) -> int:
+    """Run a bot on the protocol until `Quit` (or, with --serve, until the channel closes)."""
+    args = (parser or bot_arguments(description)).parse_args(argv)
+    if channel is None:
+        channel = open_channel(args.connect)
+    fixed_game = None
+    if args.game:
+        fixed_game = find_game(args.game, **dict(p.split("=", 1) for p in args.param))
+    rng = random.Random(args.seed)
+    session = _Session(choose, channel, rng, fixed_game)
+    for line in channel.lines():
+        line = line.strip()
+        if not line:
+            continue  # CodeCup's arbiter has been seen to send empty lines
+        if not session.handle(line):
+            if not args.serve:
+                break
+            session = _Session(choose, channel, rng, fixed_game)
+    return 0
+
+
+def open_channel(endpoint: str | None) -> LineChannel:
+    """stdin/stdout, or a ZeroMQ channel when an endpoint is given or in ARBITER_ENDPOINT."""
+    import os
+
+    endpoint = endpoint or os.environ.get("ARBITER_ENDPOINT")
+    if not endpoint:
+        return StdioChannel()
+    from .transport.zmq_bot import ZmqBotChannel  # only bots on sockets need pyzmq loaded
+
+    return ZmqBotChannel.from_environment(endpoint)
+
+
+class _Session:
+    """One game as seen by a bot."""
+
+    def __init__(self, choose: Chooser, channel: LineChannel, rng: random.Random,
+                 game: Game[Any] | None) -> None:
+        self.choose = choose
+        self.channel = channel
+        self.rng = rng
+        self.ctx: BotContext | None = None
+        self.state: State[Any] | None = None
+        self.seat: int | None = None
+        if game is not None:
+            self._begin(game, {})
+
+    def _begin(self, game: Game[Any], protocol: dict[str, str]) -> None:
+        self.state = game.new_state()
+        self.seat = int(protocol["seat"]) if "seat" in protocol else None
+        self.ctx = BotContext(
+            game=game, seat=self.seat if self.seat is not None else -1, rng=self.rng,
+            time_ms=int(protocol["time_ms"]) if "time_ms" in protocol else None,
+            move_ms=int(protocol["move_ms"]) if protocol.get("move_ms", "null") != "null" else None,
+        )
+
+    def handle(self, line: str) -> bool:
+        """Process one incoming line; False when the game is finished (`Quit`)."""
+        if line == "Quit":
+            return False
+        if line.startswith("Game "):
+            self._begin(*parse_game_line(line))
+            return True
+        if self.state is None or self.ctx is None:
+            raise SystemExit(f"bot: got {line!r} before knowing the game; pass --game or send a Game line")
+        if line == "Start":
+            self._learn_seat(0)
+        else:
+            if self.seat is None:
+                # Two seats, and the first thing we hear is the other seat's move: we are seat 1.
+                self._learn_seat(1)
+            try:
+                self.state.play(line)
+            except GameError as exc:
+                self.ctx.log(f"bot: cannot apply relayed move: {exc}")
+                raise SystemExit(1) from None
+        self._move_while_our_turn()
+        return True
+
+    def _learn_seat(self, seat: int) -> None:
+        if self.seat is None:
+            self.seat = seat
+            assert self.ctx is not None
+            self.ctx.seat = seat
+
+    def _move_while_our_turn(self) -> None:
+        state, ctx = self.state, self.ctx
+        assert state is not None and ctx is not None
+        while not state.is_over() and state.current_player == self.seat:
+            move = self.choose(state, ctx)
+            text = move if isinstance(move, str) else ctx.game.format_move(move)
+            self.channel.send(text)
+            state.play(text)

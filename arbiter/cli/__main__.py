@@ -1,0 +1,3 @@
+from . import main
+import sys
+sys.exit(main())

@@ -1,0 +1,236 @@
+"""The interface every game module implements.
+
+A game is pure data plus pure functions: no processes, clocks or files.
+`Game` holds the validated parameters and the notation; `State` is one
+position, mutable, with `clone()` for search. The public `play`/`apply`
+check turn and legality once, here; each game implements only its rule.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any, Callable, ClassVar, Generic, Hashable, TypeVar
+
+Move = TypeVar("Move", bound=Hashable)
+
+
+class GameError(ValueError):
+    """Base class of every error the rules library raises."""
+
+
+class GameParamError(GameError):
+    """An unknown game name or a bad game parameter."""
+
+
+class MalformedMove(GameError):
+    """The text cannot be parsed as a move of this game at all."""
+
+    def __init__(self, text: str, why: str) -> None:
+        super().__init__(f"malformed move {text!r}: {why}")
+        self.text = text
+        self.why = why
+
+
+class IllegalMove(GameError):
+    """A well-formed move that is not allowed in the current position."""
+
+    def __init__(self, text: str, why: str) -> None:
+        super().__init__(f"illegal move {text!r}: {why}")
+        self.text = text
+        self.why = why
+
+
+@dataclass(frozen=True)
+class Param:
+    """One named game parameter: its default, how to read it from text, and its check."""
+
+    name: str
+    default: Any
+    description: str
+    parse: Callable[[str], Any] = int
+    # Returns None when the value is fine, else a sentence saying what is allowed.
+    check: Callable[[Any], str | None] = lambda value: None
+
+    def read(self, game: str, raw: Any) -> Any:
+        """Convert and validate one raw value (text or already typed)."""
+        try:
+            value = self.parse(raw) if isinstance(raw, str) else raw
+            if self.parse is int and (isinstance(value, bool) or not isinstance(value, int)):
+                raise ValueError(f"not an integer: {raw!r}")
+        except (TypeError, ValueError) as exc:
+            raise GameParamError(
+                f"{game}: parameter {self.name}={raw!r} is not valid ({exc}); {self.description}"
+            ) from None
+        problem = self.check(value)
+        if problem:
+            raise GameParamError(f"{game}: parameter {self.name}={raw!r} is out of range: {problem}")
+        return value
+
+
+def int_range(low: int, high: int | None = None) -> Callable[[Any], str | None]:
+    """A `Param.check` for an integer in [low, high] (no upper bound when high is None)."""
+
+    def check(value: Any) -> str | None:
+        if value < low or (high is not None and value > high):
+            return f"must be >= {low}" if high is None else f"must be between {low} and {high}"
+        return None
+
+    return check
+
+
+class Game(ABC, Generic[Move]):
+    """A game with fixed parameters: the factory of states and the owner of the notation."""
+
+    name: ClassVar[str]
+    aliases: ClassVar[tuple[str, ...]] = ()
+    parameters: ClassVar[tuple[Param, ...]] = ()
+
+    def __init__(self, **params: Any) -> None:
+        known = {p.name: p for p in self.parameters}
+        unknown = sorted(set(params) - set(known))
+        if unknown:
+            choices = ", ".join(known) or "none"
+            raise GameParamError(
+                f"{self.name}: unknown parameter {unknown[0]!r}; parameters are: {choices}"
+            )
+        self.params: dict[str, Any] = {
+            p.name: p.read(self.name, params.get(p.name, p.default)) for p in self.parameters
+        }
+        self._setup()
+
+    def _setup(self) -> None:
+        """Precompute whatever the parameters determine (geometry, tables)."""
+
+    @property
+    def num_players(self) -> int:
+        """How many seats the game has."""
+        return int(self.params.get("players", 2))
+
+    def param_text(self) -> str:
+        """The parameters as `key=value` words, as sent on the `Game` line."""
+        return " ".join(f"{p.name}={self.format_param(p.name)}" for p in self.parameters)
+
+    def format_param(self, name: str) -> str:
+        """One parameter's value in the same text form `Param.parse` reads."""
+        return str(self.params[name])
+
+    def describe(self) -> str:
+        """The game name with its parameters, e.g. `dots-and-triangles rows=4 players=2`."""
+        text = self.param_text()
+        return f"{self.name} {text}" if text else self.name
+
+    @abstractmethod
+    def new_state(self) -> State[Move]:
+        """The initial position."""
+
+    @abstractmethod
+    def parse_move(self, text: str) -> Move:
+        """Text to move; raises MalformedMove. Does not look at any position."""
+
+    @abstractmethod
+    def format_move(self, move: Move) -> str:
+        """Move to its canonical text: `format_move(parse_move(t))` is canonical."""
+
+
+class State(ABC, Generic[Move]):
+    """One position of a game. Mutable; `clone()` gives an independent copy."""
+
+    def __init__(self, game: Game[Move]) -> None:
+        self.game = game
+        self.history: list[Move] = []
+
+    # --- what each game implements -------------------------------------------------
+    @property
+    @abstractmethod
+    def current_player(self) -> int:
+        """Seat index (0-based) of the player to move; meaningless once the game is over."""
+
+    @abstractmethod
+    def legal_moves(self) -> list[Move]:
+        """Every move allowed now, in a stable order; empty when the game is over."""
+
+    @abstractmethod
+    def illegal_reason(self, move: Move) -> str | None:
+        """None if the move is allowed now, else why not."""
+
+    @abstractmethod
+    def _apply(self, move: Move) -> None:
+        """Apply an already validated move."""
+
+    @property
+    @abstractmethod
+    def scores(self) -> list[int]:
+        """Points per seat so far."""
+
+    @abstractmethod
+    def is_over(self) -> bool:
+        """True once the game has ended."""
+
+    @abstractmethod
+    def key(self) -> Hashable:
+        """A compact hashable key: equal for equal positions, whatever the move order."""
+
+    @abstractmethod
+    def render(self) -> str:
+        """An ASCII picture of the position."""
+
+    @abstractmethod
+    def clone(self) -> State[Move]:
+        """An independent copy."""
+
+    # --- shared behaviour ----------------------------------------------------------
+    @property
+    def outcome(self) -> str | None:
+        """A game-specific name for how the game ended (e.g. a claim), if any."""
+        return None
+
+    def winner(self) -> int | None:
+        """The seat with the strictly highest score, or None for a draw (or not over)."""
+        if not self.is_over():
+            return None
+        return unique_best(self.scores)
+
+    def is_legal(self, move: Move) -> bool:
+        """Whether the move is allowed now."""
+        return self.illegal_reason(move) is None
+
+    def apply(self, move: Move) -> None:
+        """Validate then apply a move; raises IllegalMove (naming the move) if not allowed."""
+        if self.is_over():
+            raise IllegalMove(self.game.format_move(move), "the game is over")
+        reason = self.illegal_reason(move)
+        if reason is not None:
+            raise IllegalMove(self.game.format_move(move), reason)
+        self._apply(move)
+        self.history.append(move)
+
+    def play(self, text: str) -> Move:
+        """Parse, validate and apply a move given as text; returns the parsed move."""
+        move = self.game.parse_move(text)
+        if self.is_over():
+            raise IllegalMove(text, "the game is over")
+        reason = self.illegal_reason(move)
+        if reason is not None:
+            raise IllegalMove(text, reason)
+        self._apply(move)
+        self.history.append(move)
+        return move
+
+    def fault_scores(self, offender: int, termination: str) -> list[int]:
+        """Scores to record when `offender` loses by a fault; by default, the scores so far."""
+        return list(self.scores)
+
+    def fault_winner(self, offender: int) -> int | None:
+        """Who wins when `offender` faults: the other seat in a two-seat game, else the
+        best-scoring other seat (None on a tie)."""
+        if self.game.num_players == 2:
+            return 1 - offender
+        others = [s if seat != offender else float("-inf") for seat, s in enumerate(self.scores)]
+        return unique_best(others)
+
+
+def unique_best(values: list[Any]) -> int | None:
+    """Index of the strictly largest value, or None when it is shared."""
+    best = max(values)
+    leaders = [i for i, v in enumerate(values) if v == best]
+    return leaders[0] if len(leaders) == 1 else None

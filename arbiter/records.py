@@ -1,0 +1,84 @@
+"""The game record: what the referee returns and tournaments store, one per game.
+
+Documented field by field in docs/records.md. Records are the source of truth:
+every number in a report is recomputed from them.
+"""
+from __future__ import annotations
+
+import enum
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+class Termination(str, enum.Enum):
+    """How a game ended. Every value but NORMAL is a fault by `offender`."""
+
+    NORMAL = "normal"
+    TIMEOUT = "timeout"
+    CRASH = "crash"
+    MALFORMED = "malformed"
+    ILLEGAL = "illegal"
+    PROTOCOL = "protocol"
+
+    @property
+    def is_fault(self) -> bool:
+        return self is not Termination.NORMAL
+
+
+@dataclass(frozen=True)
+class PlayerRef:
+    """A seat's player as recorded: its name and the command that ran it."""
+
+    name: str
+    command: str
+
+
+@dataclass(frozen=True)
+class MoveRecord:
+    """One move: who made it, its canonical text, and the time it took (0 for forced moves)."""
+
+    seat: int
+    move: str
+    wall_ms: float
+    cpu_ms: float
+    forced: bool = False  # an opening move played by the arbiter, not by the bot
+
+
+@dataclass
+class GameRecord:
+    """One refereed game. `winner`/`offender` are seat indices or None."""
+
+    game: str
+    params: dict[str, Any]
+    players: list[PlayerRef]
+    moves: list[MoveRecord]
+    scores: list[int]
+    winner: int | None
+    termination: Termination
+    offender: int | None
+    detail: str
+    started_at: str  # ISO 8601, UTC
+    duration_s: float
+    logs: list[str | None]  # stderr log path per seat
+    outcome: str | None = None  # a game-specific end name (e.g. CodeCup Sudoku's WIN/ILLEGAL)
+    extra: dict[str, Any] = field(default_factory=dict)  # tournament fields: id, round, opening...
+
+    def to_json(self) -> dict[str, Any]:
+        """A plain dict for JSON: tournament fields flattened in at the top level."""
+        data = asdict(self)
+        data["termination"] = self.termination.value
+        extra = data.pop("extra")
+        data.update(extra)
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> GameRecord:
+        """Inverse of `to_json`; unknown top-level keys land in `extra`."""
+        known = {f for f in cls.__dataclass_fields__ if f != "extra"}
+        core = {k: v for k, v in data.items() if k in known}
+        extra = {k: v for k, v in data.items() if k not in known}
+        core["players"] = [PlayerRef(**p) for p in core["players"]]
+        core["moves"] = [MoveRecord(**m) for m in core["moves"]]
+        core["termination"] = Termination(core["termination"])
+        core.setdefault("outcome", None)
+        return cls(**core, extra=extra)
