@@ -220,6 +220,10 @@ class State(ABC, Generic[Move]):
         """Scores to record when `offender` loses by a fault; by default, the scores so far."""
         return list(self.scores)
 
+    def fault_outcome(self, offender: int, termination: str) -> str | None:
+        """A game-specific name for a fault ending (e.g. TIMEOUT), if the game has such names."""
+        return None
+
     def fault_winner(self, offender: int) -> int | None:
         """Who wins when `offender` faults: the other seat in a two-seat game, else the
         best-scoring other seat (None on a tie)."""
