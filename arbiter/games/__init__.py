@@ -10,12 +10,13 @@ from __future__ import annotations
 from typing import Any
 
 from .base import Game, GameError, GameParamError, IllegalMove, MalformedMove, Param, State
+from .codecup_sudoku import CodecupSudoku
 from .dots_and_boxes import DotsAndBoxes
 from .dots_and_triangles import DotsAndTriangles
 from .limit_nim import LimitNim
 
 # Adding a game is adding its module and one line here.
-GAMES: tuple[type[Game[Any]], ...] = (DotsAndTriangles, DotsAndBoxes, LimitNim)
+GAMES: tuple[type[Game[Any]], ...] = (DotsAndTriangles, DotsAndBoxes, LimitNim, CodecupSudoku)
 
 _BY_NAME: dict[str, type[Game[Any]]] = {
     name: cls for cls in GAMES for name in (cls.name, *cls.aliases)
