@@ -3,7 +3,10 @@
 >>> from arbiter.games import find_game
 >>> game = find_game("dots-and-triangles", rows=4)
 >>> state = game.new_state()
->>> state.play("2 4"); state.current_player
+>>> state.play("2 4")  # parse, validate, apply; returns the move (an edge index)
+3
+>>> state.current_player
+1
 """
 from __future__ import annotations
 

@@ -57,11 +57,11 @@ class Param:
             value = self.parse(raw) if isinstance(raw, str) else raw
             if self.parse is int and (isinstance(value, bool) or not isinstance(value, int)):
                 raise ValueError(f"not an integer: {raw!r}")
+            problem = self.check(value)
         except (TypeError, ValueError) as exc:
             raise GameParamError(
                 f"{game}: parameter {self.name}={raw!r} is not valid ({exc}); {self.description}"
             ) from None
-        problem = self.check(value)
         if problem:
             raise GameParamError(f"{game}: parameter {self.name}={raw!r} is out of range: {problem}")
         return value
@@ -196,25 +196,31 @@ class State(ABC, Generic[Move]):
 
     def apply(self, move: Move) -> None:
         """Validate then apply a move; raises IllegalMove (naming the move) if not allowed."""
-        if self.is_over():
-            raise IllegalMove(self.game.format_move(move), "the game is over")
-        reason = self.illegal_reason(move)
+        self._checked_apply(move, None)
+
+    def play(self, text: str) -> Move:
+        """Parse, validate and apply a move given as text; returns the parsed move.
+
+        Raises MalformedMove when the text is not a move of this game at all, and
+        IllegalMove when it is one but not allowed now; both name the text."""
+        move = self.game.parse_move(text)
+        self._checked_apply(move, text)
+        return move
+
+    def _checked_apply(self, move: Move, text: str | None) -> None:
+        """The one place a move is checked, applied and recorded."""
+        reason = "the game is over" if self.is_over() else self.illegal_reason(move)
         if reason is not None:
-            raise IllegalMove(self.game.format_move(move), reason)
+            raise IllegalMove(self._text_of(move) if text is None else text, reason)
         self._apply(move)
         self.history.append(move)
 
-    def play(self, text: str) -> Move:
-        """Parse, validate and apply a move given as text; returns the parsed move."""
-        move = self.game.parse_move(text)
-        if self.is_over():
-            raise IllegalMove(text, "the game is over")
-        reason = self.illegal_reason(move)
-        if reason is not None:
-            raise IllegalMove(text, reason)
-        self._apply(move)
-        self.history.append(move)
-        return move
+    def _text_of(self, move: Move) -> str:
+        """The move's notation, or its repr when it is not even a move of this game."""
+        try:
+            return self.game.format_move(move)
+        except (IndexError, KeyError, TypeError, ValueError):
+            return repr(move)
 
     def fault_scores(self, offender: int, termination: str) -> list[int]:
         """Scores to record when `offender` loses by a fault; by default, the scores so far."""

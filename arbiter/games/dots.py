@@ -5,13 +5,17 @@ A board is a list of edges and a list of cells, each cell the set of edges aroun
 """
 from __future__ import annotations
 
+from itertools import compress
 from typing import Hashable
 
 from .base import Game, Param, State, int_range
 
 PLAYERS_PARAM = Param(
-    "players", 2, "the number of seats, >= 2", check=int_range(2, 26)
+    "players", 2, "the number of seats, between 2 and 26 (cells are marked A to Z)", check=int_range(2, 26)
 )
+
+# Maps the characters '0'/'1' of a binary numeral to the bytes 0/1, for `itertools.compress`.
+_BITS_TO_FLAGS = bytes.maketrans(b"01", b"\x00\x01")
 
 
 class DotsGame(Game[int]):
@@ -21,7 +25,10 @@ class DotsGame(Game[int]):
     cells: list[tuple[int, ...]]  # each cell as the indices of its edges
     edge_cells: list[tuple[int, ...]]  # for each edge, the cells it borders
     cell_masks: list[int]  # for each cell, the bitmask of its edges
+    edge_index: dict[tuple[int, int], int]  # the inverse of `edges`
     full_mask: int
+    # for each edge, (cell, cell mask) of the cells it borders: the one table `_apply` reads
+    _edge_cell_masks: list[tuple[tuple[int, int], ...]]
 
     def _index_cells(self) -> None:
         """Derive the edge->cells index and the bitmasks from `edges` and `cells`."""
@@ -33,6 +40,9 @@ class DotsGame(Game[int]):
         self.cell_masks = [sum(1 << e for e in cell_edges) for cell_edges in self.cells]
         self.full_mask = (1 << len(self.edges)) - 1
         self.edge_index = {edge: i for i, edge in enumerate(self.edges)}
+        self._edge_cell_masks = [
+            tuple((cell, self.cell_masks[cell]) for cell in cells) for cells in self.edge_cells
+        ]
 
     def new_state(self) -> DotsState:
         return DotsState(self)
@@ -62,24 +72,27 @@ class DotsState(State[int]):
 
     @property
     def scores(self) -> list[int]:
-        return self._scores
+        return list(self._scores)
 
     def legal_moves(self) -> list[int]:
-        drawn = self.drawn
-        return [e for e in range(len(self.game.edges)) if not (drawn >> e) & 1]
+        # The undrawn edges are the 1 bits of `undrawn`; reading them off its binary numeral
+        # (lowest bit first) keeps this linear in the edge count even on large boards.
+        undrawn = self.game.full_mask & ~self.drawn
+        flags = bin(undrawn)[:1:-1].encode().translate(_BITS_TO_FLAGS)
+        return list(compress(range(len(self.game.edges)), flags))
 
     def illegal_reason(self, move: int) -> str | None:
+        if not 0 <= move < len(self.game.edges):
+            return f"there is no edge {move}; edges are 0 to {len(self.game.edges) - 1}"
         if (self.drawn >> move) & 1:
             return "that edge is already drawn"
         return None
 
     def _apply(self, move: int) -> None:
-        game = self.game
         drawn = self.drawn | (1 << move)
         self.drawn = drawn
         completed = 0
-        for cell in game.edge_cells[move]:
-            mask = game.cell_masks[cell]
+        for cell, mask in self.game._edge_cell_masks[move]:
             if drawn & mask == mask:
                 self.owner[cell] = self._current
                 completed += 1

@@ -10,7 +10,8 @@ import re
 from .base import MalformedMove, Param, int_range
 from .dots import PLAYERS_PARAM, DotsGame, DotsState, owner_letter
 
-_MOVE = re.compile(r"(\d+) (\d+) ([hv])")
+# ASCII digits only, and few enough that int() is cheap (a bot may send anything).
+_MOVE = re.compile(r"([0-9]{1,9}) ([0-9]{1,9}) ([hv])")
 
 
 class DotsAndBoxes(DotsGame):

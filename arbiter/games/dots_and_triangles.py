@@ -7,11 +7,13 @@ Only unit triangles score.
 from __future__ import annotations
 
 import re
+import textwrap
 
 from .base import MalformedMove, Param, int_range
 from .dots import PLAYERS_PARAM, DotsGame, DotsState, owner_letter
 
-_MOVE = re.compile(r"(\d+) (\d+)")
+# ASCII digits only, and few enough that int() is cheap (a bot may send anything).
+_MOVE = re.compile(r"([0-9]{1,9}) ([0-9]{1,9})")
 
 
 class DotsAndTriangles(DotsGame):
@@ -27,6 +29,9 @@ class DotsAndTriangles(DotsGame):
         self.dot_count = n * (n + 1) // 2
         edges: set[tuple[int, int]] = set()
         triangles: list[tuple[int, int, int]] = []
+        # Where each triangle's owner letter goes: (row, i) of its top-left dot, and whether
+        # it points up (apex at that dot) or down (between that dot and its right neighbour).
+        self._cell_places: list[tuple[int, int, bool]] = []
         for r in range(1, n + 1):
             for i in range(1, r + 1):
                 here = self.dot(r, i)
@@ -35,16 +40,14 @@ class DotsAndTriangles(DotsGame):
                 if r < n:
                     edges.add((here, self.dot(r + 1, i)))
                     edges.add((here, self.dot(r + 1, i + 1)))
-                    # the upward triangle hanging from this dot
                     triangles.append((here, self.dot(r + 1, i), self.dot(r + 1, i + 1)))
-                    if i < r:  # the downward triangle between this dot and its right neighbour
+                    self._cell_places.append((r, i, True))
+                    if i < r:
                         triangles.append((here, self.dot(r, i + 1), self.dot(r + 1, i + 1)))
+                        self._cell_places.append((r, i, False))
         self.edges = sorted(edges)
         index = {edge: k for k, edge in enumerate(self.edges)}
-        self.cells = [
-            tuple(sorted(index[tuple(sorted(pair))] for pair in ((a, b), (a, c), (b, c))))  # type: ignore[index]
-            for a, b, c in triangles
-        ]
+        self.cells = [tuple(sorted((index[(a, b)], index[(a, c)], index[(b, c)]))) for a, b, c in triangles]
         self._index_cells()
 
     @staticmethod
@@ -62,7 +65,8 @@ class DotsAndTriangles(DotsGame):
                 raise MalformedMove(text, f"there is no dot {d}; dots are 1 to {self.dot_count}")
         edge = self.edge_index.get((a, b))
         if edge is None:
-            raise MalformedMove(text, f"dots {a} and {b} are not adjacent, so no edge joins them")
+            why = "an edge joins two different dots" if a == b else f"dots {a} and {b} are not adjacent"
+            raise MalformedMove(text, why)
         return edge
 
     def format_move(self, move: int) -> str:
@@ -70,51 +74,36 @@ class DotsAndTriangles(DotsGame):
         return f"{a} {b}"
 
     def render_state(self, state: DotsState) -> str:
-        """Dots as numbers; `---`, `/`, `\\` for drawn edges, `.` for undrawn; owners' letters."""
+        """Dot numbers; `---`, `/`, `\\` for drawn edges and `.` for undrawn ones;
+        the owner's letter (A for seat 0) inside each completed triangle."""
         n = self.params["rows"]
         width = len(str(self.dot_count))
-        unit = 2 * ((width + 2) // 2)  # even, so slants sit exactly between dots
-        lines = [[" "] * (2 * unit * (n - 1) + width + 1) for _ in range(2 * n - 1)]
+        # Columns from a dot to the dots below it; neighbours in a row are 2 * half apart.
+        # 2 leaves room for "9--10"; three-digit numbers need more.
+        half = 2 if width <= 2 else 4
+        grid = [[" "] * (width + 2 * half * (n - 1)) for _ in range(2 * n - 1)]
 
-        def col(r: int, i: int) -> int:
-            return (n - r) * unit + (i - 1) * 2 * unit
+        def column(r: int, i: int) -> int:
+            """Where a dot's number ends (numbers are right-aligned)."""
+            return width - 1 + (n - r) * half + (i - 1) * 2 * half
+
+        def put(line: int, col: int, text: str) -> None:
+            grid[line][col : col + len(text)] = text
 
         def drawn(a: int, b: int) -> bool:
             return bool((state.drawn >> self.edge_index[(a, b)]) & 1)
 
-        def put(line: int, x: int, text: str) -> None:
-            lines[line][x : x + len(text)] = list(text)
-
         for r in range(1, n + 1):
             for i in range(1, r + 1):
-                x, here = col(r, i), self.dot(r, i)
-                put(2 * (r - 1), x, str(here).rjust(width))
-                if i < r:
-                    mark = "-" if drawn(here, here + 1) else " "
-                    gap = 2 * unit - width
-                    put(2 * (r - 1), x + width, (mark * gap) if mark == "-" else " " * (gap // 2) + "." + " " * (gap - gap // 2 - 1))
+                here, x = self.dot(r, i), column(r, i)
+                put(2 * r - 2, x - len(str(here)) + 1, str(here))
+                if i < r and drawn(here, here + 1):  # dashes up to the next number
+                    put(2 * r - 2, x + 1, "-" * (2 * half - len(str(here + 1))))
+                elif i < r:  # a dot midway
+                    put(2 * r - 2, x + half, ".")
                 if r < n:
-                    half = unit // 2
-                    below_left, below_right = self.dot(r + 1, i), self.dot(r + 1, i + 1)
-                    put(2 * r - 1, x + width - 1 - half, "/" if drawn(here, below_left) else ".")
-                    put(2 * r - 1, x + width - 1 + half, "\\" if drawn(here, below_right) else ".")
-        for cell, (a, _b, _c) in enumerate(self._triangle_dots()):
-            r, i = self._row_of(a)
-            up = self.dot(r + 1, i) in self._triangle_dots()[cell]
-            x = col(r, i) + width - 1 + (0 if up else unit)
-            put(2 * r - 1, x, owner_letter(state.owner[cell]))
-        return "\n".join("".join(line).rstrip() for line in lines)
-
-    def _triangle_dots(self) -> list[tuple[int, ...]]:
-        """Each cell as its three dot numbers, in cell order."""
-        cached = getattr(self, "_tri_dots", None)
-        if cached is None:
-            cached = [tuple(sorted({d for e in cell for d in self.edges[e]})) for cell in self.cells]
-            self._tri_dots = cached
-        return cached
-
-    def _row_of(self, dot: int) -> tuple[int, int]:
-        r = 1
-        while self.dot(r + 1, 1) <= dot:
-            r += 1
-        return r, dot - self.dot(r, 1) + 1
+                    put(2 * r - 1, x - half // 2, "/" if drawn(here, self.dot(r + 1, i)) else ".")
+                    put(2 * r - 1, x + half // 2, "\\" if drawn(here, self.dot(r + 1, i + 1)) else ".")
+        for cell, (r, i, up) in enumerate(self._cell_places):
+            put(2 * r - 1, column(r, i) + (0 if up else half), owner_letter(state.owner[cell]))
+        return textwrap.dedent("\n".join("".join(line).rstrip() for line in grid))

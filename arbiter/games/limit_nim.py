@@ -9,10 +9,13 @@ from __future__ import annotations
 import re
 from typing import Hashable
 
-from .base import GameParamError, MalformedMove, Param, State, Game
+from .base import Game, MalformedMove, Param, State
 
 Pile = tuple[int, int]  # (stones, limit)
-_MOVE = re.compile(r"(\d+) (\d+)")
+MAX_PILES = 64
+MAX_STONES = 1000  # per pile; bots list every legal take, so keep that list small
+# ASCII digits only, and few enough that int() is cheap (a bot may send anything).
+_MOVE = re.compile(r"([0-9]{1,9}) ([0-9]{1,9})")
 
 
 def parse_piles(text: str) -> tuple[Pile, ...]:
@@ -27,10 +30,13 @@ def parse_piles(text: str) -> tuple[Pile, ...]:
 
 
 def check_piles(piles: tuple[Pile, ...]) -> str | None:
-    if not 1 <= len(piles) <= 64:
-        return "give between 1 and 64 piles"
+    """None when the piles are a valid start, else what is wrong (a `Param.check`)."""
+    if not 1 <= len(piles) <= MAX_PILES:
+        return f"give between 1 and {MAX_PILES} piles"
     for number, (stones, limit) in enumerate(piles, 1):
-        if stones < 0 or (stones == 0 and limit != 0) or (stones > 0 and not 1 <= limit <= stones):
+        if not 0 <= stones <= MAX_STONES:
+            return f"pile {number} has {stones} stones; a pile has 0 to {MAX_STONES}"
+        if (stones == 0 and limit != 0) or (stones > 0 and not 1 <= limit <= stones):
             return (
                 f"pile {number} is {stones}/{limit}; a pile's limit must be between 1 and its "
                 "stones (0 for an empty pile)"
@@ -41,6 +47,7 @@ def check_piles(piles: tuple[Pile, ...]) -> str | None:
 
 
 def format_piles(piles: tuple[Pile, ...]) -> str:
+    """The piles in the text form `parse_piles` reads: `10/9,10/9`."""
     return ",".join(f"{s}/{l}" for s, l in piles)
 
 
@@ -57,6 +64,10 @@ class LimitNim(Game[tuple[int, int]]):
             check=check_piles,
         ),
     )
+
+    def _setup(self) -> None:
+        # Piles given typed (a list of lists, say) become tuples, so positions are hashable.
+        self.params["piles"] = tuple((stones, limit) for stones, limit in self.params["piles"])
 
     def format_param(self, name: str) -> str:
         return format_piles(self.params["piles"])
@@ -81,6 +92,8 @@ class LimitNim(Game[tuple[int, int]]):
 
 
 class LimitNimState(State[tuple[int, int]]):
+    """A Limit Nim position: the piles as (stones, limit) pairs and the player to move."""
+
     def __init__(self, game: LimitNim, piles: tuple[Pile, ...]) -> None:
         super().__init__(game)
         self.piles = piles
@@ -100,6 +113,10 @@ class LimitNimState(State[tuple[int, int]]):
 
     def illegal_reason(self, move: tuple[int, int]) -> str | None:
         pile, count = move
+        if not 0 <= pile < len(self.piles):
+            return f"there is no pile {pile + 1}; piles are 1 to {len(self.piles)}"
+        if count < 1:
+            return "a move takes at least 1 stone"
         stones, limit = self.piles[pile]
         if stones == 0:
             return f"pile {pile + 1} is empty"
@@ -113,13 +130,14 @@ class LimitNimState(State[tuple[int, int]]):
         piles = list(self.piles)
         piles[pile] = (stones, min(2 * count, stones))
         self.piles = tuple(piles)
-        if self.is_over():
-            self._winner = self._current
+        if stones == 0 and not any(left for left, _ in piles):
+            self._winner = self._current  # took the last stone
         else:
             self._current = 1 - self._current
 
     def is_over(self) -> bool:
-        return all(stones == 0 for stones, _ in self.piles)
+        # The start always has stones, so the game is over exactly when someone took the last.
+        return self._winner is not None
 
     def key(self) -> Hashable:
         return (self.piles, self._current)
@@ -138,4 +156,4 @@ class LimitNimState(State[tuple[int, int]]):
         )
 
 
-__all__ = ["LimitNim", "LimitNimState", "parse_piles", "format_piles", "GameParamError"]
+__all__ = ["LimitNim", "LimitNimState", "parse_piles", "format_piles"]
