@@ -1,0 +1,41 @@
+"""`arbiter run CONFIG`: play a tournament (or resume it), then write and print the standings."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..reports.results import report_results
+from ..tournament.config import load_config
+from ..tournament.progress import Progress
+from ..tournament.runner import Interrupted, run_tournament
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("run", help="run (or resume) a tournament from a YAML config",
+                                   description="Run a tournament from a YAML config. Running the same "
+                                               "command again resumes it: only games without a record are played.")
+    parser.add_argument("config", help="the tournament's YAML file (see docs/config.md)")
+    parser.add_argument("--fresh", action="store_true", help="discard recorded games and start over")
+    parser.add_argument("--concurrency", type=int, default=None, help="games at once (overrides the config)")
+    parser.add_argument("--quiet", action="store_true", help="no progress output, only the final standings")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    config = load_config(args.config, concurrency=args.concurrency)
+    progress = Progress(quiet=args.quiet)
+    progress.note(f"{config.name}: {config.format} of {config.game_name} with {len(config.players)} players, "
+                  f"results in {config.results_dir}")
+    try:
+        run_tournament(config, progress, fresh=args.fresh)
+    except Interrupted:
+        from ..tournament.store import GameStore
+
+        recorded = len(GameStore(config.results_dir / "games.jsonl").load())
+        progress.note(f"stopped: {recorded} games are recorded in {config.results_dir / 'games.jsonl'}; "
+                      f"running games were abandoned and every bot ended. To resume, run the same command "
+                      f"again: arbiter run {args.config}")
+        return 130
+    print(report_results(config.results_dir), end="")
+    sys.stdout.flush()
+    return 0

@@ -1,0 +1,49 @@
+"""A results folder read back: records from `games.jsonl`, settings from `tournament.json`."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ..errors import UsageError
+from ..tournament.store import GameStore
+from .standings import compute_standings, write_standings
+
+
+def load_results(folder: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The records and a description of the tournament (name, game, format, settings)."""
+    games = folder / "games.jsonl"
+    if not games.exists():
+        raise UsageError(f"{folder} is not a results folder: it has no games.jsonl")
+    records = GameStore(games).load()
+    description_path = folder / "tournament.json"
+    description = json.loads(description_path.read_text(encoding="utf-8")) if description_path.exists() else {}
+    schedule = description.get("schedule", {})
+    first = records[0] if records else {}
+    meta = {
+        "name": description.get("name", folder.name),
+        "game": schedule.get("game", first.get("game")),
+        "params": first.get("params", schedule.get("params", {})),
+        "format": schedule.get("format"),
+        "settings": {
+            "games_per_pairing": schedule.get("games_per_pairing"),
+            "rounds": schedule.get("rounds"),
+            "openings": schedule.get("openings"),
+            "time": description.get("time"),
+        },
+        "scoring": description.get("scoring", {"win": 1.0, "draw": 0.5, "loss": 0.0}),
+        "players_listed": schedule.get("players", []),
+        "totals": {"planned": description.get("planned", len(records))},
+    }
+    return records, meta
+
+
+def report_results(folder: Path, *, anchor: str | None = None) -> str:
+    """Recompute and write the standings files of a results folder; return the text table."""
+    records, meta = load_results(folder)
+    players = meta.pop("players_listed")
+    if anchor is not None and anchor not in players and not any(anchor in r.get("names", []) for r in records):
+        raise UsageError(f"--anchor {anchor!r} is not a player of this tournament; players: {', '.join(players)}")
+    standings = compute_standings(records, players=players, scoring=meta["scoring"], anchor=anchor)
+    meta["totals"]["played"] = len(records)
+    return write_standings(folder, standings, meta)

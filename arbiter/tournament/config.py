@@ -1,0 +1,293 @@
+"""Tournament configs: a YAML file validated at the edge into immutable records.
+
+Every key is documented in docs/config.md. The whole file is checked before any game
+starts, and all problems are reported together with their key path and line.
+"""
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import sys
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from ..games import Game, GameError, find_game, game_names
+from ..referee import PlayerSpec, TimeControl
+from .validate import ConfigError, KeyPath, Mapping, Problems, boolean, integer, load_yaml, number, one_of, text
+
+Format = Literal["round-robin", "gauntlet", "swiss"]
+FORMATS: tuple[str, ...] = ("round-robin", "gauntlet", "swiss")
+TIME_KEYS = ("time_ms", "move_ms", "clock", "suspend_idle", "memory_mb")
+PLAYER_KEYS = ("name", "command", "cwd", "env", "dialect") + TIME_KEYS
+TOP_KEYS = (
+    "name", "game", "params", "format", "games_per_pairing", "rounds", "openings", "time",
+    "concurrency", "scoring", "players", "gauntlet", "results",
+)
+SCRIPT_SUFFIXES = (".py", ".js", ".jar", ".rb", ".pl", ".sh", ".lua", ".php")
+
+
+@dataclass(frozen=True)
+class Scoring:
+    """Points per game result."""
+
+    win: float = 1.0
+    draw: float = 0.5
+    loss: float = 0.0
+
+
+@dataclass(frozen=True)
+class Openings:
+    """Forced opening moves: `random_moves` random legal moves from `seed`, or lines of a file."""
+
+    random_moves: int = 0
+    seed: int = 0
+    lines: tuple[tuple[str, ...], ...] = ()  # from `file:`, already checked against the rules
+    file: str | None = None
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    """A validated tournament. Paths are absolute."""
+
+    name: str
+    source: Path
+    results_dir: Path
+    game_name: str
+    params: dict[str, Any]
+    format: Format
+    games_per_pairing: int
+    rounds: int | None
+    openings: Openings
+    time: TimeControl
+    concurrency: int
+    scoring: Scoring
+    players: tuple[PlayerSpec, ...]
+    candidate: str | None = None
+    raw: dict[str, Any] = field(default_factory=dict, compare=False)  # the file as read, for the copy and diffs
+
+    def make_game(self) -> Game[Any]:
+        """A fresh game object with this tournament's parameters."""
+        return find_game(self.game_name, **self.params)
+
+    def player(self, name: str) -> PlayerSpec:
+        """The player called `name`."""
+        return next(p for p in self.players if p.name == name)
+
+
+def load_config(path: str | Path, *, concurrency: int | None = None) -> TournamentConfig:
+    """Read and validate a tournament config; raises ConfigError listing every problem."""
+    source = Path(path).resolve()
+    data, problems = load_yaml(source)
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: a tournament config must be a YAML mapping of keys ({', '.join(TOP_KEYS)})")
+    config = _read_config(data, source, problems)
+    problems.raise_if_any()
+    assert config is not None
+    if concurrency is not None:
+        if concurrency < 1:
+            raise ConfigError(f"--concurrency {concurrency} is not allowed: must be >= 1")
+        config = replace(config, concurrency=concurrency)
+    return config
+
+
+def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> TournamentConfig | None:
+    top = Mapping(problems, (), data, TOP_KEYS)
+    folder = source.parent
+    name = top.get("name", source.stem, text)
+    if isinstance(name, str) and ("/" in name or name.startswith(".")):
+        problems.add(("name",), f"{name!r} is not allowed: must be a plain name (it names the results folder)")
+    game_name = top.get("game", None, one_of(game_names() + ["triangle-war"]), required=True)
+    params_map = top.raw("params") or {}
+    game: Game[Any] | None = None
+    if not isinstance(params_map, dict):
+        problems.add(("params",), f"{params_map!r} is not allowed: must be a mapping of game parameters")
+        params_map = {}
+    elif game_name:
+        try:
+            game = find_game(game_name, **params_map)
+        except GameError as exc:
+            problems.add(("params",), str(exc))
+    fmt = top.get("format", "round-robin", one_of(FORMATS))
+    per_pairing = top.get("games_per_pairing", 2, integer(2, even=True))
+    rounds = top.get("rounds", None, integer(1))
+    if fmt == "swiss" and rounds is None:
+        problems.add(("rounds",), "is required for format: swiss (the number of Swiss rounds)")
+    if fmt != "swiss" and top.has("rounds"):
+        problems.add(("rounds",), f"only applies to format: swiss, not {fmt}")
+    concurrency = top.get("concurrency", os.cpu_count() or 1, integer(1, 256))
+    time = _read_time(problems, ("time",), top.raw("time"), TimeControl(), allowed=TIME_KEYS)
+    scoring_map = Mapping(problems, ("scoring",), top.raw("scoring"), ("win", "draw", "loss"))
+    scoring = Scoring(
+        win=scoring_map.get("win", 1.0, number()),
+        draw=scoring_map.get("draw", 0.5, number()),
+        loss=scoring_map.get("loss", 0.0, number()),
+    )
+    players = _read_players(problems, top.raw("players"), folder, time)
+    names = [p.name for p in players]
+    candidate = None
+    if fmt == "gauntlet":
+        g = Mapping(problems, ("gauntlet",), top.raw("gauntlet"), ("candidate",))
+        candidate = g.get("candidate", None, one_of(names) if names else text, required=True)
+    elif top.has("gauntlet"):
+        problems.add(("gauntlet",), f"only applies to format: gauntlet, not {fmt}")
+    openings = _read_openings(problems, top.raw("openings"), folder, game)
+    if (openings.random_moves or openings.lines) and any(p.dialect == "codecup" for p in players):
+        problems.add(("openings",), "openings cannot be used with dialect: codecup players "
+                                    "(codecup bots learn their seat from `Start`)")
+    results = top.get("results", None, text)
+    results_dir = (folder / results) if results else (folder.parent / "results" / str(name))
+    if problems.messages or game is None:
+        return None
+    return TournamentConfig(
+        name=str(name), source=source, results_dir=results_dir.resolve(), game_name=game.name,
+        params=dict(game.params), format=fmt, games_per_pairing=per_pairing, rounds=rounds,
+        openings=openings, time=time, concurrency=concurrency, scoring=scoring,
+        players=tuple(players), candidate=candidate, raw=data,
+    )
+
+
+def _read_time(problems: Problems, path: KeyPath, value: Any, base: TimeControl,
+               allowed: tuple[str, ...]) -> TimeControl:
+    """A time control from a mapping (the `time:` section or a player's own keys)."""
+    m = Mapping(problems, path, value, allowed)
+    move_ms = m.get("move_ms", base.move_ms, integer(1))
+    memory = m.get("memory_mb", base.memory_mb, integer(16))
+    return TimeControl(
+        time_ms=m.get("time_ms", base.time_ms, integer(1)),
+        move_ms=move_ms,
+        clock=m.get("clock", base.clock, one_of(("wall", "cpu"))),
+        suspend_idle=m.get("suspend_idle", base.suspend_idle, boolean),
+        memory_mb=memory,
+    )
+
+
+def _read_players(problems: Problems, value: Any, folder: Path, time: TimeControl) -> list[PlayerSpec]:
+    if not isinstance(value, list) or len(value) < 2:
+        problems.add(("players",), "must be a list of at least two players, each {name, command}")
+        return []
+    players: list[PlayerSpec] = []
+    seen: set[str] = set()
+    for index, entry in enumerate(value):
+        path: KeyPath = ("players", index)
+        m = Mapping(problems, path, entry, PLAYER_KEYS)
+        if not m.ok:
+            continue
+        name = m.get("name", None, text, required=True)
+        if name in seen:
+            problems.add(path + ("name",), f"{name!r} is not allowed: player names must be unique")
+        seen.add(name)
+        command = _read_command(problems, path + ("command",), m.raw("command"))
+        cwd_text = m.get("cwd", None, text)
+        cwd = (folder / cwd_text).resolve() if cwd_text else folder
+        if cwd_text and not cwd.is_dir():
+            problems.add(path + ("cwd",), f"{cwd_text!r} is not allowed: no such folder ({cwd})")
+        env = m.raw("env") or {}
+        if not isinstance(env, dict) or not all(isinstance(k, str) for k in env):
+            problems.add(path + ("env",), f"{env!r} is not allowed: must be a mapping of NAME: value")
+            env = {}
+        dialect = m.get("dialect", "arbiter", one_of(("arbiter", "codecup")))
+        own_time = {k: entry[k] for k in TIME_KEYS if k in entry}
+        player_time = _read_time(problems, path, own_time, time, TIME_KEYS) if own_time else None
+        if command and cwd.is_dir():
+            why = unstartable(command, cwd)
+            if why:
+                problems.add(path + ("command",), f"cannot be started: {why}")
+        if name and command:
+            players.append(PlayerSpec(
+                name=name, command=tuple(command), cwd=str(cwd),
+                env={str(k): str(v) for k, v in env.items()}, dialect=dialect, time=player_time,
+            ))
+    return players
+
+
+def _read_command(problems: Problems, path: KeyPath, value: Any) -> list[str] | None:
+    """A command as a shell-like string or a list of words; `python`/`python3` -> this interpreter."""
+    if isinstance(value, str):
+        try:
+            words = shlex.split(value)
+        except ValueError as exc:
+            problems.add(path, f"{value!r} is not allowed: cannot split it like a shell would ({exc})")
+            return None
+    elif isinstance(value, list) and value and all(isinstance(w, (str, int, float)) for w in value):
+        words = [str(w) for w in value]
+    else:
+        problems.add(path, f"{value!r} is not allowed: must be a command string or a list of words")
+        return None
+    if not words:
+        problems.add(path, "is empty: give the command that starts the bot")
+        return None
+    if words[0] in ("python", "python3"):
+        # Bundled bots import the arbiter's bot kit: run them with the arbiter's own interpreter.
+        words[0] = sys.executable
+    return words
+
+
+def unstartable(command: list[str] | tuple[str, ...], cwd: Path) -> str | None:
+    """Why a command cannot be started from `cwd`, or None if it looks startable.
+
+    Checks the program (on PATH or as a path from cwd) and, for an interpreter given a
+    script, that the script exists.
+    """
+    program = command[0]
+    if os.sep in program:
+        path = Path(program) if os.path.isabs(program) else cwd / program
+        if not path.is_file():
+            return f"{program} does not exist (looked in {cwd})"
+        if not os.access(path, os.X_OK):
+            return f"{program} is not executable (chmod +x it, or run it through its interpreter)"
+    elif shutil.which(program) is None:
+        return f"{program!r} is not found on PATH"
+    for word in command[1:]:
+        if word.startswith("-"):
+            continue
+        if word.endswith(SCRIPT_SUFFIXES):
+            script = Path(word) if os.path.isabs(word) else cwd / word
+            if not script.is_file():
+                return f"script {word} does not exist (looked in {cwd})"
+        break
+    return None
+
+
+def _read_openings(problems: Problems, value: Any, folder: Path, game: Game[Any] | None) -> Openings:
+    if value is None:
+        return Openings()
+    m = Mapping(problems, ("openings",), value, ("random_moves", "seed", "file"))
+    if m.has("file") and m.has("random_moves"):
+        problems.add(("openings",), "give either random_moves (with seed) or file, not both")
+    if not m.has("file"):
+        return Openings(random_moves=m.get("random_moves", 0, integer(0, 64)), seed=m.get("seed", 0, integer(0)))
+    file_text = m.get("file", None, text)
+    if file_text is None:
+        return Openings()
+    path = (folder / file_text).resolve()
+    try:
+        content = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        problems.add(("openings", "file"), f"{file_text!r} is not allowed: cannot read {path} ({exc.strerror})")
+        return Openings()
+    lines: list[tuple[str, ...]] = []
+    for number_, line in enumerate(content.splitlines(), 1):
+        stripped = line.split("#", 1)[0].strip()
+        if not stripped:
+            continue
+        moves = tuple(move.strip() for move in stripped.split(";") if move.strip())
+        if game is not None:
+            state = game.new_state()
+            for move in moves:
+                try:
+                    state.play(move)
+                except GameError as exc:
+                    problems.add(("openings", "file"), f"{path}:{number_}: {exc}")
+                    break
+            else:
+                if state.is_over():
+                    problems.add(("openings", "file"), f"{path}:{number_}: this opening ends the game")
+        lines.append(moves)
+    if not lines:
+        problems.add(("openings", "file"), f"{path} has no openings (one per line, moves separated by ';')")
+    return Openings(lines=tuple(lines), file=str(path), seed=m.get("seed", 0, integer(0)))
+
+
+__all__ = ["ConfigError", "Openings", "Scoring", "TournamentConfig", "load_config", "unstartable"]

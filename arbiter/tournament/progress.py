@@ -1,0 +1,102 @@
+"""Progress while a tournament runs: a bar with ETA and leader board on a terminal,
+plain log lines otherwise, nothing but notes with --quiet."""
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any, Sequence, TextIO
+
+
+class Progress:
+    """Reports games done / planned. The runner calls start, game_done, tick, finish, note."""
+
+    def __init__(self, stream: TextIO | None = None, *, quiet: bool = False, tty: bool | None = None) -> None:
+        self.stream = stream or sys.stderr
+        self.quiet = quiet
+        self.tty = self.stream.isatty() if tty is None else tty
+        self.planned = 0
+        self.done_before = 0
+        self.done = 0
+        self.points: dict[str, float] = {}
+        self.started = time.monotonic()
+        self._line_shown = False
+
+    def start(self, planned: int, records: Sequence[dict[str, Any]]) -> None:
+        """Begin; `records` are the games already on disk (a resumed run)."""
+        self.planned = planned
+        self.done_before = self.done = len(records)
+        for record in records:
+            self._count(record)
+        self.started = time.monotonic()
+        if self.done_before:
+            self.note(f"resuming: {self.done_before} of {planned} games already recorded")
+        self._draw()
+
+    def _count(self, record: dict[str, Any]) -> None:
+        for seat, name in enumerate(record["names"]):
+            self.points[name] = self.points.get(name, 0.0) + record["points"][seat]
+
+    def game_done(self, record: dict[str, Any], records: Sequence[dict[str, Any]]) -> None:
+        """One more game is on disk."""
+        self.done += 1
+        self._count(record)
+        if self.quiet:
+            return
+        if self.tty:
+            self._draw()
+        else:
+            print(f"[{self.done}/{self.planned}] {describe_result(record)}", file=self.stream, flush=True)
+
+    def tick(self) -> None:
+        """Refresh the ETA on a terminal (called about twice a second)."""
+        if self.tty and not self.quiet:
+            self._draw()
+
+    def _eta(self) -> str:
+        played = self.done - self.done_before
+        if not played:
+            return "ETA --"
+        elapsed = time.monotonic() - self.started
+        remaining = max(0.0, elapsed / played * (self.planned - self.done))
+        return f"ETA {int(remaining // 60)}:{int(remaining % 60):02d}"
+
+    def _draw(self) -> None:
+        if not self.tty or self.quiet:
+            return
+        width = 24
+        filled = int(width * self.done / self.planned) if self.planned else width
+        leaders = sorted(self.points.items(), key=lambda item: -item[1])[:3]
+        board = "  ".join(f"{name} {points:g}" for name, points in leaders)
+        line = f"[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.planned} {self._eta()}  {board}"
+        self.stream.write("\r\x1b[K" + line[:160])
+        self.stream.flush()
+        self._line_shown = True
+
+    def finish(self, records: Sequence[dict[str, Any]]) -> None:
+        """The run is over (complete or not)."""
+        if self._line_shown:
+            self.stream.write("\n")
+            self.stream.flush()
+            self._line_shown = False
+
+    def note(self, message: str) -> None:
+        """A message that is always shown, on its own line."""
+        if self._line_shown:
+            self.stream.write("\n")
+            self._line_shown = False
+        print(message, file=self.stream, flush=True)
+
+
+def describe_result(record: dict[str, Any]) -> str:
+    """`001-greedy-random: greedy beat random 6-3` (+ the fault, if any)."""
+    names = record["names"]
+    scores = "-".join(str(s) for s in record["scores"])
+    if record["winner"] is None:
+        text = f"{names[0]} drew {names[1]} {scores}"
+    else:
+        winner = names[record["winner"]]
+        loser = names[1 - record["winner"]] if len(names) == 2 else "the field"
+        text = f"{winner} beat {loser} {scores}"
+    if record["termination"] != "normal":
+        text += f" ({record['termination']}: {record['detail']})"
+    return f"{record['id']}: {text}"

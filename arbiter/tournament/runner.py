@@ -1,0 +1,205 @@
+"""Running a tournament: games in parallel, each record on disk before it is counted, resumable.
+
+The results folder holds `games.jsonl` (the source of truth), `logs/`, a copy of the
+config and `tournament.json` (what fixes the schedule). Running again plays only the
+games without a record.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+import threading
+import time
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import asdict, dataclass
+from typing import Any, Callable
+
+import yaml
+
+from ..errors import UsageError
+from ..games import Game
+from ..records import GameRecord
+from ..referee import GameAborted, play_game
+from .config import TournamentConfig
+from .progress import Progress
+from .schedule import ScheduledGame, fixed_schedule, planned_games, schedule_identity, swiss_round
+from .store import GameStore
+
+IDENTITY_FILE = "tournament.json"
+
+
+class Interrupted(Exception):
+    """The run was stopped (Ctrl-C); finished games are on disk, running ones abandoned."""
+
+
+@dataclass
+class RunOutcome:
+    """What a run did: records on disk now, and how many games this run played."""
+
+    records: list[dict[str, Any]]
+    played_now: int
+    planned: int
+
+
+def prepare_results(config: TournamentConfig, *, fresh: bool) -> GameStore:
+    """Create (or with `fresh`, empty) the results folder; refuse a resume whose schedule changed."""
+    folder = config.results_dir
+    identity = schedule_identity(config)
+    identity_path = folder / IDENTITY_FILE
+    if fresh and folder.exists():
+        for name in ("games.jsonl", IDENTITY_FILE, "config.yaml", "standings.txt", "standings.md",
+                     "summary.json", "report.html"):
+            (folder / name).unlink(missing_ok=True)
+        shutil.rmtree(folder / "logs", ignore_errors=True)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "logs").mkdir(exist_ok=True)
+    if identity_path.exists():
+        previous = json.loads(identity_path.read_text(encoding="utf-8")).get("schedule", {})
+        changed = [key for key in identity if previous.get(key) != identity[key]]
+        if changed:
+            raise UsageError(
+                f"{folder} holds a tournament with a different schedule (changed: {', '.join(changed)}). "
+                f"Resuming would mix two tournaments. Run with --fresh to discard its "
+                f"{len(GameStore(folder / 'games.jsonl').load())} recorded games and start over, "
+                "or set another `name:`/`results:` in the config."
+            )
+    description = {
+        "name": config.name,
+        "schedule": identity,
+        "scoring": asdict(config.scoring),
+        "time": asdict(config.time),
+        "planned": planned_games(config),
+    }
+    identity_path.write_text(json.dumps(description, indent=2) + "\n", encoding="utf-8")
+    (folder / "config.yaml").write_text(
+        f"# copy of {config.source}\n" + yaml.safe_dump(config.raw, sort_keys=False), encoding="utf-8"
+    )
+    return GameStore(folder / "games.jsonl")
+
+
+def tournament_record(config: TournamentConfig, scheduled: ScheduledGame, record: GameRecord) -> dict[str, Any]:
+    """The referee's record plus the tournament's fields: id, round, opening, names, points."""
+    scoring = config.scoring
+    points = [
+        scoring.draw if record.winner is None else (scoring.win if record.winner == seat else scoring.loss)
+        for seat in range(len(scheduled.seats))
+    ]
+    record.extra.update({
+        "id": scheduled.id, "round": scheduled.round, "opening": list(scheduled.opening),
+        "names": list(scheduled.seats), "points": points,
+    })
+    return record.to_json()
+
+
+class TournamentRunner:
+    """Plays the pending games of one tournament with `config.concurrency` games at once."""
+
+    def __init__(self, config: TournamentConfig, store: GameStore, progress: Progress,
+                 play: Callable[..., GameRecord] = play_game) -> None:
+        self.config = config
+        self.store = store
+        self.progress = progress
+        self.play = play
+        self.cancel = threading.Event()
+        self.records = store.load(repair=True)
+        self.done_ids = {r["id"] for r in self.records}
+        self.game: Game[Any] = config.make_game()
+        self.played_now = 0
+        self._byes: dict[int, set[str]] = {}  # Swiss round -> who sat out, recomputed on resume
+
+    def run(self) -> RunOutcome:
+        """Play every game that has no record yet; raises Interrupted on Ctrl-C."""
+        planned = planned_games(self.config)
+        self.progress.start(planned, self.records)
+        if self.config.format == "swiss":
+            assert self.config.rounds is not None
+            for round_no in range(1, self.config.rounds + 1):
+                self._play_batch(self._swiss_games(round_no))
+        else:
+            self._play_batch(fixed_schedule(self.config))
+        self.progress.finish(self.records)
+        return RunOutcome(self.records, self.played_now, planned)
+
+    def _swiss_games(self, round_no: int) -> list[ScheduledGame]:
+        """Round `round_no`'s games, paired from the records of the rounds before it."""
+        points: dict[str, float] = {}
+        met: set[frozenset[str]] = set()
+        byes: set[str] = set()
+        for record in self.records:
+            if record["round"] >= round_no:
+                continue
+            for seat, name in enumerate(record["names"]):
+                points[name] = points.get(name, 0.0) + record["points"][seat]
+            met.add(frozenset(record["names"]))
+        for earlier in range(1, round_no):
+            byes.update(self._byes.get(earlier, ()))
+        games, bye = swiss_round(self.config, round_no, points, met, byes)
+        self._byes.setdefault(round_no, set()).update([bye] if bye else [])
+        return games
+
+    def _play_batch(self, games: list[ScheduledGame]) -> None:
+        pending = [g for g in games if g.id not in self.done_ids]
+        if not pending:
+            return
+        queue = iter(pending)
+        running: dict[Future[GameRecord], ScheduledGame] = {}
+        with ThreadPoolExecutor(max_workers=self.config.concurrency, thread_name_prefix="game") as pool:
+            try:
+                self._fill(pool, queue, running)
+                while running:
+                    finished, _ = wait(running, timeout=0.5, return_when=FIRST_COMPLETED)
+                    self.progress.tick()
+                    for future in finished:
+                        scheduled = running.pop(future)
+                        self._record(scheduled, future.result())
+                    self._fill(pool, queue, running)
+            except KeyboardInterrupt:
+                self.cancel.set()
+                for future in running:
+                    future.cancel()
+                wait(running)
+                raise Interrupted() from None
+            except BaseException:
+                self.cancel.set()
+                wait(running)
+                raise
+
+    def _fill(self, pool: ThreadPoolExecutor, queue: Any, running: dict[Future[GameRecord], ScheduledGame]) -> None:
+        while len(running) < self.config.concurrency:
+            scheduled = next(queue, None)
+            if scheduled is None:
+                return
+            running[pool.submit(self._play_one, scheduled)] = scheduled
+
+    def _play_one(self, scheduled: ScheduledGame) -> GameRecord:
+        config = self.config
+        return self.play(
+            self.game,
+            [config.player(name) for name in scheduled.seats],
+            time=config.time,
+            opening=scheduled.opening,
+            log_dir=config.results_dir / "logs",
+            log_prefix=f"{scheduled.id}-",
+            cancel=self.cancel,
+        )
+
+    def _record(self, scheduled: ScheduledGame, record: GameRecord) -> None:
+        data = tournament_record(self.config, scheduled, record)
+        self.store.append(data)  # durable before it is counted
+        self.records.append(data)
+        self.done_ids.add(scheduled.id)
+        self.played_now += 1
+        self.progress.game_done(data, self.records)
+
+
+def run_tournament(config: TournamentConfig, progress: Progress, *, fresh: bool = False) -> RunOutcome:
+    """Prepare the results folder and play every game without a record."""
+    store = prepare_results(config, fresh=fresh)
+    runner = TournamentRunner(config, store, progress)
+    started = time.monotonic()
+    outcome = runner.run()
+    progress.note(f"{outcome.played_now} games played in {time.monotonic() - started:.1f} s")
+    return outcome
+
+
+__all__ = ["GameAborted", "Interrupted", "RunOutcome", "TournamentRunner", "prepare_results", "run_tournament"]
