@@ -1,0 +1,121 @@
+"""Running tournaments: records on disk, resume after a stop equals an uninterrupted run."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from arbiter.reports.results import report_results
+from arbiter.tournament.config import load_config
+from arbiter.tournament.progress import Progress
+from arbiter.tournament.runner import Interrupted, TournamentRunner, prepare_results
+from arbiter.errors import UsageError
+
+from tournament_helpers import fake_play, write_config
+
+BODY = """game: dots-and-triangles
+games_per_pairing: 4
+openings: {random_moves: 2, seed: 3}
+concurrency: 2
+players:
+  - {name: a, command: "true"}
+  - {name: b, command: "true"}
+  - {name: c, command: "true"}
+"""
+
+
+class StopAfter(Progress):
+    """A progress reporter that presses Ctrl-C after `limit` games are recorded."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(quiet=True, tty=False)
+        self.limit = limit
+
+    def game_done(self, record, records) -> None:  # type: ignore[override]
+        super().game_done(record, records)
+        if self.done >= self.limit:
+            raise KeyboardInterrupt
+
+
+def run(config_path: Path, progress: Progress | None = None, *, fresh: bool = False):
+    config = load_config(config_path)
+    store = prepare_results(config, fresh=fresh)
+    runner = TournamentRunner(config, store, progress or Progress(quiet=True, tty=False), play=fake_play)
+    return runner.run()
+
+
+def comparable(records):
+    return sorted((r["id"], tuple(r["scores"]), r["winner"], tuple(r["opening"])) for r in records)
+
+
+def test_every_game_is_recorded_once(tmp_path: Path) -> None:
+    outcome = run(write_config(tmp_path, BODY))
+    lines = (tmp_path / "results" / "games.jsonl").read_text().splitlines()
+    assert outcome.played_now == outcome.planned == len(lines) == 12
+    records = [json.loads(line) for line in lines]
+    assert len({r["id"] for r in records}) == 12
+    assert all(r["names"] == [p["name"] for p in r["players"]] for r in records)
+    assert all(m["forced"] for r in records for m in r["moves"][:2])
+
+
+def test_resume_after_a_stop_equals_an_uninterrupted_run(tmp_path: Path) -> None:
+    (tmp_path / "x").mkdir()
+    whole = run(write_config(tmp_path / "x", BODY))
+    stopped_dir = tmp_path / "y"
+    stopped_dir.mkdir()
+    path = write_config(stopped_dir, BODY)
+    with pytest.raises(Interrupted):
+        run(path, StopAfter(5))
+    on_disk = (stopped_dir / "results" / "games.jsonl").read_text().splitlines()
+    assert len(on_disk) == 5
+    resumed = run(path)
+    assert resumed.played_now == 7
+    assert comparable(resumed.records) == comparable(whole.records)
+    assert len((stopped_dir / "results" / "games.jsonl").read_text().splitlines()) == 12
+
+
+def test_torn_last_line_is_ignored_and_replayed(tmp_path: Path) -> None:
+    path = write_config(tmp_path, BODY)
+    whole = run(path)
+    games = tmp_path / "results" / "games.jsonl"
+    lines = games.read_bytes().splitlines(keepends=True)
+    games.write_bytes(b"".join(lines[:-1]) + lines[-1][:40])  # power cut in the middle of a write
+    resumed = run(path)
+    assert resumed.played_now == 1
+    assert comparable(resumed.records) == comparable(whole.records)
+    assert all(json.loads(line) for line in games.read_text().splitlines())
+
+
+def test_a_changed_schedule_is_refused_with_a_way_out(tmp_path: Path) -> None:
+    path = write_config(tmp_path, BODY)
+    run(path)
+    path.write_text(path.read_text().replace("games_per_pairing: 4", "games_per_pairing: 6"))
+    with pytest.raises(UsageError, match=r"changed: games_per_pairing.*--fresh to discard its 12 recorded games"):
+        run(path)
+    assert run(path, fresh=True).played_now == 18
+
+
+def test_report_from_records_matches_the_run(tmp_path: Path) -> None:
+    path = write_config(tmp_path, BODY)
+    run(path)
+    folder = tmp_path / "results"
+    first = report_results(folder)
+    summary = json.loads((folder / "summary.json").read_text())
+    assert sum(p["games"] for p in summary["players"]) == 24
+    assert sum(p["points"] for p in summary["players"]) == 12
+    (folder / "standings.txt").unlink()
+    assert report_results(folder) == first == (folder / "standings.txt").read_text()
+
+
+def test_swiss_resume_recomputes_the_same_pairings(tmp_path: Path) -> None:
+    body = BODY.replace("games_per_pairing: 4", "format: swiss\nrounds: 3\ngames_per_pairing: 2") + \
+        '  - {name: d, command: "true"}\n  - {name: e, command: "true"}\n'
+    whole_dir = tmp_path / "whole"
+    whole_dir.mkdir()
+    whole = run(write_config(whole_dir, body))
+    assert len(whole.records) == 3 * 2 * 2
+    path = write_config(tmp_path, body)
+    with pytest.raises(Interrupted):
+        run(path, StopAfter(5))
+    assert comparable(run(path).records) == comparable(whole.records)

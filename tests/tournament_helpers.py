@@ -1,0 +1,40 @@
+"""Shared fixtures for tournament tests: configs on disk and an in-process stand-in for the referee."""
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any, Sequence
+
+from arbiter.games import Game
+from arbiter.records import GameRecord, MoveRecord, PlayerRef, Termination
+from arbiter.referee import PlayerSpec
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def write_config(folder: Path, body: str, *, name: str = "t") -> Path:
+    """A config file in `folder` whose results go to `folder/results`."""
+    path = folder / f"{name}.yaml"
+    path.write_text(f"name: {name}\nresults: results\n{body}")
+    return path
+
+
+def fake_play(game: Game[Any], players: Sequence[PlayerSpec], *, opening: Sequence[str] = (),
+              **_: Any) -> GameRecord:
+    """Plays random moves in-process, seeded by the seats and the opening: deterministic and fast."""
+    state = game.new_state()
+    moves = []
+    for text in opening:
+        moves.append(MoveRecord(state.current_player, text, 0.0, 0.0, forced=True))
+        state.play(text)
+    rng = random.Random(repr(([p.name for p in players], list(opening))))
+    while not state.is_over():
+        move = rng.choice(state.legal_moves())
+        moves.append(MoveRecord(state.current_player, game.format_move(move), 1.0, 1.0))
+        state.apply(move)
+    return GameRecord(
+        game=game.name, params=dict(game.params), players=[PlayerRef(p.name, " ".join(p.command)) for p in players],
+        moves=moves, scores=list(state.scores), winner=state.winner(), termination=Termination.NORMAL,
+        offender=None, detail="the game was played to the end", started_at="2026-01-01T00:00:00Z",
+        duration_s=0.01, logs=[None, None],
+    )
