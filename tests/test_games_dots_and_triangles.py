@@ -247,3 +247,27 @@ def test_render_keeps_three_digit_dots_apart() -> None:
     bottom = state.render().splitlines()[-1]
     assert bottom.replace("-", " ").replace(".", " ").split() == [str(d) for d in range(92, 106)]
     assert "99-----100   . 101" in bottom
+
+
+def test_the_key_tells_apart_positions_with_the_same_edges() -> None:
+    # Same edges and mover; the apex triangle went to a different seat.
+    taken_by_b = play("1 2", "1 3", "7 8", "2 3")
+    taken_by_a = play("1 2", "1 3", "2 3", "7 8")
+    assert taken_by_b.drawn == taken_by_a.drawn
+    assert taken_by_b.current_player == taken_by_a.current_player == 1
+    assert (taken_by_b.scores, taken_by_a.scores) == ([0, 1], [1, 0])
+    assert taken_by_b.key() != taken_by_a.key()
+    # Same edges and scores; one move closing two triangles instead of two moves closing one.
+    one_double = play("2 4", "4 5", "2 3", "3 5", "2 5", "7 8")
+    two_singles = play("2 4", "4 5", "2 5", "2 3", "7 8", "3 5")
+    assert one_double.drawn == two_singles.drawn
+    assert one_double.scores == two_singles.scores == [2, 0]
+    assert (one_double.current_player, two_singles.current_player) == (1, 0)
+    assert one_double.key() != two_singles.key()
+
+
+def test_the_key_is_the_same_whoever_drew_which_edge() -> None:
+    first = play("2 3", "4 5", "7 8", "1 2", "1 3")
+    second = play("7 8", "1 2", "2 3", "4 5", "1 3")
+    assert first.history != second.history
+    assert first.key() == second.key()
