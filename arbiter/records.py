@@ -61,6 +61,8 @@ class GameRecord:
     duration_s: float
     logs: list[str | None]  # stderr log path per seat
     outcome: str | None = None  # a game-specific end name (e.g. CodeCup Sudoku's WIN/ILLEGAL)
+    # Clock used per seat (wall or CPU ms, as its time control counts), an unfinished last turn included.
+    time_used_ms: list[float] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)  # tournament fields: id, round, opening...
 
     def to_json(self) -> dict[str, Any]:

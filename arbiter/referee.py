@@ -1,0 +1,453 @@
+"""The referee: one game between bot programs, with clocks, suspension and fault adjudication.
+
+`play_game` launches one bot per seat, speaks the protocol of docs/protocol.md with each,
+times every move, and always returns a `GameRecord` saying who won and why, whatever the
+bots do. A fault (timeout, crash, malformed or illegal move, output out of turn) ends the
+game at once as a loss for the offender; faults are results, never exceptions.
+
+It is thread-safe: a tournament runs several games at once, one per worker thread. It
+installs no signal handlers and keeps no global state (the transport's guardian process
+is shared, and locked).
+"""
+from __future__ import annotations
+
+import re
+import shlex
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Literal, Mapping, Sequence
+
+from .games import Game, GameError, State
+from .records import GameRecord, MoveRecord, PlayerRef, Termination
+from .transport import TIMEOUT, BadLine, Channel, Closed, ReadResult
+from .transport.pipe import launch_pipe_bot
+from .transport.process import BotProcess, LaunchError, end_all
+
+QUIT_GRACE_S = 0.5  # after `Quit`, how long a bot may take to exit before SIGTERM
+TERM_GRACE_S = 0.3  # after SIGTERM, before SIGKILL
+WAKE_S = 0.05  # a waiting referee looks at `cancel` and the bot's exit this often
+CRASH_WAIT_S = 0.2  # after a bot's output closes, how long to wait for its exit status
+# Under `clock: cpu` a bot that blocks without using CPU would never run out of time:
+# its wall time per turn (and per move, with move_ms) is capped at this multiple.
+CPU_CLOCK_WALL_FACTOR = 4
+MIN_CPU_CHECK_S = 0.005  # under `clock: cpu`, the shortest wait between two CPU readings
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    """A bot's clock for one game; see docs/protocol.md."""
+
+    time_ms: int = 30000  # the whole game's budget
+    move_ms: int | None = None  # optional cap per move
+    clock: Literal["wall", "cpu"] = "wall"  # what the budget counts
+    suspend_idle: bool = True  # SIGSTOP the bot while it is not its turn
+    memory_mb: int | None = 2048  # RLIMIT_DATA per process; None: no limit
+
+
+@dataclass(frozen=True)
+class PlayerSpec:
+    """How to run one seat's bot."""
+
+    name: str
+    command: tuple[str, ...]  # already split
+    cwd: str | None = None
+    env: Mapping[str, str] = field(default_factory=dict)  # added to os.environ
+    dialect: Literal["arbiter", "codecup"] = "arbiter"  # codecup: no `Game` line
+    time: TimeControl | None = None  # None: the game's TimeControl
+
+
+class GameAborted(Exception):
+    """`play_game` was cancelled; every bot process has already been ended."""
+
+
+@dataclass(frozen=True)
+class _Ending:
+    termination: Termination
+    offender: int | None
+    detail: str
+
+
+class _Seat:
+    """One seat during a game: its bot's channel and process, pending relays, clock."""
+
+    def __init__(self, index: int, spec: PlayerSpec, time_control: TimeControl, log_path: Path | None) -> None:
+        self.index = index
+        self.spec = spec
+        self.time = time_control
+        self.log_path = log_path
+        self.channel: Channel | None = None
+        self.process: BotProcess | None = None
+        self.pending: list[str] = []  # lines to send when the seat is next handed the turn
+        self.used_ms = 0.0  # clock used so far (wall or CPU ms, as `time.clock` says)
+        self.wall_used_ms = 0.0
+
+    @property
+    def label(self) -> str:
+        return f"seat {self.index} ({self.spec.name})"
+
+    @property
+    def suspends(self) -> bool:
+        return self.time.suspend_idle and self.process is not None
+
+
+def play_game(game: Game[Any], players: Sequence[PlayerSpec], *, time: TimeControl = TimeControl(),
+              opening: Sequence[str] = (), log_dir: Path | None = None, log_prefix: str = "",
+              cancel: threading.Event | None = None,
+              on_turn: Callable[[State[Any]], None] | None = None) -> GameRecord:
+    """Play one game between launched bots and return its record.
+
+    Raises ValueError for bad arguments (wrong number of players, an illegal opening)
+    before any process starts, and GameAborted when `cancel` is set (bots already ended).
+    """
+    state = _check_arguments(game, players, opening)
+    seats = [
+        _Seat(k, spec, spec.time or time, _log_path(log_dir, log_prefix, k, spec.name))
+        for k, spec in enumerate(players)
+    ]
+    if log_dir is not None:
+        Path(log_dir).mkdir(parents=True, exist_ok=True)
+    started_at = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+    started = _now()
+    referee = _Referee(game, state, seats, list(opening), cancel, on_turn)
+    try:
+        ending = referee.run()
+        referee.shut_down(ending)
+    except BaseException:
+        referee.kill_all()
+        raise
+    return referee.record(ending, started_at, _now() - started)
+
+
+def _now() -> float:
+    return time.monotonic()
+
+
+def _check_arguments(game: Game[Any], players: Sequence[PlayerSpec], opening: Sequence[str]) -> State[Any]:
+    """The position after the opening; ValueError when the game cannot be played as asked."""
+    if len(players) != game.num_players:
+        raise ValueError(f"{game.describe()} has {game.num_players} seats, but {len(players)} players were given")
+    for k, spec in enumerate(players):
+        if not spec.command:
+            raise ValueError(f"seat {k} ({spec.name}): the command is empty")
+        if opening and spec.dialect == "codecup":
+            raise ValueError(
+                f"seat {k} ({spec.name}) uses the codecup dialect, which cannot be sent an opening "
+                "(its seat is inferred from its first line)"
+            )
+    state = game.new_state()
+    for number, text in enumerate(opening, 1):
+        try:
+            state.play(text)
+        except GameError as exc:
+            raise ValueError(f"opening move {number} of {len(opening)}: {exc}") from None
+    if opening and state.is_over():
+        raise ValueError(f"the opening ({len(opening)} moves) already ends the game")
+    return state
+
+
+def _log_path(log_dir: Path | None, prefix: str, seat: int, name: str) -> Path | None:
+    if log_dir is None:
+        return None
+    return Path(log_dir) / f"{prefix}seat{seat}-{re.sub(r'[^A-Za-z0-9._-]+', '_', name)}.log"
+
+
+class _Referee:
+    """The state of one game in progress; `run` is the game loop."""
+
+    def __init__(self, game: Game[Any], state: State[Any], seats: list[_Seat], opening: list[str],
+                 cancel: threading.Event | None, on_turn: Callable[[State[Any]], None] | None) -> None:
+        self.game = game
+        self.state = state
+        self.seats = seats
+        self.cancel = cancel
+        self.on_turn = on_turn
+        self.moves: list[MoveRecord] = []
+        replay = game.new_state()
+        for text in opening:
+            seat = replay.current_player
+            self.moves.append(MoveRecord(seat, game.format_move(replay.play(text)), 0.0, 0.0, forced=True))
+
+    # --- the game loop ---------------------------------------------------------------
+    def run(self) -> _Ending:
+        """Launch the bots and play until the game ends or a bot faults."""
+        fault = self._launch()
+        if fault:
+            return fault
+        state = self.state
+        if not self.moves:
+            self.seats[state.current_player].pending.append("Start")
+        while not state.is_over():
+            fault = self._check_quiet(game_over=False) or self._play_turn(self.seats[state.current_player])
+            if fault:
+                return fault
+            if self.on_turn is not None:
+                self.on_turn(state)
+        fault = self._check_quiet(game_over=True)
+        if fault:
+            return fault
+        return _Ending(Termination.NORMAL, None, self._normal_detail())
+
+    def _launch(self) -> _Ending | None:
+        """Start every bot, send the `Game` line and opening, and stop it until its turn."""
+        opening = [m.move for m in self.moves]
+        for seat in self.seats:
+            spec = seat.spec
+            try:
+                seat.channel, seat.process = launch_pipe_bot(
+                    spec.command, cwd=spec.cwd, env=spec.env, memory_mb=seat.time.memory_mb,
+                    log_path=seat.log_path,
+                )
+            except LaunchError as exc:
+                return _Ending(Termination.CRASH, seat.index, f"{seat.label} could not be started: {exc}")
+            first = [] if spec.dialect == "codecup" else [self._game_line(seat), *opening]
+            if first:
+                sent = seat.channel.send_lines(first, _now() + 1.0)  # a fresh pipe takes 64 KiB at once
+                if sent is not None:
+                    return self._send_fault(seat, sent)
+            if seat.suspends:
+                assert seat.process is not None
+                seat.process.suspend()
+        return None
+
+    def _game_line(self, seat: _Seat) -> str:
+        words = ["Game", self.game.name, self.game.param_text(), f"seat={seat.index}", f"time_ms={seat.time.time_ms}"]
+        if seat.time.move_ms is not None:
+            words.append(f"move_ms={seat.time.move_ms}")
+        return " ".join(w for w in words if w)
+
+    def _check_quiet(self, *, game_over: bool) -> _Ending | None:
+        """Between turns, no bot may have written anything: a line found now is a protocol fault.
+
+        Runs before every hand-off and after the game's last move. A bot whose output has
+        closed by then has crashed, unless the game is over.
+        """
+        for seat in self.seats:
+            assert seat.channel is not None
+            result = seat.channel.read_line(0.0)
+            if result is TIMEOUT:
+                continue
+            if isinstance(result, Closed):
+                if game_over:
+                    continue
+                return self._crash(seat)
+            shown = result.describe() if isinstance(result, BadLine) else repr(result)
+            when = "after the game was over" if game_over else "when it was not its turn"
+            return _Ending(Termination.PROTOCOL, seat.index, f"{seat.label} wrote {shown} {when}")
+        return None
+
+    def _play_turn(self, seat: _Seat) -> _Ending | None:
+        """Hand the turn to `seat` and apply its moves until the turn passes; a fault, or None."""
+        assert seat.channel is not None
+        tc = seat.time
+        if seat.suspends:
+            assert seat.process is not None
+            seat.process.resume()
+        measure_cpu = seat.process is not None
+        cpu_start = seat.process.cpu_ms() if seat.process is not None else 0.0
+        budget_ms = max(tc.time_ms - seat.used_ms, 0.0)
+        factor = CPU_CLOCK_WALL_FACTOR if tc.clock == "cpu" else 1
+        if seat.pending:
+            lines, seat.pending = seat.pending, []
+            sent = seat.channel.send_lines(lines, _now() + factor * budget_ms / 1000)
+            if sent is not None:
+                return self._send_fault(seat, sent)
+        turn_start = move_start = _now()
+        cpu_move_start = cpu_start
+        while True:
+            wall_deadline = turn_start + factor * budget_ms / 1000
+            if tc.move_ms is not None:
+                wall_deadline = min(wall_deadline, move_start + factor * tc.move_ms / 1000)
+            result = self._await_line(seat, wall_deadline, cpu_start, cpu_move_start, budget_ms)
+            arrived = _now()
+            cpu_now = seat.process.cpu_ms() if measure_cpu and seat.process is not None else 0.0
+            turn_wall_ms = (arrived - turn_start) * 1000
+            turn_used_ms = (cpu_now - cpu_start) if tc.clock == "cpu" else turn_wall_ms
+            move_used_ms = (cpu_now - cpu_move_start) if tc.clock == "cpu" else (arrived - move_start) * 1000
+            # Under the wall clock a line that was there by the deadline is in time; CPU time
+            # can only be read after the fact.
+            late = tc.clock == "cpu" and (
+                turn_used_ms > budget_ms or (tc.move_ms is not None and move_used_ms > tc.move_ms)
+            )
+            if result is TIMEOUT or late:
+                seat.used_ms += turn_used_ms
+                seat.wall_used_ms += turn_wall_ms
+                return self._timeout(seat, move_used_ms, turn_used_ms, budget_ms)
+            if not isinstance(result, str):
+                seat.used_ms += turn_used_ms
+                seat.wall_used_ms += turn_wall_ms
+                if isinstance(result, Closed):
+                    return self._crash(seat)
+                return _Ending(Termination.MALFORMED, seat.index, f"{seat.label} sent {result.describe()}")
+            fault = self._apply(seat, result, (arrived - move_start) * 1000, cpu_now - cpu_move_start)
+            if fault or self.state.is_over() or self.state.current_player != seat.index:
+                seat.used_ms += turn_used_ms
+                seat.wall_used_ms += turn_wall_ms
+                if seat.suspends and not fault:
+                    assert seat.process is not None
+                    seat.process.suspend()
+                return fault
+            move_start, cpu_move_start = arrived, cpu_now  # another move is due in the same turn
+
+    def _await_line(self, seat: _Seat, wall_deadline: float, cpu_turn_start: float,
+                    cpu_move_start: float, budget_ms: float) -> ReadResult:
+        """The bot's next line, or TIMEOUT at the deadline; wakes now and then to look at
+        `cancel`, the bot's exit and (under `clock: cpu`) its CPU time."""
+        assert seat.channel is not None
+        tc = seat.time
+        while True:
+            now = _now()
+            wake = min(wall_deadline, now + WAKE_S)
+            if tc.clock == "cpu" and seat.process is not None:
+                cpu_now = seat.process.cpu_ms()
+                left_ms = budget_ms - (cpu_now - cpu_turn_start)
+                if tc.move_ms is not None:
+                    left_ms = min(left_ms, tc.move_ms - (cpu_now - cpu_move_start))
+                if left_ms <= 0:
+                    return TIMEOUT
+                # One thread cannot burn CPU faster than wall time, so look again then.
+                wake = min(wake, now + max(left_ms / 1000, MIN_CPU_CHECK_S))
+            result = seat.channel.read_line(wake)
+            if result is not TIMEOUT:
+                return result
+            if self.cancel is not None and self.cancel.is_set():
+                raise GameAborted("the game was cancelled")
+            if seat.process is not None and seat.process.exit_status() is not None:
+                return Closed("the bot exited")  # though a process it started holds its output open
+            if _now() >= wall_deadline:
+                return TIMEOUT
+
+    def _apply(self, seat: _Seat, line: str, wall_ms: float, cpu_ms: float) -> _Ending | None:
+        """Parse and apply one move from the seat's bot; a malformed/illegal fault, or None."""
+        text = line.strip()
+        if not text:
+            return _Ending(Termination.MALFORMED, seat.index, f"{seat.label} sent an empty line")
+        try:
+            move = self.game.parse_move(text)
+        except ValueError as exc:  # MalformedMove, or a game's own parse error on garbage
+            why = getattr(exc, "why", str(exc))
+            return _Ending(Termination.MALFORMED, seat.index, f"{seat.label} sent {text[:80]!r}, which is not a move: {why}")
+        try:
+            self.state.apply(move)
+        except GameError as exc:
+            why = getattr(exc, "why", str(exc))
+            return _Ending(Termination.ILLEGAL, seat.index, f"{seat.label} played {text[:80]!r}, which is illegal: {why}")
+        canonical = self.game.format_move(move)
+        self.moves.append(MoveRecord(seat.index, canonical, round(wall_ms, 3), round(cpu_ms, 3)))
+        for other in self.seats:
+            if other is not seat:
+                other.pending.append(canonical)
+        return None
+
+    # --- faults ----------------------------------------------------------------------
+    def _send_fault(self, seat: _Seat, result: object) -> _Ending:
+        if result is TIMEOUT:
+            return _Ending(Termination.TIMEOUT, seat.index,
+                           f"{seat.label} did not read its input: the arbiter could not hand it the turn in time")
+        return self._crash(seat)
+
+    def _crash(self, seat: _Seat) -> _Ending:
+        """A crash fault, with how the bot ended if it did."""
+        process = seat.process
+        status = process.wait_exit(CRASH_WAIT_S) if process is not None else None
+        if process is not None and status is not None:
+            how = process.describe_exit(status)
+            memory = seat.time.memory_mb
+            if memory is not None and status != 0:
+                how += f"; its memory limit was {memory} MB"
+            detail = f"{seat.label} {how} before the game ended"
+        else:
+            detail = f"{seat.label} closed its standard output before the game ended (the process was still running)"
+        return _Ending(Termination.CRASH, seat.index, detail)
+
+    def _timeout(self, seat: _Seat, move_used_ms: float, turn_used_ms: float, budget_ms: float) -> _Ending:
+        """A timeout fault naming the limit that was hit first."""
+        tc = seat.time
+        unit = "ms of CPU time" if tc.clock == "cpu" else "ms"
+        over_move = tc.move_ms is not None and move_used_ms >= tc.move_ms
+        over_budget = turn_used_ms >= budget_ms
+        # The per-move cap binds when it was shorter than what was left of the budget at the move's start.
+        cap_binds = tc.move_ms is not None and tc.move_ms < budget_ms - (turn_used_ms - move_used_ms)
+        if over_move and (cap_binds or not over_budget):
+            detail = (f"{seat.label} took longer than its per-move cap of {tc.move_ms} {unit} "
+                      f"(cut off after {move_used_ms:.1f})")
+        elif over_budget:
+            detail = (f"{seat.label} ran out of time: it had {tc.time_ms} {unit} for the game "
+                      f"and was cut off after {seat.used_ms:.1f}")
+        else:
+            detail = (f"{seat.label} ran out of time: under the CPU clock its wall time reached "
+                      f"{CPU_CLOCK_WALL_FACTOR}x its remaining budget without a move (it was blocked, not computing)")
+        return _Ending(Termination.TIMEOUT, seat.index, detail)
+
+    def _normal_detail(self) -> str:
+        scores = self.state.scores
+        text = ", ".join(f"{s.label} {scores[s.index]}" for s in self.seats)
+        winner = self.state.winner()
+        result = "a draw" if winner is None else f"{self.seats[winner].label} wins"
+        outcome = self.state.outcome
+        return f"the game ended: {text}; {result}" + (f" ({outcome})" if outcome else "")
+
+    # --- the end ---------------------------------------------------------------------
+    def shut_down(self, ending: _Ending) -> None:
+        """`Quit` to every bot (SIGTERM to an offender), then the bounded shutdown."""
+        for seat in self.seats:
+            if seat.process is None:
+                continue
+            if ending.termination.is_fault and seat.index == ending.offender:
+                seat.process.terminate()
+            else:
+                assert seat.channel is not None
+                seat.channel.send_lines(["Quit"], _now() + 0.05)
+                if seat.suspends:
+                    seat.process.resume()
+            if seat.channel is not None:
+                seat.channel.close()  # end of file on its input, too
+        end_all([s.process for s in self.seats if s.process is not None],
+                grace_s=QUIT_GRACE_S, term_grace_s=TERM_GRACE_S)
+
+    def kill_all(self) -> None:
+        """End every bot at once (cancel, or the arbiter's own error)."""
+        for seat in self.seats:
+            if seat.channel is not None:
+                seat.channel.close()
+        end_all([s.process for s in self.seats if s.process is not None], grace_s=0, term_grace_s=0)
+
+    def record(self, ending: _Ending, started_at: str, duration_s: float) -> GameRecord:
+        """The game record for this ending."""
+        state, game = self.state, self.game
+        if ending.termination.is_fault:
+            assert ending.offender is not None
+            scores = state.fault_scores(ending.offender, ending.termination.value)
+            winner = state.fault_winner(ending.offender)
+            outcome = state.fault_outcome(ending.offender, ending.termination.value)
+        else:
+            scores, winner, outcome = state.scores, state.winner(), state.outcome
+        return GameRecord(
+            game=game.name,
+            params={name: _json_param(game, name) for name in game.params},
+            players=[PlayerRef(s.spec.name, shlex.join(s.spec.command)) for s in self.seats],
+            moves=self.moves,
+            scores=list(scores),
+            winner=winner,
+            termination=ending.termination,
+            offender=ending.offender,
+            detail=ending.detail,
+            started_at=started_at,
+            duration_s=round(duration_s, 3),
+            logs=[str(s.log_path) if s.log_path is not None else None for s in self.seats],
+            outcome=outcome,
+            time_used_ms=[round(s.used_ms, 3) for s in self.seats],
+        )
+
+
+def _json_param(game: Game[Any], name: str) -> Any:
+    """A parameter as JSON: numbers and text as they are, anything else in its text form."""
+    value = game.params[name]
+    if isinstance(value, (bool, int, float, str)):
+        return value
+    return game.format_param(name)
+
+
+__all__ = ["GameAborted", "PlayerSpec", "TimeControl", "play_game"]

@@ -1,0 +1,104 @@
+"""The transport layer: bytes to protocol lines, and the bot processes behind them.
+
+The referee talks to each seat through two small objects, so that it never knows
+whether a bot sits behind pipes or a socket:
+
+- a **channel** (`Channel`), which moves protocol lines:
+
+  - `send_lines(lines, deadline) -> None | Timeout | Closed`: write the lines, each with
+    its `\\n`, in one go. Never blocks past `deadline` (a `time.monotonic()` value): a
+    peer that does not read its input gets `TIMEOUT`; a peer that is gone gets `Closed`.
+  - `read_line(deadline) -> str | Timeout | Closed | BadLine`: the next line, without its
+    line ending. Waits at most until `deadline`; `deadline <= now` only looks at what has
+    already arrived, which is how the referee checks for output out of turn. A line over
+    `MAX_LINE_BYTES` or not valid UTF-8 is a `BadLine`, found without buffering more than
+    one line's worth of bytes. After `Closed` or `BadLine` the channel is finished.
+  - `close()`: release the channel; idempotent.
+
+- a **process handle** (`BotProcess` in `process.py`) for bots the arbiter launched, which
+  owns the process tree: `suspend()`, `resume()`, `cpu_ms()`, `exit_status()`,
+  `wait_exit(timeout_s)`, `end(...)` and `kill_tree()`. Remote bots have none.
+
+`pipe.py` implements the channel over a bot's stdin/stdout; a socket transport implements
+the same `Channel` and reuses `BotProcess` for bots it launches.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol, Sequence, Union
+
+# A protocol line is at most this many bytes, line ending excluded (docs/protocol.md).
+MAX_LINE_BYTES = 4096
+
+
+class Timeout:
+    """The deadline passed before the operation could complete."""
+
+    _instance: Timeout | None = None
+
+    def __new__(cls) -> Timeout:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "TIMEOUT"
+
+
+TIMEOUT = Timeout()
+
+
+@dataclass(frozen=True)
+class Closed:
+    """The peer closed its end (its output reached end of file, or its input is gone)."""
+
+    why: str = "end of file"
+
+
+@dataclass(frozen=True)
+class BadLine:
+    """Bytes that cannot be a protocol line: `why` says what is wrong, `head` shows the start."""
+
+    why: str
+    head: bytes = b""
+
+    def describe(self) -> str:
+        """`why`, plus the first bytes when there are any, for a record's detail."""
+        return f"{self.why} (starts {self.head[:40]!r})" if self.head else self.why
+
+
+ReadResult = Union[str, Timeout, Closed, BadLine]
+SendResult = Union[None, Timeout, Closed]
+
+
+class Channel(Protocol):
+    """One seat's line channel; see the module docstring for the exact contract."""
+
+    def send_lines(self, lines: Sequence[str], deadline: float) -> SendResult: ...
+
+    def read_line(self, deadline: float) -> ReadResult: ...
+
+    def close(self) -> None: ...
+
+
+def decode_line(raw: bytes) -> str | BadLine:
+    """One line's bytes (line ending removed) to text, or why they are not a line."""
+    if len(raw) > MAX_LINE_BYTES:
+        return BadLine(f"a line longer than {MAX_LINE_BYTES} bytes", raw[:40])
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return BadLine(f"not valid UTF-8 ({exc.reason} at byte {exc.start})", raw[:40])
+
+
+__all__ = [
+    "MAX_LINE_BYTES",
+    "TIMEOUT",
+    "BadLine",
+    "Channel",
+    "Closed",
+    "ReadResult",
+    "SendResult",
+    "Timeout",
+    "decode_line",
+]

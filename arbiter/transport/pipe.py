@@ -1,0 +1,111 @@
+"""The line channel over a bot's stdin and stdout pipes (see `arbiter.transport`)."""
+from __future__ import annotations
+
+import math
+import os
+import select
+import time
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from . import MAX_LINE_BYTES, TIMEOUT, BadLine, Closed, ReadResult, SendResult, decode_line
+from .process import BotProcess
+
+READ_CHUNK_BYTES = 65536  # so at most one chunk plus one line's worth is ever buffered
+
+
+class PipeChannel:
+    """Protocol lines over two pipes: `write_fd` is the bot's stdin, `read_fd` its stdout.
+
+    Both descriptors are made non-blocking and are owned (closed) by the channel. Every
+    wait is a `poll` bounded by the caller's deadline, so no call blocks past it.
+    """
+
+    def __init__(self, write_fd: int, read_fd: int) -> None:
+        os.set_blocking(write_fd, False)
+        os.set_blocking(read_fd, False)
+        self._write_fd = write_fd
+        self._read_fd = read_fd
+        self._buffer = bytearray()
+        self._finished: Closed | BadLine | None = None
+        self._reader = select.poll()
+        self._reader.register(read_fd, select.POLLIN)
+        self._writer = select.poll()
+        self._writer.register(write_fd, select.POLLOUT)
+
+    def send_lines(self, lines: Sequence[str], deadline: float) -> SendResult:
+        """Write every line with its `\\n` in as few writes as the pipe allows."""
+        data = memoryview("".join(line + "\n" for line in lines).encode())
+        while data:
+            try:
+                written = os.write(self._write_fd, data)
+            except BlockingIOError:
+                # The pipe is full: the bot is not reading its input. Wait, but not past the deadline.
+                if not self._wait_ready(self._writer, deadline):
+                    return TIMEOUT
+                continue
+            except (BrokenPipeError, OSError):
+                return Closed("its standard input is closed")
+            data = data[written:]
+        return None
+
+    def read_line(self, deadline: float) -> ReadResult:
+        """The next line (line ending removed), waiting at most until `deadline`."""
+        while True:
+            if self._finished is not None:
+                return self._finished
+            newline = self._buffer.find(b"\n")
+            if newline >= 0:
+                raw = bytes(self._buffer[:newline])
+                del self._buffer[: newline + 1]
+                line = decode_line(raw)
+                if isinstance(line, BadLine):
+                    self._finished = line
+                return line
+            if len(self._buffer) > MAX_LINE_BYTES:
+                # Give up on the line here: a 10 MB line is never held in memory whole.
+                self._finished = BadLine(
+                    f"a line longer than {MAX_LINE_BYTES} bytes", bytes(self._buffer[:40])
+                )
+                continue
+            if not self._wait_ready(self._reader, deadline):
+                return TIMEOUT
+            try:
+                chunk = os.read(self._read_fd, READ_CHUNK_BYTES)
+            except BlockingIOError:
+                continue
+            if not chunk:
+                self._finished = Closed("its standard output reached end of file")
+            self._buffer += chunk
+
+    @staticmethod
+    def _wait_ready(poller: select.poll, deadline: float) -> bool:
+        """Wait until the poller's descriptor is ready; False if the deadline passes first."""
+        while True:
+            remaining_ms = math.ceil((deadline - time.monotonic()) * 1000)
+            if poller.poll(max(remaining_ms, 0)):
+                return True  # ready, or hung up / in error: the next read or write says which
+            if remaining_ms <= 0:
+                return False
+
+    def close(self) -> None:
+        """Close both pipes; later reads report `Closed`."""
+        for fd in (self._write_fd, self._read_fd):
+            if fd >= 0:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        self._write_fd = self._read_fd = -1
+        if self._finished is None:
+            self._finished = Closed("the arbiter closed the channel")
+
+
+def launch_pipe_bot(command: Sequence[str], *, cwd: str | None = None,
+                    env: Mapping[str, str] | None = None, memory_mb: int | None = None,
+                    log_path: Path | None = None) -> tuple[PipeChannel, BotProcess]:
+    """Start a bot speaking the protocol on stdin/stdout; raises LaunchError if it cannot start."""
+    process, stdin_fd, stdout_fd = BotProcess.launch(
+        command, cwd=cwd, env=env, memory_mb=memory_mb, log_path=log_path
+    )
+    return PipeChannel(stdin_fd, stdout_fd), process

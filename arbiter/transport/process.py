@@ -1,0 +1,487 @@
+"""Owning bot processes: launch, suspend, measure, and end them with everything they started.
+
+Each bot runs in a new session (so its own process group, id = its pid), with:
+- its memory capped by `RLIMIT_DATA` (heap and private writable mappings; address space a
+  program only reserves, as the JVM does, is not counted);
+- `PR_SET_PDEATHSIG`, so the kernel kills it if the thread that launched it dies;
+- its session registered with the **guardian**: one small process per arbiter, started
+  on first use, holding the read end of a pipe. When the arbiter dies in any way (even
+  `kill -9`) the pipe reaches end of file and the guardian SIGKILLs every registered
+  session, grandchildren included. The arbiter is also made a child subreaper, so the
+  orphans of a bot's tree become its children and are reaped, not left as zombies.
+
+Ending a bot (`end_all`): wait a grace for the processes that were told to quit, then
+SIGTERM (plus SIGCONT, so stopped processes see it) every live process of its session,
+then SIGKILL, then wait until none is alive. Only a process that leaves the session
+(`setsid`) and whose parent is gone escapes; the guardian and `end_all` both look for
+session and process-group members by scanning /proc.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import resource
+import select
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Iterable, Mapping, Sequence
+
+LOG_CAP_BYTES = 1 << 20  # a bot's stderr log keeps this much, then a note, then discards
+_PR_SET_PDEATHSIG = 1
+_PR_SET_CHILD_SUBREAPER = 36
+_CLOCK_TICKS_PER_S = os.sysconf("SC_CLK_TCK")
+
+
+class LaunchError(Exception):
+    """The bot's command could not be started (not found, not executable, bad cwd)."""
+
+
+# --- the guardian --------------------------------------------------------------------
+
+# Runs with `python -I -S -c`: reads `+ID`/`-ID` lines; at end of file (the arbiter is
+# gone), SIGKILLs every process whose session or process group is a registered id.
+_GUARDIAN_CODE = r"""
+import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+ids = set()
+for line in sys.stdin.buffer:
+    (ids.add if line[:1] == b"+" else ids.discard)(int(line[1:]))
+for sid in ids:
+    try:
+        os.killpg(sid, signal.SIGKILL)
+    except OSError:
+        pass
+if ids:
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open("/proc/" + name + "/stat", "rb") as stat:
+                fields = stat.read().rsplit(b")", 1)[1].split()
+            if int(fields[2]) in ids or int(fields[3]) in ids:
+                os.kill(int(name), signal.SIGKILL)
+        except (OSError, IndexError, ValueError):
+            pass
+"""
+
+
+class _Guardian:
+    """The per-arbiter watchdog process; thread-safe, restarted if it ever dies."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._process: subprocess.Popen[bytes] | None = None
+        self._registered: set[int] = set()
+
+    def register(self, session_id: int) -> None:
+        """From now on, the session dies when the arbiter dies."""
+        with self._lock:
+            self._registered.add(session_id)
+            self._send(f"+{session_id}\n")
+
+    def unregister(self, session_id: int) -> None:
+        """The session is over; forget it (its id may be reused)."""
+        with self._lock:
+            self._registered.discard(session_id)
+            self._send(f"-{session_id}\n")
+
+    def _send(self, text: str) -> None:
+        for _ in range(2):
+            if self._process is None or self._process.poll() is not None:
+                self._start()
+            assert self._process is not None and self._process.stdin is not None
+            try:
+                self._process.stdin.write(text.encode())
+                return
+            except OSError:
+                self._process = None  # it died; start a new one, told about every session
+
+    def _start(self) -> None:
+        # Its own session: a Ctrl-C at the terminal must not kill it before it can act.
+        # No parent-death signal: outliving the arbiter is its purpose.
+        process = subprocess.Popen(
+            [sys.executable, "-I", "-S", "-c", _GUARDIAN_CODE],
+            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True, env={}, bufsize=0,
+        )
+        assert process.stdin is not None
+        process.stdin.write("".join(f"+{sid}\n" for sid in self._registered).encode())
+        self._process = process
+
+    @property
+    def pid(self) -> int | None:
+        """The guardian's pid, once started (for tests)."""
+        return self._process.pid if self._process is not None else None
+
+
+GUARDIAN = _Guardian()
+
+
+# --- /proc ---------------------------------------------------------------------------
+
+def _read_proc(path: str) -> bytes | None:
+    """A /proc file's contents, or None when the process is gone."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        chunks = []
+        while chunk := os.read(fd, 65536):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _stat_fields(pid: int) -> list[bytes] | None:
+    """Fields of /proc/PID/stat after the command name: [0] is field 3 (state)."""
+    data = _read_proc(f"/proc/{pid}/stat")
+    if not data:
+        return None
+    return data.rsplit(b")", 1)[1].split()
+
+
+def session_members(session_ids: Iterable[int]) -> dict[int, list[tuple[int, str, int]]]:
+    """For each id: (pid, state letter, ppid) of every process in that session or group."""
+    wanted = set(session_ids)
+    found: dict[int, list[tuple[int, str, int]]] = {sid: [] for sid in wanted}
+    if not wanted:
+        return found
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        fields = _stat_fields(int(name))
+        if fields is None:
+            continue
+        pgrp, session = int(fields[2]), int(fields[3])
+        owner = session if session in wanted else pgrp if pgrp in wanted else None
+        if owner is not None:
+            found[owner].append((int(name), fields[0].decode(), int(fields[1])))
+    return found
+
+
+def _set_child_subreaper() -> None:
+    """Make orphaned descendants of our bots our children, so they can be reaped."""
+    try:
+        _libc().prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass  # not Linux: orphans go to init as usual
+
+
+_LIBC: ctypes.CDLL | None = None
+
+
+def _libc() -> ctypes.CDLL:
+    global _LIBC
+    if _LIBC is None:
+        _LIBC = ctypes.CDLL(None, use_errno=True)
+    return _LIBC
+
+
+# --- stderr --------------------------------------------------------------------------
+
+class StderrDrain:
+    """A thread that reads a bot's stderr to its end, keeping at most `cap_bytes` in the log.
+
+    Past the cap it writes a note and keeps reading and discarding, so a bot that floods
+    stderr never blocks on a full pipe. With no log path everything is discarded.
+    """
+
+    def __init__(self, fd: int, log_path: Path | None, cap_bytes: int = LOG_CAP_BYTES) -> None:
+        self._fd = fd
+        self._log_path = log_path
+        self._cap_bytes = cap_bytes
+        self._stop = threading.Event()
+        self._tail = b""
+        self.logged_bytes = 0
+        self.discarded_bytes = 0
+        self._thread = threading.Thread(target=self._run, name=f"stderr-{fd}", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        log = open(self._log_path, "wb", buffering=0) if self._log_path else None
+        poller = select.poll()
+        poller.register(self._fd, select.POLLIN)
+        try:
+            while not self._stop.is_set():
+                if not poller.poll(100):
+                    continue  # wake up now and then to honour `stop`
+                chunk = os.read(self._fd, 65536)
+                if not chunk:
+                    break
+                self._tail = (self._tail + chunk)[-1024:]
+                room = self._cap_bytes - self.logged_bytes
+                if room > 0:
+                    kept = chunk[:room]
+                    if log:
+                        log.write(kept)
+                    self.logged_bytes += len(kept)
+                    chunk = chunk[room:]
+                    if chunk and log:
+                        log.write(f"\n[arbiter: log truncated at {self._cap_bytes} bytes; "
+                                  "further output is discarded]\n".encode())
+                self.discarded_bytes += len(chunk)
+        except OSError:
+            pass
+        finally:
+            if log:
+                if self.discarded_bytes:
+                    log.write(f"[arbiter: {self.discarded_bytes} bytes discarded]\n".encode())
+                log.close()
+            os.close(self._fd)
+
+    def wait_eof(self, timeout_s: float) -> bool:
+        """Wait up to `timeout_s` for end of file; whether it came."""
+        self._thread.join(timeout_s)
+        return not self._thread.is_alive()
+
+    def finish(self, timeout_s: float) -> None:
+        """Wait for end of file (all writers gone), at most `timeout_s`; then stop anyway."""
+        self._thread.join(timeout_s)
+        if self._thread.is_alive():
+            self._stop.set()  # a process that escaped still holds the pipe
+            self._thread.join(0.5)
+
+    def last_line(self) -> str:
+        """The last non-empty line written so far, shortened, for a crash report."""
+        lines = [ln for ln in self._tail.decode("utf-8", "replace").splitlines() if ln.strip()]
+        return lines[-1].strip()[:200] if lines else ""
+
+
+# --- the process ---------------------------------------------------------------------
+
+def _prepare_child(parent_pid: int, memory_bytes: int | None, prctl: object) -> None:
+    """Runs in the child between fork and exec: parent-death signal and memory cap."""
+    prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # type: ignore[operator]
+    if os.getppid() != parent_pid:
+        os._exit(125)  # the arbiter died before the signal was armed
+    if memory_bytes is not None:
+        resource.setrlimit(resource.RLIMIT_DATA, (memory_bytes, memory_bytes))
+
+
+class BotProcess:
+    """A launched bot: its process tree, suspension, CPU time and exit status.
+
+    `stdin_fd` and `stdout_fd` are the arbiter's ends of the bot's stdin and stdout; the
+    caller hands them to a channel, which then owns them.
+    """
+
+    def __init__(self, popen: subprocess.Popen[bytes], drain: StderrDrain, memory_mb: int | None) -> None:
+        self._popen = popen
+        self.pid = popen.pid
+        self.session_id = popen.pid  # setsid: session id = process group id = pid
+        self.memory_mb = memory_mb
+        self.drain = drain
+        self._pidfd = os.pidfd_open(popen.pid)
+        self._status: int | None = None
+        self._closed = False
+
+    @classmethod
+    def launch(cls, command: Sequence[str], *, cwd: str | None = None,
+               env: Mapping[str, str] | None = None, memory_mb: int | None = None,
+               log_path: Path | None = None) -> tuple[BotProcess, int, int]:
+        """Start `command` (already split); returns the process and its stdin/stdout fds."""
+        if not command:
+            raise LaunchError("the command is empty")
+        memory_bytes = None
+        if memory_mb is not None:
+            _, hard = resource.getrlimit(resource.RLIMIT_DATA)
+            memory_bytes = memory_mb << 20
+            if hard != resource.RLIM_INFINITY:
+                memory_bytes = min(memory_bytes, hard)
+        _set_child_subreaper()
+        prctl = _libc().prctl  # looked up here, not between fork and exec
+        parent_pid = os.getpid()
+        try:
+            popen = subprocess.Popen(
+                list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                cwd=cwd, env={**os.environ, **(env or {})}, bufsize=0, close_fds=True,
+                start_new_session=True,
+                preexec_fn=lambda: _prepare_child(parent_pid, memory_bytes, prctl),
+            )
+        except (OSError, subprocess.SubprocessError) as exc:
+            where = f" in {cwd}" if cwd else ""
+            raise LaunchError(f"cannot start {command[0]!r}{where}: {exc}") from None
+        GUARDIAN.register(popen.pid)
+        assert popen.stdin is not None and popen.stdout is not None and popen.stderr is not None
+        drain = StderrDrain(os.dup(popen.stderr.fileno()), log_path)
+        stdin_fd, stdout_fd = os.dup(popen.stdin.fileno()), os.dup(popen.stdout.fileno())
+        for stream in (popen.stdin, popen.stdout, popen.stderr):
+            stream.close()
+        return cls(popen, drain, memory_mb), stdin_fd, stdout_fd
+
+    # --- control ---------------------------------------------------------------------
+    def suspend(self) -> None:
+        """Stop the bot's process group (SIGSTOP): it cannot think while it is not its turn."""
+        self._signal_group(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        """Let the bot's process group run again (SIGCONT)."""
+        self._signal_group(signal.SIGCONT)
+
+    def terminate(self) -> None:
+        """SIGTERM the bot's process group, and SIGCONT so that a stopped bot sees it."""
+        self._signal_group(signal.SIGTERM)
+        self._signal_group(signal.SIGCONT)
+
+    def _signal_group(self, signum: int) -> None:
+        try:
+            os.killpg(self.session_id, signum)
+        except (ProcessLookupError, PermissionError):
+            pass  # the whole group is gone; the channel will say so
+
+    def cpu_ms(self) -> float:
+        """CPU time (user + system) of the bot and its live descendants, plus reaped children.
+
+        Live processes are read with nanosecond precision (their CPU-time clocks); the
+        children they have reaped only in clock ticks (10 ms). A descendant orphaned
+        mid-game no longer counts.
+        """
+        total_ns = 0
+        reaped_ticks = 0
+        pending = [self.pid]
+        while pending:
+            pid = pending.pop()
+            fields = _stat_fields(pid)
+            if fields is None:
+                continue
+            try:
+                total_ns += time.clock_gettime_ns(((~pid) << 3) | 2)  # CPUCLOCK_SCHED of pid
+            except OSError:
+                pass  # exited between the two reads
+            reaped_ticks += int(fields[13]) + int(fields[14])  # cutime + cstime
+            tids: Iterable[str] = (str(pid),)
+            if int(fields[17]) > 1:  # num_threads: children hang off the thread that forked them
+                try:
+                    tids = os.listdir(f"/proc/{pid}/task")
+                except OSError:
+                    continue
+            for tid in tids:
+                children = _read_proc(f"/proc/{pid}/task/{tid}/children")
+                if children:
+                    pending.extend(int(child) for child in children.split())
+        return total_ns / 1e6 + reaped_ticks * 1000 / _CLOCK_TICKS_PER_S
+
+    def exit_status(self) -> int | None:
+        """The bot's exit status if it has exited (negative: killed by that signal), else None.
+
+        The exited process is left a zombie until `close()`, so that its pid, which is also
+        its session id, cannot be reused while the arbiter still signals that session.
+        """
+        if self._status is None:
+            try:
+                info = os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+            except ChildProcessError:
+                info = None
+            if info is not None:
+                exited = info.si_code == os.CLD_EXITED
+                self._status = info.si_status if exited else -info.si_status
+        return self._status
+
+    def wait_exit(self, timeout_s: float) -> int | None:
+        """Wait up to `timeout_s` for the bot process to exit; its status, or None."""
+        if self.exit_status() is None and timeout_s > 0:
+            select.select([self._pidfd], [], [], timeout_s)
+        return self.exit_status()
+
+    def describe_exit(self, status: int) -> str:
+        """`exited with status 1`, `was killed by signal SIGSEGV`, with a memory hint."""
+        if status < 0:
+            try:
+                name = signal.Signals(-status).name
+            except ValueError:
+                name = f"signal {-status}"
+            text = f"was killed by {name}"
+        else:
+            text = f"exited with status {status}"
+        self.drain.wait_eof(0.1)  # let its last words reach the log
+        last = self.drain.last_line()
+        if last:
+            text += f" (last stderr line: {last!r})"
+        return text
+
+    def close(self) -> None:
+        """Release the handle once the tree is dead: guardian registration, zombie, pidfd, log."""
+        if self._closed:
+            return
+        self._closed = True
+        GUARDIAN.unregister(self.session_id)  # before the reap frees the id for reuse
+        try:
+            self._popen.wait(timeout=1.0)
+        except subprocess.TimeoutExpired:
+            pass  # stuck in the kernel (uninterruptible); Popen reaps it later
+        os.close(self._pidfd)
+        self.drain.finish(0.5)
+
+    def kill_tree(self) -> None:
+        """SIGKILL every process of the bot's session at once and wait until they are dead."""
+        end_all([self], grace_s=0, term_grace_s=0)
+
+
+def _signal_all(members: Sequence[tuple[int, str, int]], session_id: int, signum: int) -> None:
+    for pid, _, _ in members:
+        try:
+            os.kill(pid, signum)
+        except (ProcessLookupError, PermissionError):
+            pass
+    try:
+        os.killpg(session_id, signum)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _live(processes: Sequence[BotProcess]) -> dict[BotProcess, list[tuple[int, str, int]]]:
+    """Every live member of each bot's session; zombies that are ours are reaped on the way."""
+    members = session_members(p.session_id for p in processes)
+    me = os.getpid()
+    alive: dict[BotProcess, list[tuple[int, str, int]]] = {}
+    for process in processes:
+        live = []
+        for pid, state, ppid in members[process.session_id]:
+            if state == "Z":
+                if ppid == me and pid != process.pid:
+                    try:
+                        os.waitpid(pid, os.WNOHANG)  # an orphan handed to us as subreaper
+                    except ChildProcessError:
+                        pass
+                continue
+            live.append((pid, state, ppid))
+        if live:
+            alive[process] = live
+    return alive
+
+
+def end_all(processes: Sequence[BotProcess], *, grace_s: float, term_grace_s: float,
+            kill_wait_s: float = 2.0) -> None:
+    """Bounded shutdown of bots already told to quit: grace, SIGTERM, grace, SIGKILL, reap.
+
+    Returns once no process of any of their sessions is alive (or, if the kernel is slow
+    to finish SIGKILLed processes, after `kill_wait_s`). Closes each handle.
+    """
+    deadline = time.monotonic() + grace_s
+    for process in processes:
+        process.wait_exit(deadline - time.monotonic())
+    stages = ((signal.SIGTERM, term_grace_s),) if term_grace_s > 0 else ()
+    for signum, wait_s in (*stages, (signal.SIGKILL, kill_wait_s)):
+        alive = _live(processes)
+        if not alive:
+            break
+        for process, members in alive.items():
+            _signal_all(members, process.session_id, signum)
+            if signum == signal.SIGTERM:
+                _signal_all(members, process.session_id, signal.SIGCONT)  # stopped ones must see it
+        deadline = time.monotonic() + wait_s
+        delay_s = 0.001
+        while alive and time.monotonic() < deadline:
+            time.sleep(delay_s)  # no event to await for non-children; back off gently
+            delay_s = min(delay_s * 2, 0.02)
+            alive = _live(list(alive))
+    for process in processes:
+        process.close()
