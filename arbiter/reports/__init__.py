@@ -1,0 +1,1 @@
+"""Reports built from game records: the self-contained HTML tournament report and game viewer."""

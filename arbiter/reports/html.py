@@ -1,0 +1,208 @@
+"""The self-contained HTML report: standings, crosstable, rating chart, games list and viewer.
+
+The page is one file with its CSS, JavaScript and data inline (no network). Python computes
+the data (`tournament_page_data`, `game_page_data`); `page.js` draws it. Each game is one
+compact array (fields named in `GAME_FIELDS`): moves are indices into its board's move table
+(see `board_geometry`), seats one base-36 character per move, times whole milliseconds. The
+page decodes a game only when it is opened, so a 10,000-game report stays quick.
+"""
+from __future__ import annotations
+
+import html
+import json
+from importlib import resources
+from pathlib import Path
+from typing import Any, Iterable
+
+from ..errors import UsageError
+from ..records import GameRecord, Termination
+from ..tournament.store import GameStore
+from .board_geometry import Board, board_for
+
+REPORT_FILE = "report.html"
+
+# One game as the page reads it; `frames` is present only for boards of kind `text`.
+GAME_FIELDS = (
+    "id",  # str: the tournament's game id
+    "round",  # int or None
+    "board",  # index into data.boards
+    "players",  # index into data.players, per seat
+    "scores",  # final scores per seat, as recorded
+    "winner",  # seat or None
+    "termination",  # a Termination value
+    "offender",  # seat or None
+    "detail",  # the record's sentence about the ending
+    "outcome",  # game-specific end name or None
+    "forced",  # how many leading moves are forced opening moves
+    "seats",  # one base-36 character per move: the seat that made it
+    "moves",  # comma-separated indices into the board's move_texts
+    "times_ms",  # comma-separated whole milliseconds (wall clock) per move
+    "started_at",  # ISO 8601
+    "duration_s",  # float
+    "frames",  # text boards only: the ASCII picture after each move
+)
+
+
+class ReportError(UsageError):
+    """The results folder cannot be turned into a report (missing or unreadable files)."""
+
+
+class PageData:
+    """Collects players, boards and games into the JSON the page is drawn from."""
+
+    def __init__(self, players: Iterable[str] = ()) -> None:
+        self.players: list[str] = []
+        self._player_index: dict[str, int] = {}
+        self.boards: list[Board] = []
+        self._board_index: dict[str, int] = {}
+        self.games: list[list[Any]] = []
+        for name in players:
+            self.player(name)
+
+    def player(self, name: str) -> int:
+        """The index of a player's name, adding it on first sight."""
+        index = self._player_index.get(name)
+        if index is None:
+            index = self._player_index[name] = len(self.players)
+            self.players.append(name)
+        return index
+
+    def board(self, game: str, params: dict[str, Any]) -> int:
+        """The index of the board for a game and its parameters, building it on first sight."""
+        key = json.dumps([game, params], sort_keys=True, default=str)
+        index = self._board_index.get(key)
+        if index is None:
+            index = self._board_index[key] = len(self.boards)
+            self.boards.append(board_for(game, params))
+        return index
+
+    def add_game(self, record: GameRecord, fallback_id: str) -> None:
+        """Append one game, encoded compactly."""
+        board_index = self.board(record.game, record.params)
+        board = self.boards[board_index]
+        texts = [m.move for m in record.moves]
+        forced = 0
+        while forced < len(record.moves) and record.moves[forced].forced:
+            forced += 1
+        entry: list[Any] = [
+            str(record.extra.get("id", fallback_id)),
+            record.extra.get("round"),
+            board_index,
+            [self.player(p.name) for p in record.players],
+            list(record.scores),
+            record.winner,
+            record.termination.value,
+            record.offender,
+            record.detail,
+            record.outcome,
+            forced,
+            "".join(_seat_char(m.seat) for m in record.moves),
+            ",".join(str(board.encode(text)) for text in texts),
+            ",".join(str(round(m.wall_ms)) for m in record.moves),
+            record.started_at,
+            round(record.duration_s, 3),
+        ]
+        frames = board.frames(texts)
+        if frames is not None:
+            entry.append(frames)
+        self.games.append(entry)
+
+    def to_json(self) -> dict[str, Any]:
+        """The shared part of every page's data."""
+        return {
+            "game_fields": list(GAME_FIELDS),
+            "terminations": [t.value for t in Termination],
+            "players": self.players,
+            "boards": [board.to_json() for board in self.boards],
+            "games": self.games,
+        }
+
+
+def _seat_char(seat: int) -> str:
+    if not 0 <= seat < 36:
+        raise ValueError(f"seat {seat} cannot be encoded (the viewer supports seats 0 to 35)")
+    return "0123456789abcdefghijklmnopqrstuvwxyz"[seat]
+
+
+def tournament_page_data(summary: dict[str, Any], records: Iterable[GameRecord]) -> dict[str, Any]:
+    """The data of a tournament report: summary.json's tables plus every game, encoded."""
+    for key in ("name", "players"):
+        if key not in summary:
+            raise ReportError(f"summary.json has no {key!r} key; is it a tournament summary?")
+    page = PageData(p["name"] for p in summary["players"])
+    for number, record in enumerate(records, 1):
+        page.add_game(record, fallback_id=str(number))
+    return {
+        "page": "tournament",
+        "tournament": {
+            "name": summary["name"],
+            "game": summary.get("game", ""),
+            "params": summary.get("params", {}),
+            "format": summary.get("format", ""),
+            "settings": summary.get("settings", {}),
+            "scoring": summary.get("scoring", {}),
+            "totals": summary.get("totals", {}),
+        },
+        "standings": summary["players"],
+        "crosstable": summary.get("crosstable", {}),
+        "head_to_head": summary.get("head_to_head"),
+        **page.to_json(),
+    }
+
+
+def game_page_data(record: GameRecord) -> dict[str, Any]:
+    """The data of a single game's page."""
+    page = PageData()
+    page.add_game(record, fallback_id=str(record.extra.get("id", "game")))
+    return {"page": "game", **page.to_json()}
+
+
+def render_page(data: dict[str, Any], title: str) -> str:
+    """The whole HTML document: template, CSS, JavaScript and data inline."""
+    package = resources.files(__package__)
+    template = (package / "page.html").read_text(encoding="utf-8")
+    # In a <script> element only `</` could end it early: JSON allows `<` escaped as \u003c.
+    payload = json.dumps(data, separators=(",", ":"), ensure_ascii=False).replace("<", "\\u003c")
+    parts = {
+        "{{title}}": html.escape(title),
+        "{{css}}": (package / "page.css").read_text(encoding="utf-8"),
+        "{{js}}": (package / "page.js").read_text(encoding="utf-8"),
+        "{{data}}": payload,
+    }
+    for marker, text in parts.items():
+        before, found, after = template.partition(marker)
+        if not found:
+            raise AssertionError(f"page.html has no {marker} marker")
+        template = before + text + after  # one replacement each; the data may contain markers
+    return template
+
+
+def write_tournament_report(results_dir: Path) -> Path:
+    """Write `report.html` into a results folder from its games.jsonl and summary.json."""
+    results_dir = Path(results_dir)
+    summary_path = results_dir / "summary.json"
+    try:
+        summary = json.loads(summary_path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ReportError(f"cannot read {summary_path}: {exc.strerror}") from None
+    except ValueError as exc:
+        raise ReportError(f"{summary_path}: not valid JSON ({exc})") from None
+    games_path = results_dir / "games.jsonl"
+    records = []
+    for number, line in enumerate(GameStore(games_path).load(), 1):
+        try:
+            records.append(GameRecord.from_json(line))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ReportError(f"{games_path}: record {number} is not a game record ({exc!r})") from None
+    data = tournament_page_data(summary, records)
+    path = results_dir / REPORT_FILE
+    path.write_text(render_page(data, f"{summary['name']} · arbiter report"), encoding="utf-8")
+    return path
+
+
+def write_game_page(record: GameRecord, path: Path) -> Path:
+    """Write the viewer for one game as a self-contained HTML file."""
+    path = Path(path)
+    names = " vs ".join(p.name for p in record.players)
+    path.write_text(render_page(game_page_data(record), f"{names} · {record.game}"), encoding="utf-8")
+    return path

@@ -1,0 +1,613 @@
+// The arbiter report page: draws everything from the JSON in #report-data.
+// Games stay as compact arrays (fields named by data.game_fields) and are decoded only
+// when opened in the viewer; the games list shows one page of rows at a time.
+"use strict";
+(() => {
+  const data = JSON.parse(document.getElementById("report-data").textContent);
+  const F = Object.fromEntries(data.game_fields.map((name, i) => [name, i]));
+  const SEAT_COLORS = ["#2563eb", "#dc2626", "#16a34a", "#9333ea", "#ea580c", "#0891b2", "#be185d", "#65a30d"];
+  const SVG_NS = "http://www.w3.org/2000/svg";
+  const GAMES_PER_PAGE = 50;
+
+  const seatColor = (seat) => SEAT_COLORS[seat % SEAT_COLORS.length];
+  const playerName = (index) => data.players[index];
+
+  // ---- small DOM helpers ---------------------------------------------------------------
+  function setAttrs(node, attrs) {
+    for (const [key, value] of Object.entries(attrs || {})) {
+      if (value === null || value === undefined || value === false) continue;
+      if (key === "text") node.textContent = value;
+      else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+      else node.setAttribute(key, value === true ? "" : value);
+    }
+    return node;
+  }
+  function addChildren(node, children) {
+    for (const child of children.flat(Infinity)) {
+      if (child === null || child === undefined || child === false) continue;
+      node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    }
+    return node;
+  }
+  const h = (tag, attrs, ...children) => addChildren(setAttrs(document.createElement(tag), attrs), children);
+  const s = (tag, attrs, ...children) => addChildren(setAttrs(document.createElementNS(SVG_NS, tag), attrs), children);
+
+  // ---- number formats: Python's format specs as standings.txt uses them -------------------
+  const isNum = (x) => typeof x === "number" && Number.isFinite(x);
+  // f"{x:.{d}f}": like toFixed, except that an exact tie rounds to even (toFixed rounds up).
+  function pyFixed(x, digits) {
+    if (!isNum(x)) return "–";
+    const sign = x < 0 ? "-" : "";
+    const twice = Math.abs(x) * 2 * 10 ** digits;
+    // A tie is an odd multiple of one half-unit; for it to be an exact binary value too,
+    // it must be divisible by 5**digits (otherwise `twice` only looks whole after rounding).
+    if (Number.isInteger(twice) && twice % 2 === 1 && twice % 5 ** digits === 0) {
+      const even = (twice - 1) / 2 % 2 === 0 ? (twice - 1) / 2 : (twice + 1) / 2;
+      return sign + (even / 10 ** digits).toFixed(digits);
+    }
+    return sign + Math.abs(x).toFixed(digits);
+  }
+  const pyFixedSigned = (x, digits) => (isNum(x) ? (x < 0 ? "" : "+") + pyFixed(x, digits) : "–");
+  const pyG = (x) => (isNum(x) ? String(Number(x.toPrecision(6))) : "–");  // f"{x:g}" for ordinary sizes
+  const paramValue = (v) =>
+    Array.isArray(v) ? v.map((x) => (Array.isArray(x) ? x.join("/") : x)).join(",")
+      : typeof v === "object" && v !== null ? Object.entries(v).filter(([, x]) => x !== null).map(([k, x]) => `${k}=${paramValue(x)}`).join(" ")
+        : String(v);
+  const paramText = (params) => Object.entries(params || {}).filter(([, v]) => v !== null).map(([k, v]) => `${k}=${paramValue(v)}`).join(" ");
+
+  // ---- games: decoded lazily ----------------------------------------------------------
+  const games = data.games;
+  let gameIndexById = null;
+  function gameIndex(id) {
+    if (!gameIndexById) gameIndexById = new Map(games.map((g, i) => [String(g[F.id]), i]));
+    return gameIndexById.get(id);
+  }
+  const splitInts = (text) => (text === "" ? [] : text.split(",").map(Number));
+  function decodeGame(entry) {
+    const board = data.boards[entry[F.board]];
+    const moves = splitInts(entry[F.moves]);
+    return {
+      id: String(entry[F.id]),
+      round: entry[F.round],
+      board,
+      names: entry[F.players].map(playerName),
+      scores: entry[F.scores],
+      winner: entry[F.winner],
+      termination: entry[F.termination],
+      offender: entry[F.offender],
+      detail: entry[F.detail],
+      outcome: entry[F.outcome],
+      forced: entry[F.forced],
+      seats: Array.from(entry[F.seats], (c) => parseInt(c, 36)),
+      moves,
+      texts: moves.map((m) => board.move_texts[m]),
+      effects: moves.map((m) => board.move_effects[m]),
+      timesMs: splitInts(entry[F.times_ms]),
+      startedAt: entry[F.started_at],
+      durationS: entry[F.duration_s],
+      frames: entry[F.frames] || null,
+    };
+  }
+
+  function resultText(names, scores, winner) {
+    const score = scores.join("–");
+    return winner === null || winner === undefined ? `draw ${score}` : `${names[winner]} won ${score}`;
+  }
+  function endingText(game) {
+    const by = game.offender === null || game.offender === undefined ? "" : ` by ${game.names[game.offender]}`;
+    const outcome = game.outcome ? ` (${game.outcome})` : "";
+    return `${game.termination}${by}${outcome}`;
+  }
+
+  // ---- header and tournament sections -------------------------------------------------
+  function renderHeader() {
+    const header = document.getElementById("page-header");
+    if (data.page === "tournament") {
+      const t = data.tournament;
+      header.append(
+        h("h1", { text: t.name }),
+        h("div", { class: "subtitle", text: `${t.game} ${paramText(t.params)} · ${t.format} · ${games.length} games` }),
+      );
+    } else {
+      const game = decodeGame(games[0]);
+      header.append(
+        h("h1", { text: `${game.names.join(" vs ")}` }),
+        h("div", { class: "subtitle", text: `${game.board.game} ${paramText(game.board.params)} · ${resultText(game.names, game.scores, game.winner)}` }),
+      );
+    }
+  }
+
+  function card(id, title, ...children) {
+    return h("section", { class: "card", id }, h("h2", { text: title }), ...children);
+  }
+
+  function renderOverview() {
+    const t = data.tournament;
+    const rows = [
+      ["Game", `${t.game} ${paramText(t.params)}`],
+      ["Format", t.format],
+      ...Object.entries(t.settings || {}).filter(([, v]) => v !== null).map(([k, v]) => [k.replaceAll("_", " "), paramValue(v)]),
+      ["Scoring", Object.entries(t.scoring || {}).map(([k, v]) => `${k} ${pyG(v)}`).join(" · ")],
+      ["Totals", paramText(t.totals)],
+    ];
+    return card("overview", "Tournament", h("dl", { class: "overview" }, rows.map(([k, v]) => [h("dt", { text: k }), h("dd", { text: v })])));
+  }
+
+  const faultTotal = (faults) => Object.values(faults || {}).reduce((a, b) => a + b, 0);
+  const faultText = (faults) =>
+    Object.entries(faults || {}).filter(([, n]) => n > 0).map(([kind, n]) => `${n} ${kind}`).join(", ") || "-";
+
+  // The same columns and formats as standings.txt.
+  function renderStandings() {
+    const columns = [
+      ["rank", "#", (p) => p.rank],
+      ["name", "player", null],
+      ["games", "games", (p) => p.games],
+      ["wins", "W", (p) => p.wins],
+      ["draws", "D", (p) => p.draws],
+      ["losses", "L", (p) => p.losses],
+      ["points", "points", (p) => pyG(p.points)],
+      ["score_pct", "score %", (p) => pyFixed(p.score_pct, 1)],
+      ["rating", "Elo [95%]", (p) => `${pyFixedSigned(p.rating, 0)} [${pyFixedSigned(p.rating_low, 0)}, ${pyFixedSigned(p.rating_high, 0)}]`],
+      ["faults", "faults", (p) => faultText(p.faults)],
+      ["avg_move_ms", "avg ms/move", (p) => pyFixed(p.avg_move_ms, 1)],
+      ["max_move_ms", "max ms/move", (p) => pyFixed(p.max_move_ms, 0)],
+    ];
+    const colorOf = new Map(data.standings.map((p, i) => [p.name, SEAT_COLORS[i % SEAT_COLORS.length]]));
+    const body = data.standings.map((p) =>
+      h("tr", { "data-player": p.name }, columns.map(([key, , value]) => {
+        if (key === "name") return h("td", { class: "text", "data-key": key }, h("span", { class: "swatch", style: `background:${colorOf.get(p.name)}` }), p.name);
+        const faulty = key === "faults" && faultTotal(p.faults) > 0;
+        return h("td", { "data-key": key, class: faulty ? "text faulty" : key === "faults" ? "text" : null, text: value(p) });
+      })),
+    );
+    const table = h("table", { class: "data", id: "standings-table" },
+      h("thead", {}, h("tr", {}, columns.map(([key, label]) => h("th", { class: key === "name" || key === "faults" ? "text" : null, text: label })))),
+      h("tbody", {}, body));
+    const pair = data.head_to_head && data.standings.length === 2
+      ? h("p", { class: "note", id: "head-to-head", text: `${data.standings[0].name} vs ${data.standings[1].name}: Elo difference ${pyFixedSigned(data.head_to_head.elo, 1)} [${pyFixedSigned(data.head_to_head.low, 1)}, ${pyFixedSigned(data.head_to_head.high, 1)}] (95%), likelihood of superiority ${pyFixed(100 * data.head_to_head.los, 1)}%` })
+      : null;
+    return card("standings", "Standings", h("div", { class: "scroll-x" }, table), pair);
+  }
+
+  function niceStep(span) {
+    const raw = span / 6;
+    const base = 10 ** Math.floor(Math.log10(raw));
+    return [1, 2, 5, 10].map((m) => m * base).find((step) => step >= raw);
+  }
+
+  function renderChart() {
+    const players = data.standings;
+    const values = players.flatMap((p) => [p.rating, p.rating_low, p.rating_high]).filter(isNum).concat([0]);
+    let low = Math.min(...values), high = Math.max(...values);
+    if (high - low < 1) { low -= 50; high += 50; }
+    const pad = (high - low) * 0.06;
+    low -= pad; high += pad;
+    const width = 760, rowH = 28, top = 28, left = 170, right = 210;
+    const height = top + rowH * players.length + 10;
+    const x = (v) => left + ((v - low) / (high - low)) * (width - left - right);
+    const step = niceStep(high - low);
+    const ticks = [];
+    for (let v = Math.ceil(low / step) * step; v <= high; v += step) ticks.push(v);
+    const svg = s("svg", { id: "score-chart", viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": "Ratings with 95% intervals" },
+      ticks.map((v) => [s("line", { class: "axis", x1: x(v), x2: x(v), y1: top - 8, y2: height - 6, "stroke-dasharray": v === 0 ? null : "2 3" }),
+        s("text", { class: "tick", x: x(v), y: top - 14, text: pyG(v) })]),
+      players.map((p, i) => {
+        const y = top + rowH * i + rowH / 2;
+        const color = SEAT_COLORS[i % SEAT_COLORS.length];
+        // An infinite end (null in JSON) runs to the edge of the chart.
+        const hasInterval = isNum(p.rating);
+        const lowEnd = isNum(p.rating_low) ? p.rating_low : low, highEnd = isNum(p.rating_high) ? p.rating_high : high;
+        return s("g", { class: "chart-row", "data-player": p.name },
+          s("text", { class: "chart-name", x: 8, y, text: `${p.rank}. ${p.name}` }),
+          hasInterval ? s("line", { class: "interval", x1: x(lowEnd), x2: x(highEnd), y1: y, y2: y, stroke: color }) : null,
+          isNum(p.rating) ? s("circle", { cx: x(p.rating), cy: y, r: 5.5, fill: color }) : null,
+          s("text", { class: "chart-value", x: width - right + 12, y, text: `${pyFixedSigned(p.rating, 0)}  (${pyFixed(p.score_pct, 1)}% of points)` }));
+      }));
+    return card("chart", "Rating with 95% interval", h("div", { class: "scroll-x" }, svg),
+      h("p", { class: "note", text: "Each dot is a player's rating on the Elo scale; the bar is its 95% interval, from summary.json." }));
+  }
+
+  function renderCrosstable() {
+    const names = data.standings.map((p) => p.name);
+    const table = data.crosstable || {};
+    const head = h("tr", {}, h("th", { class: "text", text: "Player" }), names.map((n, i) => h("th", { title: n, text: String(i + 1) })), h("th", { text: "Points" }));
+    const rows = data.standings.map((p, i) =>
+      h("tr", { "data-player": p.name }, h("td", { class: "text", text: `${i + 1}. ${p.name}` }),
+        names.map((other) => {
+          if (other === p.name) return h("td", { class: "self", text: "x" });
+          const value = (table[p.name] || {})[other] ?? 0;
+          return h("td", { "data-opponent": other, title: `${p.name} vs ${other}`, text: pyG(value) });
+        }),
+        h("td", { text: pyG(p.points) })));
+    return card("crosstable", "Crosstable", h("div", { class: "scroll-x" },
+      h("table", { class: "data", id: "crosstable-table" }, h("thead", {}, head), h("tbody", {}, rows))),
+      h("p", { class: "note", text: "Points scored by the row's player against the column's player." }));
+  }
+
+  // ---- games list ---------------------------------------------------------------------
+  function renderGamesList() {
+    const present = [...new Set(games.map((g) => g[F.termination]))];
+    const terminations = data.terminations.filter((t) => present.includes(t));
+    const count = (t) => games.reduce((n, g) => n + (g[F.termination] === t), 0);
+    const playerSelect = h("select", { id: "filter-player" }, h("option", { value: "", text: "all" }),
+      data.players.map((name, i) => h("option", { value: String(i), text: name })));
+    const endingSelect = h("select", { id: "filter-termination" }, h("option", { value: "", text: "all" }),
+      terminations.map((t) => h("option", { value: t, text: `${t} (${count(t)})` })));
+    const shown = h("span", { id: "games-count", class: "note" });
+    const tbody = h("tbody");
+    const pageLabel = h("span", { class: "note" });
+    const prev = h("button", { type: "button", text: "◀ previous page" });
+    const next = h("button", { type: "button", text: "next page ▶" });
+    let page = 0;
+    let selected = games;
+
+    function row(g) {
+      const id = String(g[F.id]);
+      const names = g[F.players].map(playerName);
+      const fault = g[F.termination] !== "normal";
+      const offender = g[F.offender];
+      const ending = fault && offender !== null ? `${g[F.termination]} (${names[offender]})` : g[F.termination];
+      const moveCount = g[F.seats].length;
+      return h("tr", { "data-game": id, onclick: () => openGame(id) },
+        h("td", { class: "text" }, h("a", { href: `#game=${encodeURIComponent(id)}`, text: id })),
+        h("td", { text: g[F.round] ?? "" }),
+        h("td", { class: "text" }, names.map((n, seat) => [seat ? " vs " : "", h("span", { class: "swatch", style: `background:${seatColor(seat)}` }), n])),
+        h("td", { text: g[F.scores].join("–") }),
+        h("td", { class: "text", text: g[F.winner] === null ? "draw" : names[g[F.winner]] }),
+        h("td", { class: fault ? "text ending-fault" : "text", text: ending }),
+        h("td", { text: moveCount }),
+        h("td", { text: pyFixed(g[F.duration_s], 2) + " s" }));
+    }
+    function draw() {
+      const pages = Math.max(1, Math.ceil(selected.length / GAMES_PER_PAGE));
+      page = Math.min(page, pages - 1);
+      tbody.replaceChildren(...selected.slice(page * GAMES_PER_PAGE, (page + 1) * GAMES_PER_PAGE).map(row));
+      shown.textContent = `${selected.length} of ${games.length} games`;
+      pageLabel.textContent = `page ${page + 1} of ${pages}`;
+      prev.disabled = page === 0;
+      next.disabled = page >= pages - 1;
+    }
+    function filter() {
+      const player = playerSelect.value === "" ? null : Number(playerSelect.value);
+      const ending = endingSelect.value;
+      selected = games.filter((g) => (player === null || g[F.players].includes(player)) && (ending === "" || g[F.termination] === ending));
+      page = 0;
+      draw();
+    }
+    playerSelect.addEventListener("change", filter);
+    endingSelect.addEventListener("change", filter);
+    prev.addEventListener("click", () => { page -= 1; draw(); });
+    next.addEventListener("click", () => { page += 1; draw(); });
+    draw();
+    const head = ["Game", "Round", "Players", "Score", "Winner", "Ending", "Moves", "Time"];
+    return card("games", "Games",
+      h("div", { class: "filters" }, h("label", {}, "Player", playerSelect), h("label", {}, "Ending", endingSelect), shown),
+      h("div", { class: "scroll-x" }, h("table", { class: "data", id: "games-table" },
+        h("thead", {}, h("tr", {}, head.map((label, i) => h("th", { class: [0, 2, 4, 5].includes(i) ? "text" : null, text: label })))), tbody)),
+      h("div", { class: "pager" }, prev, pageLabel, next));
+  }
+
+  // ---- board drawing: one module per board kind -----------------------------------------
+  // Each has setup(game, svg) -> view, and view.show(ply) -> the running scores (or null).
+  const BOARD_KINDS = {
+    dots: {
+      setup(game, svg) {
+        const geo = game.board.geometry;
+        const xs = geo.dots.map((d) => d[0]).concat(geo.labels.map((l) => l[0]));
+        const ys = geo.dots.map((d) => d[1]).concat(geo.labels.map((l) => l[1]));
+        const minX = Math.min(...xs) - 0.35, minY = Math.min(...ys) - 0.35;
+        const width = Math.max(...xs) - minX + 0.35, height = Math.max(...ys) - minY + 0.35;
+        svg.setAttribute("viewBox", `${minX} ${minY} ${width} ${height + 0.45}`);
+        const edgeCells = geo.edges.map(() => []);
+        geo.cells.forEach((cellEdges, cell) => cellEdges.forEach((e) => edgeCells[e].push(cell)));
+        const point = (d) => geo.dots[d];
+        const cells = geo.polygons.map((poly, cell) =>
+          s("polygon", { class: "cell", "data-cell": cell, points: poly.map((d) => point(d).join(",")).join(" ") }));
+        const glow = s("line", { class: "edge-glow", visibility: "hidden" });
+        const edges = geo.edges.map(([a, b], e) =>
+          s("line", { class: "edge", "data-edge": e, x1: point(a)[0], y1: point(a)[1], x2: point(b)[0], y2: point(b)[1] }));
+        const banner = s("text", { class: "banner", x: minX + width / 2, y: minY + height + 0.2 });
+        svg.replaceChildren(
+          s("g", { class: "cells" }, cells), glow, s("g", { class: "edges" }, edges),
+          s("g", { class: "dots" }, geo.dots.map(([x, y]) => s("circle", { class: "dot", cx: x, cy: y, r: 0.07 }))),
+          s("g", { class: "labels" }, geo.labels.map(([x, y, text]) => s("text", { class: "label", x, y, text }))),
+          banner);
+        return {
+          banner,
+          show(ply) {
+            const drawnBy = new Array(geo.edges.length).fill(-1);
+            const owner = new Array(geo.cells.length).fill(-1);
+            const completedAt = new Array(geo.cells.length).fill(-1);
+            const scores = new Array(game.names.length).fill(0);
+            for (let i = 0; i < ply; i++) {
+              const edge = game.effects[i];
+              if (edge === null || drawnBy[edge] >= 0) continue;
+              drawnBy[edge] = i;
+              for (const cell of edgeCells[edge]) {
+                if (geo.cells[cell].every((e) => drawnBy[e] >= 0)) {
+                  owner[cell] = game.seats[i];
+                  completedAt[cell] = i;
+                  scores[game.seats[i]] += 1;
+                }
+              }
+            }
+            edges.forEach((line, e) => {
+              const i = drawnBy[e];
+              line.setAttribute("class", i < 0 ? "edge" : `edge drawn${i < game.forced ? " forced" : ""}${i === ply - 1 ? " last" : ""}`);
+              line.style.stroke = i < 0 ? "" : seatColor(game.seats[i]);
+              line.setAttribute("data-move", i < 0 ? "" : String(i + 1));
+            });
+            cells.forEach((poly, cell) => {
+              poly.setAttribute("class", completedAt[cell] >= 0 && completedAt[cell] === ply - 1 ? "cell owned fresh" : owner[cell] >= 0 ? "cell owned" : "cell");
+              poly.style.fill = owner[cell] < 0 ? "" : seatColor(owner[cell]);
+              poly.style.fillOpacity = owner[cell] < 0 ? "" : completedAt[cell] === ply - 1 ? "0.55" : "0.3";
+            });
+            const last = ply > 0 ? game.effects[ply - 1] : null;
+            if (last !== null && last !== undefined) {
+              const src = edges[last];
+              for (const k of ["x1", "y1", "x2", "y2"]) glow.setAttribute(k, src.getAttribute(k));
+              glow.setAttribute("visibility", "visible");
+            } else glow.setAttribute("visibility", "hidden");
+            return scores;
+          },
+        };
+      },
+    },
+    nim: {
+      setup(game, svg) {
+        const piles = game.board.geometry.piles;
+        const most = Math.max(1, ...piles.map((p) => p[0]));
+        const unit = Math.min(0.5, 8 / most);  // height of one stone
+        const colW = 1.6, top = 0.3, base = top + most * unit;
+        const outlines = piles.map(([stones], p) => s("rect", { class: "pile-outline", x: p * colW + 0.3, y: base - stones * unit, width: 1, height: stones * unit }));
+        const layer = s("g");
+        const labels = piles.map((_, p) => s("text", { class: "pile-text", x: p * colW + 0.8, y: base + 0.45 }));
+        const names = piles.map((_, p) => s("text", { class: "pile-text", x: p * colW + 0.8, y: base + 0.85, text: `pile ${p + 1}` }));
+        const banner = s("text", { class: "banner", x: (piles.length * colW) / 2, y: base + 1.3 });
+        svg.setAttribute("viewBox", `0 0 ${Math.max(piles.length * colW, 3)} ${base + 1.5}`);
+        svg.replaceChildren(...outlines, layer, ...labels, ...names, banner);
+        return {
+          banner,
+          show(ply) {
+            const stones = piles.map((p) => p[0]);
+            const limits = piles.map((p) => p[1]);
+            const parts = [];
+            let lastMover = null;
+            for (let i = 0; i < ply; i++) {
+              const effect = game.effects[i];
+              if (effect === null) continue;
+              const [pile, count] = effect;
+              const taken = Math.min(count, stones[pile]);
+              // A take removes stones from the top of the pile: draw it where those stones were.
+              parts.push(s("rect", { class: `take${i === ply - 1 ? " last" : ""}`, "data-move": i + 1, x: pile * colW + 0.3, width: 1,
+                y: base - stones[pile] * unit, height: taken * unit, fill: seatColor(game.seats[i]), "fill-opacity": i < game.forced ? 0.3 : 0.55 }));
+              stones[pile] -= taken;
+              limits[pile] = Math.min(2 * taken, stones[pile]);
+              lastMover = game.seats[i];
+            }
+            const rest = piles.map((_, p) => s("rect", { class: "stones", x: p * colW + 0.3, y: base - stones[p] * unit, width: 1, height: stones[p] * unit }));
+            layer.replaceChildren(...rest, ...parts);
+            labels.forEach((label, p) => { label.textContent = `${stones[p]}/${limits[p]}`; });
+            const scores = new Array(game.names.length).fill(0);
+            if (ply > 0 && lastMover !== null && stones.every((n) => n === 0)) scores[lastMover] = 1;
+            return scores;
+          },
+        };
+      },
+    },
+    grid: {
+      setup(game, svg) {
+        const geo = game.board.geometry;
+        const n = geo.size, box = geo.box;
+        svg.setAttribute("viewBox", `-0.7 -0.7 ${n + 1} ${n + 1.3}`);
+        const squares = [], digits = [];
+        for (let cell = 0; cell < n * n; cell++) {
+          const x = cell % n, y = Math.floor(cell / n);
+          squares.push(s("rect", { class: "square", "data-cell": cell, x, y, width: 1, height: 1 }));
+          digits.push(s("text", { class: "digit", "data-cell": cell, x: x + 0.5, y: y + 0.55 }));
+        }
+        const rules = [];
+        for (let k = 0; k <= n; k++) {
+          const cls = k % box === 0 ? "grid-line box" : "grid-line";
+          rules.push(s("line", { class: cls, x1: k, y1: 0, x2: k, y2: n }), s("line", { class: cls, x1: 0, y1: k, x2: n, y2: k }));
+        }
+        const labels = [];
+        for (let k = 0; k < n; k++) {
+          labels.push(s("text", { class: "label grid-label", x: -0.35, y: k + 0.5, text: geo.row_names[k] }),
+            s("text", { class: "label grid-label", x: k + 0.5, y: -0.35, text: geo.col_names[k] }));
+        }
+        const banner = s("text", { class: "banner", x: n / 2, y: n + 0.45 });
+        const claim = s("text", { class: "claim", visibility: "hidden", text: "!" });
+        svg.replaceChildren(...squares, ...rules, ...labels, ...digits, claim, banner);
+        return {
+          banner,
+          show(ply) {
+            const placedAt = new Array(n * n).fill(-1);
+            const digitAt = new Array(n * n).fill(0);
+            for (let i = 0; i < ply; i++) {
+              const effect = game.effects[i];
+              if (effect === null || effect[0] < 0) continue;
+              placedAt[effect[0]] = i;
+              digitAt[effect[0]] = effect[1];
+            }
+            const last = ply > 0 ? game.effects[ply - 1] : null;
+            const lastCell = last ? last[0] : -1;
+            digits.forEach((text, cell) => {
+              const i = placedAt[cell];
+              text.textContent = i < 0 ? "" : String(digitAt[cell]);
+              text.setAttribute("class", i < 0 ? "digit" : `digit placed${i < game.forced ? " forced" : ""}`);
+              text.style.fill = i < 0 ? "" : seatColor(game.seats[i]);
+            });
+            squares.forEach((rect, cell) => rect.setAttribute("class", cell === lastCell ? "square last" : "square"));
+            // A claim: a `!` beside the move's cell, or over the middle of the grid for a bare `!`.
+            claim.setAttribute("visibility", last && last[2] ? "visible" : "hidden");
+            if (last && last[2]) {
+              claim.setAttribute("x", lastCell < 0 ? n / 2 : (lastCell % n) + 0.88);
+              claim.setAttribute("y", lastCell < 0 ? n / 2 : Math.floor(lastCell / n) + 0.3);
+            }
+            return null;
+          },
+        };
+      },
+    },
+    text: {
+      setup(game, svg, area) {
+        const pre = h("pre", { id: "board-text" });
+        area.replaceChildren(pre);
+        return {
+          banner: null,
+          show(ply) {
+            if (!game.frames) pre.textContent = game.board.note || "No picture of this game's positions.";
+            else if (ply < game.frames.length) pre.textContent = game.frames[ply];
+            else pre.textContent = `${game.frames[game.frames.length - 1]}\n\n(the rules library rejected move ${game.frames.length}; later positions are not shown)`;
+            return null;
+          },
+        };
+      },
+    },
+  };
+
+  // ---- the viewer ---------------------------------------------------------------------
+  const viewer = {};  // filled by buildViewer
+  let current = null;  // {game, view, ply}
+
+  function buildViewer(container, closable) {
+    viewer.title = h("h2");
+    viewer.meta = h("span", { class: "note" });
+    viewer.seats = h("div", { class: "seats", id: "viewer-seats" });
+    viewer.termination = h("div", { class: "termination", id: "viewer-termination" });
+    viewer.area = h("div", { class: "board-area" });
+    viewer.first = h("button", { type: "button", id: "btn-first", title: "first (Home)", text: "|◀" });
+    viewer.prev = h("button", { type: "button", id: "btn-prev", title: "previous (←)", text: "◀" });
+    viewer.next = h("button", { type: "button", id: "btn-next", title: "next (→)", text: "▶" });
+    viewer.last = h("button", { type: "button", id: "btn-last", title: "last (End)", text: "▶|" });
+    viewer.slider = h("input", { type: "range", id: "ply-slider", min: 0, max: 0, value: 0, "aria-label": "move" });
+    viewer.plyLabel = h("span", { class: "ply-label", id: "ply-label" });
+    viewer.info = h("div", { class: "move-info", id: "move-info" });
+    viewer.list = h("ol", { class: "move-list", id: "move-list" });
+    viewer.first.addEventListener("click", () => goTo(0));
+    viewer.prev.addEventListener("click", () => goTo(current.ply - 1));
+    viewer.next.addEventListener("click", () => goTo(current.ply + 1));
+    viewer.last.addEventListener("click", () => goTo(current.game.moves.length));
+    viewer.slider.addEventListener("input", () => goTo(Number(viewer.slider.value)));
+    const close = closable ? h("button", { type: "button", id: "btn-close", title: "close (Esc)", text: "✕ close", onclick: closeViewer }) : null;
+    const panel = h("div", { class: "viewer", id: "viewer" },
+      h("div", { class: "viewer-head" }, viewer.title, viewer.meta, h("span", { class: "spacer" }), close),
+      viewer.seats,
+      viewer.termination,
+      h("div", { class: "viewer-body" },
+        h("div", {}, viewer.area,
+          h("div", { class: "controls" }, viewer.first, viewer.prev, viewer.slider, viewer.next, viewer.last, viewer.plyLabel),
+          viewer.info),
+        h("div", { class: "side" }, h("h3", { text: "Moves" }), viewer.list)));
+    container.append(panel);
+  }
+
+  function showGame(index) {
+    const game = decodeGame(games[index]);
+    viewer.title.textContent = data.page === "tournament" ? `Game ${game.id}` : `${game.board.game} ${paramText(game.board.params)}`;
+    viewer.meta.textContent = [game.round !== null && game.round !== undefined ? `round ${game.round}` : "",
+      game.startedAt ? `started ${game.startedAt}` : "", `${pyFixed(game.durationS, 2)} s`].filter(Boolean).join(" · ");
+    viewer.seatScores = game.names.map(() => h("span", { class: "seat-score" }));
+    viewer.seatNodes = game.names.map((name, seat) =>
+      h("span", { class: "seat", "data-seat": seat }, h("span", { class: "swatch", style: `background:${seatColor(seat)}` }),
+        h("span", { class: "seat-name", text: name }), viewer.seatScores[seat]));
+    viewer.seats.replaceChildren(...viewer.seatNodes);
+    const fault = game.termination !== "normal";
+    viewer.termination.className = fault ? "termination fault" : "termination";
+    viewer.termination.textContent = [fault ? endingText(game).replace(/^./, (c) => c.toUpperCase()) : game.outcome, resultText(game.names, game.scores, game.winner), game.detail]
+      .filter(Boolean).join(" · ");
+    const svg = s("svg", { id: "board", "data-kind": game.board.kind, role: "img", "aria-label": "board" });
+    viewer.area.replaceChildren(svg);
+    const view = (BOARD_KINDS[game.board.kind] || BOARD_KINDS.text).setup(game, svg, viewer.area);
+    viewer.slider.max = String(game.moves.length);
+    viewer.list.replaceChildren(...game.texts.map((text, i) => {
+      const item = h("li", { "data-ply": i + 1, onclick: () => goTo(i + 1) },
+        h("span", { class: "time", text: `${i + 1}.` }),
+        h("span", {}, h("span", { class: "swatch", style: `background:${seatColor(game.seats[i])}` }), text,
+          game.effects[i] === null && game.board.kind !== "text" ? h("span", { class: "undrawable", text: " (not drawn)" }) : null,
+          i < game.forced ? h("span", { class: "forced-tag", text: "opening" }) : null),
+        h("span", { class: "time", text: `${game.timesMs[i]} ms` }));
+      if (i < game.forced) item.classList.add("forced");
+      return item;
+    }), h("li", { class: "end", text: `end: ${endingText(game)}` }));
+    current = { game, view, ply: 0, index };
+    goTo(game.moves.length > 0 && data.page === "game" ? game.moves.length : 0);
+  }
+
+  function goTo(ply) {
+    if (!current) return;
+    const { game, view } = current;
+    ply = Math.max(0, Math.min(game.moves.length, ply));
+    current.ply = ply;
+    const scores = view.show(ply);
+    const atEnd = ply === game.moves.length;
+    // The running score from the replay; at the end, the recorded scores (a fault may change them).
+    const shown = atEnd ? game.scores : scores;
+    viewer.seatScores.forEach((node, seat) => { node.textContent = shown ? String(shown[seat]) : "–"; });
+    const mover = ply < game.moves.length ? game.seats[ply] : null;
+    viewer.seatNodes.forEach((node, seat) => node.classList.toggle("to-move", seat === mover));
+    if (view.banner) view.banner.textContent = atEnd && game.termination !== "normal" ? endingText(game).toUpperCase() : "";
+    viewer.slider.value = String(ply);
+    viewer.plyLabel.textContent = `move ${ply} of ${game.moves.length}`;
+    viewer.first.disabled = viewer.prev.disabled = ply === 0;
+    viewer.next.disabled = viewer.last.disabled = atEnd;
+    viewer.info.replaceChildren();
+    if (ply === 0) addChildren(viewer.info, ["Start position", game.forced ? ` · the first ${game.forced} moves are a forced opening` : ""]);
+    else {
+      const i = ply - 1;
+      addChildren(viewer.info, [`Move ${ply}: `, h("strong", { text: game.texts[i] }), ` by ${game.names[game.seats[i]]} (seat ${game.seats[i]}) · ${game.timesMs[i]} ms`,
+        i < game.forced ? h("span", { class: "forced-tag", text: "forced opening move" }) : null,
+        game.effects[i] === null && game.board.kind !== "text" ? h("span", { class: "undrawable", text: " · not a move of this game, not drawn" }) : null,
+        atEnd ? ` · then ${endingText(game)}` : ""]);
+    }
+    for (const item of viewer.list.querySelectorAll("li.current")) item.classList.remove("current");
+    const item = viewer.list.children[ply - 1];
+    if (item) { item.classList.add("current"); item.scrollIntoView({ block: "nearest" }); }
+  }
+
+  // ---- opening and closing, keys, and the #game=ID address ----------------------------------
+  let overlay = null;
+  function openGame(id) {
+    if (location.hash !== `#game=${encodeURIComponent(id)}`) location.hash = `game=${encodeURIComponent(id)}`;
+    else route();
+  }
+  function closeViewer() {
+    history.pushState(null, "", location.pathname + location.search);
+    route();
+  }
+  function route() {
+    const match = /^#game=(.*)$/.exec(location.hash);
+    const index = match ? gameIndex(decodeURIComponent(match[1])) : undefined;
+    if (index === undefined) { overlay.hidden = true; current = null; return; }
+    if (!current || current.index !== index) showGame(index);
+    overlay.hidden = false;
+    viewer.next.focus();
+  }
+  document.addEventListener("keydown", (event) => {
+    if (!current || (overlay && overlay.hidden)) return;
+    const target = event.target;
+    if (target instanceof HTMLSelectElement || target === viewer.slider) return;
+    const moves = { ArrowLeft: current.ply - 1, ArrowRight: current.ply + 1, Home: 0, End: current.game.moves.length };
+    if (event.key in moves) { event.preventDefault(); goTo(moves[event.key]); }
+    else if (event.key === "Escape" && overlay) closeViewer();
+  });
+
+  // ---- the page -----------------------------------------------------------------------
+  renderHeader();
+  const main = document.getElementById("page-main");
+  if (data.page === "tournament") {
+    main.append(renderOverview(), renderStandings(), renderChart(), renderCrosstable(), renderGamesList());
+    overlay = h("div", { class: "viewer-overlay", id: "viewer-overlay", hidden: true,
+      onclick: (event) => { if (event.target === overlay) closeViewer(); } });
+    buildViewer(overlay, true);
+    document.body.append(overlay);
+    window.addEventListener("hashchange", route);
+    route();
+  } else {
+    buildViewer(main, false);
+    showGame(0);
+  }
+  document.body.dataset.ready = "true";
+})();
