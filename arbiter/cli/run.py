@@ -8,6 +8,7 @@ from ..reports.results import report_results
 from ..tournament.config import load_config
 from ..tournament.progress import Progress
 from ..tournament.runner import Interrupted, run_tournament
+from .sprt import run_config as run_sprt_config
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -23,6 +24,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     config = load_config(args.config, concurrency=args.concurrency)
+    if config.format == "sprt":  # a release check, not a tournament: its own report and exit codes
+        return run_sprt_config(config, fresh=args.fresh, quiet=args.quiet, again=f"arbiter run {args.config}")
     progress = Progress(quiet=args.quiet)
     progress.note(f"{config.name}: {config.format} of {config.game_name} with {len(config.players)} players, "
                   f"results in {config.results_dir}")

@@ -6,6 +6,7 @@ starts, and all problems are reported together with their key path and line.
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 import sys
@@ -17,14 +18,16 @@ from ..games import Game, GameError, find_game, game_names
 from ..referee import PlayerSpec, TimeControl
 from .validate import ConfigError, KeyPath, Mapping, Problems, boolean, integer, load_yaml, number, one_of, text
 
-Format = Literal["round-robin", "gauntlet", "swiss"]
-FORMATS: tuple[str, ...] = ("round-robin", "gauntlet", "swiss")
+Format = Literal["round-robin", "gauntlet", "swiss", "sprt"]
+FORMATS: tuple[str, ...] = ("round-robin", "gauntlet", "swiss", "sprt")
 TIME_KEYS = ("time_ms", "move_ms", "clock", "suspend_idle", "memory_mb")
 PLAYER_KEYS = ("name", "command", "cwd", "env", "dialect") + TIME_KEYS
 TOP_KEYS = (
     "name", "game", "params", "format", "games_per_pairing", "rounds", "openings", "time",
-    "concurrency", "scoring", "players", "gauntlet", "results",
+    "concurrency", "scoring", "players", "gauntlet", "results", "candidate", "baseline", "sprt",
 )
+SPRT_KEYS = ("elo0", "elo1", "alpha", "beta", "max_games", "fail_on_fault", "log_pattern")
+DEFAULT_LOG_PATTERN = "warn|error|exception|traceback|assert"
 SCRIPT_SUFFIXES = (".py", ".js", ".jar", ".rb", ".pl", ".sh", ".lua", ".php")
 
 
@@ -48,6 +51,23 @@ class Openings:
 
 
 @dataclass(frozen=True)
+class SprtSettings:
+    """A sequential test of `candidate` against `baseline` (format: sprt); see docs/release-checking.md.
+
+    H0: nElo = elo0 against H1: nElo = elo1, with error rates alpha and beta, over at most
+    `max_games` games; `log_pattern` is a case-insensitive regex ("" checks no logs).
+    """
+
+    elo0: float = 0.0
+    elo1: float = 5.0
+    alpha: float = 0.05
+    beta: float = 0.05
+    max_games: int = 1000
+    fail_on_fault: bool = True
+    log_pattern: str = DEFAULT_LOG_PATTERN
+
+
+@dataclass(frozen=True)
 class TournamentConfig:
     """A validated tournament. Paths are absolute."""
 
@@ -65,6 +85,7 @@ class TournamentConfig:
     scoring: Scoring
     players: tuple[PlayerSpec, ...]
     candidate: str | None = None
+    sprt: SprtSettings | None = None  # format: sprt only; players are then (candidate, baseline)
     raw: dict[str, Any] = field(default_factory=dict, compare=False)  # the file as read, for the copy and diffs
 
     def make_game(self) -> Game[Any]:
@@ -92,6 +113,15 @@ def load_config(path: str | Path, *, concurrency: int | None = None) -> Tourname
     return config
 
 
+def config_from_data(data: dict[str, Any], source: Path) -> TournamentConfig:
+    """Validate a config given as data (e.g. built from command-line flags) as if read from `source`."""
+    problems = Problems(source, {}, [])
+    config = _read_config(data, source, problems)
+    problems.raise_if_any()
+    assert config is not None
+    return config
+
+
 def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> TournamentConfig | None:
     top = Mapping(problems, (), data, TOP_KEYS)
     folder = source.parent
@@ -110,6 +140,14 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
         except GameError as exc:
             problems.add(("params",), str(exc))
     fmt = top.get("format", "round-robin", one_of(FORMATS))
+    if fmt == "sprt":
+        for key in ("players", "games_per_pairing", "gauntlet"):
+            if top.has(key):
+                problems.add((key,), "does not apply to format: sprt (give candidate:, baseline: and sprt:)")
+    else:
+        for key in ("candidate", "baseline", "sprt"):
+            if top.has(key):
+                problems.add((key,), f"only applies to format: sprt, not {fmt}")
     per_pairing = top.get("games_per_pairing", 2, integer(2, even=True))
     rounds = top.get("rounds", None, integer(1))
     if fmt == "swiss" and rounds is None:
@@ -124,13 +162,23 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
         draw=scoring_map.get("draw", 0.5, number()),
         loss=scoring_map.get("loss", 0.0, number()),
     )
-    players = _read_players(problems, top.raw("players"), folder, time)
+    sprt = None
+    if fmt == "sprt":
+        players = [player for player in (
+            _read_player(problems, (role,), top.raw(role), folder, time, default_name=role)
+            for role in ("candidate", "baseline")) if player]
+        if len(players) == 2 and players[0].name == players[1].name:
+            problems.add(("baseline", "name"), f"{players[1].name!r} is not allowed: "
+                                               "the candidate and the baseline need different names")
+        sprt = _read_sprt(problems, top.raw("sprt"))
+    else:
+        players = _read_players(problems, top.raw("players"), folder, time)
     names = [p.name for p in players]
-    candidate = None
+    candidate = players[0].name if fmt == "sprt" and players else None
     if fmt == "gauntlet":
         g = Mapping(problems, ("gauntlet",), top.raw("gauntlet"), ("candidate",))
         candidate = g.get("candidate", None, one_of(names) if names else text, required=True)
-    elif top.has("gauntlet"):
+    elif top.has("gauntlet") and fmt != "sprt":
         problems.add(("gauntlet",), f"only applies to format: gauntlet, not {fmt}")
     openings = _read_openings(problems, top.raw("openings"), folder, game)
     if (openings.random_moves or openings.lines) and any(p.dialect == "codecup" for p in players):
@@ -144,7 +192,7 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
         name=str(name), source=source, results_dir=results_dir.resolve(), game_name=game.name,
         params=dict(game.params), format=fmt, games_per_pairing=per_pairing, rounds=rounds,
         openings=openings, time=time, concurrency=concurrency, scoring=scoring,
-        players=tuple(players), candidate=candidate, raw=data,
+        players=tuple(players), candidate=candidate, sprt=sprt, raw=data,
     )
 
 
@@ -170,36 +218,86 @@ def _read_players(problems: Problems, value: Any, folder: Path, time: TimeContro
     players: list[PlayerSpec] = []
     seen: set[str] = set()
     for index, entry in enumerate(value):
-        path: KeyPath = ("players", index)
-        m = Mapping(problems, path, entry, PLAYER_KEYS)
-        if not m.ok:
+        player = _read_player(problems, ("players", index), entry, folder, time)
+        if player is None:
             continue
-        name = m.get("name", None, text, required=True)
-        if name in seen:
-            problems.add(path + ("name",), f"{name!r} is not allowed: player names must be unique")
-        seen.add(name)
-        command = _read_command(problems, path + ("command",), m.raw("command"))
-        cwd_text = m.get("cwd", None, text)
-        cwd = (folder / cwd_text).resolve() if cwd_text else folder
-        if cwd_text and not cwd.is_dir():
-            problems.add(path + ("cwd",), f"{cwd_text!r} is not allowed: no such folder ({cwd})")
-        env = m.raw("env") or {}
-        if not isinstance(env, dict) or not all(isinstance(k, str) for k in env):
-            problems.add(path + ("env",), f"{env!r} is not allowed: must be a mapping of NAME: value")
-            env = {}
-        dialect = m.get("dialect", "arbiter", one_of(("arbiter", "codecup")))
-        own_time = {k: entry[k] for k in TIME_KEYS if k in entry}
-        player_time = _read_time(problems, path, own_time, time, TIME_KEYS) if own_time else None
-        if command and cwd.is_dir():
-            why = unstartable(command, cwd)
-            if why:
-                problems.add(path + ("command",), f"cannot be started: {why}")
-        if name and command:
-            players.append(PlayerSpec(
-                name=name, command=tuple(command), cwd=str(cwd),
-                env={str(k): str(v) for k, v in env.items()}, dialect=dialect, time=player_time,
-            ))
+        if player.name in seen:
+            problems.add(("players", index, "name"), f"{player.name!r} is not allowed: player names must be unique")
+        seen.add(player.name)
+        players.append(player)
     return players
+
+
+def _read_player(problems: Problems, path: KeyPath, entry: Any, folder: Path, time: TimeControl,
+                 default_name: str | None = None) -> PlayerSpec | None:
+    """One player entry {name, command, cwd, env, dialect, time keys}; None if it is unusable."""
+    m = Mapping(problems, path, entry, PLAYER_KEYS)
+    if not m.ok:
+        if entry is None:
+            problems.add(path, "is required: a player {name, command}")
+        return None
+    name = m.get("name", default_name, text, required=default_name is None)
+    command = _read_command(problems, path + ("command",), m.raw("command"))
+    cwd_text = m.get("cwd", None, text)
+    cwd = (folder / cwd_text).resolve() if cwd_text else folder
+    if cwd_text and not cwd.is_dir():
+        problems.add(path + ("cwd",), f"{cwd_text!r} is not allowed: no such folder ({cwd})")
+    env = m.raw("env") or {}
+    if not isinstance(env, dict) or not all(isinstance(k, str) for k in env):
+        problems.add(path + ("env",), f"{env!r} is not allowed: must be a mapping of NAME: value")
+        env = {}
+    dialect = m.get("dialect", "arbiter", one_of(("arbiter", "codecup")))
+    own_time = {k: entry[k] for k in TIME_KEYS if k in entry}
+    player_time = _read_time(problems, path, own_time, time, TIME_KEYS) if own_time else None
+    if command and cwd.is_dir():
+        why = unstartable(command, cwd)
+        if why:
+            problems.add(path + ("command",), f"cannot be started: {why}")
+    if not (name and command):
+        return None
+    return PlayerSpec(
+        name=name, command=tuple(command), cwd=str(cwd),
+        env={str(k): str(v) for k, v in env.items()}, dialect=dialect, time=player_time,
+    )
+
+
+def _read_sprt(problems: Problems, value: Any) -> SprtSettings:
+    """The `sprt:` section: hypotheses, error rates, the game cap and the fault and log gates."""
+    m = Mapping(problems, ("sprt",), value, SPRT_KEYS)
+    base = SprtSettings()
+    elo0 = m.get("elo0", base.elo0, number())
+    elo1 = m.get("elo1", base.elo1, number())
+    if elo1 <= elo0:
+        problems.add(("sprt", "elo1"), f"{elo1!r} is not allowed: must be greater than elo0 ({elo0})")
+    alpha = m.get("alpha", base.alpha, _probability)
+    beta = m.get("beta", base.beta, _probability)
+    if alpha + beta >= 1:
+        problems.add(("sprt", "beta"), f"{beta!r} is not allowed: alpha + beta must be below 1")
+    pattern = m.get("log_pattern", base.log_pattern, _regex)
+    return SprtSettings(
+        elo0=float(elo0), elo1=float(elo1), alpha=float(alpha), beta=float(beta),
+        max_games=m.get("max_games", base.max_games, integer(2, even=True)),
+        fail_on_fault=m.get("fail_on_fault", base.fail_on_fault, boolean),
+        log_pattern=pattern,
+    )
+
+
+def _probability(value: Any) -> str | None:
+    """A check for an error rate strictly between 0 and 1."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
+        return "must be a number between 0 and 1 (exclusive)"
+    return None
+
+
+def _regex(value: Any) -> str | None:
+    """A check for a regular expression ("" is allowed: it turns the log check off)."""
+    if not isinstance(value, str):
+        return "must be a regular expression (a string; \"\" turns the log check off)"
+    try:
+        re.compile(value)
+    except re.error as exc:
+        return f"must be a valid regular expression ({exc})"
+    return None
 
 
 def _read_command(problems: Problems, path: KeyPath, value: Any) -> list[str] | None:
@@ -290,4 +388,5 @@ def _read_openings(problems: Problems, value: Any, folder: Path, game: Game[Any]
     return Openings(lines=tuple(lines), file=str(path), seed=m.get("seed", 0, integer(0)))
 
 
-__all__ = ["ConfigError", "Openings", "Scoring", "TournamentConfig", "load_config", "unstartable"]
+__all__ = ["ConfigError", "Openings", "Scoring", "SprtSettings", "TournamentConfig", "config_from_data", "load_config",
+           "unstartable"]

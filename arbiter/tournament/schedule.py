@@ -135,6 +135,10 @@ def schedule_identity(config: TournamentConfig) -> dict[str, Any]:
         },
         "players": [p.name for p in config.players],
         "candidate": config.candidate,
+        # An SPRT's hypotheses fix what its games are for; max_games may grow on resume.
+        "sprt": None if config.sprt is None else {
+            "elo0": config.sprt.elo0, "elo1": config.sprt.elo1, "alpha": config.sprt.alpha, "beta": config.sprt.beta,
+        },
     }
 
 
@@ -145,6 +149,8 @@ def planned_games(config: TournamentConfig) -> int:
         return n * (n - 1) // 2 * config.games_per_pairing
     if config.format == "gauntlet":
         return (n - 1) * config.games_per_pairing
+    if config.sprt is not None:
+        return config.sprt.max_games  # at most: the test stops as soon as it is decided
     assert config.rounds is not None
     return config.rounds * (n // 2) * config.games_per_pairing
 

@@ -1,0 +1,189 @@
+"""`arbiter sprt`: is the candidate better than the baseline? A sequential test with a CI exit code.
+
+Exit codes: 0 H1 accepted (better by the margin), 1 H0 accepted, 2 inconclusive at
+max games, 3 a fault by the candidate or a problem in its logs. The same test runs
+from a config file with `format: sprt` (`arbiter run CONFIG`). See docs/release-checking.md.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..errors import UsageError
+from ..reports.results import report_results
+from ..tournament.config import DEFAULT_LOG_PATTERN, SprtSettings, TournamentConfig, config_from_data
+from ..tournament.sprt import Interrupted, SprtOutcome, SprtProgress, run_sprt
+from ..tournament.store import GameStore
+
+COMMAND_LINE = Path("command line")  # what config errors from flags are attributed to
+DEFAULTS = SprtSettings()
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "sprt", help="test a release candidate against a baseline (sequential probability ratio test)",
+        description="Play game pairs (each opening twice, seats swapped) between CANDIDATE and BASELINE until "
+                    "a sequential test decides between H0: nElo = ELO0 and H1: nElo = ELO1, or MAX_GAMES are "
+                    "played. Exit status: 0 H1 accepted, 1 H0 accepted, 2 inconclusive (or a usage error), "
+                    "3 a fault by the candidate or a warning/error line in its logs. Running the same command "
+                    "again resumes. See docs/release-checking.md.")
+    parser.add_argument("--game", required=True, help="the game, e.g. dots-and-triangles")
+    parser.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE",
+                        help="a game parameter (repeatable), e.g. -p rows=4")
+    parser.add_argument("--candidate", required=True, metavar="CMD", help="the command that runs the new version")
+    parser.add_argument("--baseline", required=True, metavar="CMD", help="the command that runs the old version")
+    parser.add_argument("--elo0", type=float, default=DEFAULTS.elo0, help="H0's normalized Elo (default %(default)s)")
+    parser.add_argument("--elo1", type=float, default=DEFAULTS.elo1, help="H1's normalized Elo (default %(default)s)")
+    parser.add_argument("--alpha", type=float, default=DEFAULTS.alpha,
+                        help="chance of accepting H1 when H0 holds (default %(default)s)")
+    parser.add_argument("--beta", type=float, default=DEFAULTS.beta,
+                        help="chance of accepting H0 when H1 holds (default %(default)s)")
+    parser.add_argument("--max-games", type=int, default=DEFAULTS.max_games,
+                        help="stop, inconclusive, after this many games (even; default %(default)s)")
+    parser.add_argument("--openings", default="2", metavar="N|FILE",
+                        help="N random opening moves per pair, or a file with one opening per line, moves "
+                             "separated by ';' (default %(default)s)")
+    parser.add_argument("--openings-seed", type=int, default=1, metavar="SEED",
+                        help="seed of the random openings (default %(default)s)")
+    parser.add_argument("--time-ms", type=int, default=None, help="each bot's time budget per game (default 30000)")
+    parser.add_argument("--move-ms", type=int, default=None, help="a cap per move (default none)")
+    parser.add_argument("--concurrency", type=int, default=None, help="games at once (default: CPU cores)")
+    parser.add_argument("--results", default="results/sprt", metavar="DIR",
+                        help="results folder (default %(default)s); an existing one is resumed")
+    parser.add_argument("--fresh", action="store_true", help="discard the results folder's games and start over")
+    parser.add_argument("--fail-on-fault", action=argparse.BooleanOptionalAction, default=DEFAULTS.fail_on_fault,
+                        help="fail (exit 3) at the candidate's first timeout, crash, illegal, malformed or "
+                             "protocol fault (default on)")
+    parser.add_argument("--log-pattern", default=DEFAULT_LOG_PATTERN, metavar="REGEX",
+                        help="case-insensitive pattern of problem lines in the candidate's stderr logs; "
+                             "'' turns the check off (default %(default)s)")
+    parser.add_argument("--quiet", action="store_true", help="no progress output, only the final report")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    config = config_from_data(flags_to_config(args), COMMAND_LINE)
+    return run_config(config, fresh=args.fresh, quiet=args.quiet,
+                      again=f"the same arbiter sprt command (same --results {args.results})")
+
+
+def flags_to_config(args: argparse.Namespace) -> dict[str, Any]:
+    """The command line as the equivalent `format: sprt` config (the results folder keeps a copy)."""
+    params: dict[str, str] = {}
+    for item in args.param:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise UsageError(f"-p {item!r} is not allowed: give a game parameter as KEY=VALUE, e.g. -p rows=4")
+        params[key.strip()] = value.strip()
+    openings: dict[str, Any] = (
+        {"random_moves": int(args.openings), "seed": args.openings_seed} if args.openings.isdigit()
+        else {"file": str(Path(args.openings).resolve())}
+    )
+    time = {key: value for key, value in (("time_ms", args.time_ms), ("move_ms", args.move_ms)) if value is not None}
+    data: dict[str, Any] = {
+        "name": "sprt", "results": str(Path(args.results).resolve()), "game": args.game, "params": params,
+        "format": "sprt", "openings": openings, "time": time,
+        "candidate": {"name": "candidate", "command": args.candidate},
+        "baseline": {"name": "baseline", "command": args.baseline},
+        "sprt": {"elo0": args.elo0, "elo1": args.elo1, "alpha": args.alpha, "beta": args.beta,
+                 "max_games": args.max_games, "fail_on_fault": args.fail_on_fault, "log_pattern": args.log_pattern},
+    }
+    if args.concurrency is not None:
+        data["concurrency"] = args.concurrency
+    return data
+
+
+def run_config(config: TournamentConfig, *, fresh: bool, quiet: bool, again: str) -> int:
+    """Run (or resume) the test of a `format: sprt` config, print the report, return the exit code."""
+    assert config.sprt is not None
+    progress = SprtProgress(quiet=quiet)
+    candidate, baseline = (p.name for p in config.players)
+    progress.note(f"SPRT of {candidate} against {baseline} at {config.game_name}, "
+                  f"at most {config.sprt.max_games} games, results in {config.results_dir}")
+    try:
+        outcome = run_sprt(config, progress, fresh=fresh)
+    except Interrupted:
+        recorded = len(GameStore(config.results_dir / "games.jsonl").load())
+        progress.note(f"stopped: {recorded} games are recorded in {config.results_dir / 'games.jsonl'}; "
+                      f"running games were abandoned and every bot ended. To resume, run the same command "
+                      f"again: {again}")
+        return 130
+    print(report_results(config.results_dir), end="")
+    print()
+    print(describe_outcome(outcome))
+    sys.stdout.flush()
+    return outcome.exit_code
+
+
+def describe_outcome(outcome: SprtOutcome) -> str:
+    """The final report: the test's figures, faults, the log check, and the verdict sentence."""
+    test = outcome.test
+    s = test.settings
+    elo, (nelo, nlow, nhigh) = test.elo(), test.nelo()
+    lines = [
+        f"SPRT {test.candidate} (candidate) vs {test.baseline} (baseline): H0 nElo = {s.elo0:g}, "
+        f"H1 nElo = {s.elo1:g}, alpha {s.alpha:g}, beta {s.beta:g}",
+        f"  counted: {test.games_counted} games in {test.pairs_counted} pairs; {test.candidate} "
+        f"won {test.wins}, drew {test.draws}, lost {test.losses}",
+        f"  pairs scoring 0, 1/4, 1/2, 3/4, 1: {' '.join(map(str, test.pentanomial))}",
+        f"  Elo {elo.elo:+.1f} [{elo.low:+.1f}, {elo.high:+.1f}], nElo {nelo:+.1f} [{nlow:+.1f}, {nhigh:+.1f}] "
+        f"(95%), likelihood of superiority {100 * elo.los:.1f}%",
+        f"  LLR {test.state.llr:+.3f}, bounds [{test.state.lower:+.3f}, {test.state.upper:+.3f}]",
+    ]
+    extra = test.games_recorded - test.games_counted
+    if extra:
+        lines.append(f"  {extra} more recorded game{'s' if extra > 1 else ''} not counted (finished after the "
+                     "verdict was reached, or in a pair without its second game)")
+    lines.append(f"  faults: {_faults_text(test.candidate_faults, test.candidate)}; "
+                 f"{_faults_text(test.baseline_faults, test.baseline)}")
+    logs = outcome.logs
+    if not logs.pattern:
+        lines.append("  log check: off (empty --log-pattern)")
+    else:
+        missing = f", {logs.logs_missing} missing" if logs.logs_missing else ""
+        lines.append(f"  log check: {logs.logs_scanned} logs of {test.candidate} scanned{missing}; "
+                     f"{logs.lines_matched} lines in {logs.logs_matched} logs match /{logs.pattern}/i")
+        lines.extend(f"    {line}" for line in logs.first_lines)
+    lines.append(verdict_sentence(outcome))
+    return "\n".join(lines)
+
+
+def _faults_text(faults: list[dict[str, Any]], name: str) -> str:
+    if not faults:
+        return f"none by {name}"
+    first = faults[0]
+    return f"{len(faults)} by {name} (first: {first['id']}: {first['termination']}: {first['detail']})"
+
+
+def verdict_sentence(outcome: SprtOutcome) -> str:
+    """One sentence: what was decided, and why the exit code is what it is."""
+    test = outcome.test
+    s, llr = test.settings, test.state
+    games = f"{test.games_counted} games"
+    statistical = {
+        "H1": f"H1 accepted after {games}: {test.candidate} is better than {test.baseline} "
+              f"(nElo {s.elo1:g} is favoured over {s.elo0:g}; LLR {llr.llr:+.2f} >= {llr.upper:+.2f})",
+        "H0": f"H0 accepted after {games}: {test.candidate} is not better than {test.baseline} by the margin "
+              f"(nElo {s.elo0:g} is favoured over {s.elo1:g}; LLR {llr.llr:+.2f} <= {llr.lower:+.2f})",
+        "inconclusive": f"inconclusive after {games} (max games {s.max_games}): LLR {llr.llr:+.2f} is still "
+                        f"between {llr.lower:+.2f} and {llr.upper:+.2f}; raise the maximum and run again to "
+                        "continue, or widen elo0..elo1",
+    }
+    verdict = test.verdict
+    if verdict == "fault":
+        first = test.candidate_faults[0]
+        text = (f"FAILED: {test.candidate} faulted ({first['termination']} in game {first['id']}: "
+                f"{first['detail']})")
+        if outcome.logs.problem:
+            text += f", and its logs have {outcome.logs.lines_matched} problem lines"
+    elif outcome.logs.problem:
+        text = (f"FAILED: {test.candidate}'s logs have {outcome.logs.lines_matched} lines matching "
+                f"/{outcome.logs.pattern}/i; the test itself: {statistical[verdict]}")  # type: ignore[index]
+    else:
+        text = statistical[verdict]  # type: ignore[index]
+    return f"Verdict: {text}. (exit {outcome.exit_code})"
+
+
+__all__ = ["describe_outcome", "flags_to_config", "register", "run_config", "verdict_sentence"]

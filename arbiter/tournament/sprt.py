@@ -1,0 +1,318 @@
+"""Release checking: a sequential probability ratio test of a candidate against a baseline.
+
+Games come in pairs: pair k plays opening k twice, the candidate moving first in the
+first game and second in the other. The test runs over pairs in pair order (see
+`SprtTest`), so its verdict is a function of the records on disk: a resumed run, or a
+run at another concurrency, reaches the same verdict from the same games. The run
+stops as soon as the verdict is known; games still running then are ended, and those
+that finish anyway are recorded but not counted. The workflow is explained in
+docs/release-checking.md.
+"""
+from __future__ import annotations
+
+import re
+import time
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterator, Literal, Sequence, TextIO
+
+from ..games import Game
+from ..records import GameRecord
+from ..referee import GameAborted, play_game
+from ..stats import EloEstimate, SprtState, elo_from_pentanomial, nelo_from_pentanomial, sprt_status
+from .config import SprtSettings, TournamentConfig
+from .progress import Progress
+from .runner import Interrupted, TournamentRunner, prepare_results
+from .schedule import ScheduledGame, opening_for
+from .store import GameStore
+
+Verdict = Literal["H1", "H0", "fault", "inconclusive"]
+EXIT_CODES: dict[Verdict, int] = {"H1": 0, "H0": 1, "inconclusive": 2, "fault": 3}
+LOG_PROBLEM_EXIT = 3
+SHOWN_LOG_LINES = 5  # matching log lines quoted in the report
+SHOWN_LINE_CHARS = 200
+
+
+def sprt_pair(config: TournamentConfig, game: Game[Any], index: int) -> tuple[ScheduledGame, ScheduledGame]:
+    """Pair `index` (1-based): opening `index - 1`, candidate first, then the seats swapped."""
+    candidate, baseline = (p.name for p in config.players)
+    opening = opening_for(config, game, index - 1)
+    return tuple(  # type: ignore[return-value]
+        ScheduledGame(id=f"{index:03d}-{seats[0]}-{seats[1]}", round=index, seats=seats, opening=opening)
+        for seats in ((candidate, baseline), (baseline, candidate))
+    )
+
+
+def candidate_points(record: dict[str, Any], candidate: str) -> float:
+    """The candidate's game score in a record: 1 win, 1/2 draw, 0 loss (the config's scoring aside)."""
+    seat = record["names"].index(candidate)
+    return 0.5 if record["winner"] is None else float(record["winner"] == seat)
+
+
+def is_fault_by(record: dict[str, Any], name: str) -> bool:
+    """Whether the game ended on a fault (timeout, crash, illegal...) by the player called `name`."""
+    offender = record.get("offender")
+    return record["termination"] != "normal" and offender is not None and record["names"][offender] == name
+
+
+class SprtTest:
+    """The sequential test's state, built from game records added in any order.
+
+    Pair k counts once both its games are recorded and every pair before it has counted,
+    so the state depends only on which records exist. The first pair after which the
+    LLR reaches a bound decides: games recorded beyond it are kept but not counted. A
+    fault by the candidate in any recorded game fails the test when `fail_on_fault` is on.
+    """
+
+    def __init__(self, settings: SprtSettings, candidate: str, baseline: str) -> None:
+        self.settings = settings
+        self.candidate = candidate
+        self.baseline = baseline
+        self.max_pairs = settings.max_games // 2
+        self.pentanomial = [0, 0, 0, 0, 0]  # pairs scoring 0, 1/4, 1/2, 3/4, 1 for the candidate
+        self.wins = self.draws = self.losses = 0  # the candidate's, in the counted games
+        self.pairs_counted = 0
+        self.games_recorded = 0
+        self.state: SprtState = sprt_status(self.pentanomial, settings.elo0, settings.elo1,
+                                            settings.alpha, settings.beta)
+        self.candidate_faults: list[dict[str, Any]] = []
+        self.baseline_faults: list[dict[str, Any]] = []
+        self._games: dict[int, dict[bool, float]] = {}  # pair -> {candidate moved first: its points}
+
+    def add(self, record: dict[str, Any]) -> None:
+        """Take one game record into account."""
+        names = record["names"]
+        if sorted(names) != sorted((self.candidate, self.baseline)):
+            raise ValueError(f"record {record.get('id')} is a game of {names}, not of "
+                             f"{self.candidate} against {self.baseline}")
+        self.games_recorded += 1
+        if is_fault_by(record, self.candidate):
+            self.candidate_faults.append(record)
+        if is_fault_by(record, self.baseline):
+            self.baseline_faults.append(record)
+        self._games.setdefault(int(record["round"]), {})[names[0] == self.candidate] = \
+            candidate_points(record, self.candidate)
+        self._count_ready_pairs()
+
+    def _count_ready_pairs(self) -> None:
+        s = self.settings
+        while self.state.verdict is None and self.pairs_counted < self.max_pairs:
+            games = self._games.get(self.pairs_counted + 1, {})
+            if len(games) < 2:
+                return
+            for points in games.values():
+                self.wins += points == 1
+                self.draws += points == 0.5
+                self.losses += points == 0
+            self.pentanomial[round(2 * sum(games.values()))] += 1
+            self.pairs_counted += 1
+            self.state = sprt_status(self.pentanomial, s.elo0, s.elo1, s.alpha, s.beta)
+
+    @property
+    def verdict(self) -> Verdict | None:
+        """The outcome once known: the fault gate first, then the LLR, then max games; else None."""
+        if self.settings.fail_on_fault and self.candidate_faults:
+            return "fault"
+        if self.state.verdict is not None:
+            return self.state.verdict
+        if self.pairs_counted >= self.max_pairs:
+            return "inconclusive"
+        return None
+
+    @property
+    def games_counted(self) -> int:
+        return 2 * self.pairs_counted
+
+    def elo(self) -> EloEstimate:
+        """The candidate's Elo over the baseline from the counted pairs, with 95% interval and LOS."""
+        return elo_from_pentanomial(self.pentanomial)
+
+    def nelo(self) -> tuple[float, float, float]:
+        """The candidate's normalized Elo from the counted pairs: (nelo, low, high)."""
+        return nelo_from_pentanomial(self.pentanomial)
+
+    def status_line(self) -> str:
+        """One line: counted pairs, pentanomial, Elo, nElo, LOS and the LLR with its bounds."""
+        elo, (nelo, nlow, nhigh) = self.elo(), self.nelo()
+        s = self.state
+        return (f"pairs {self.pairs_counted} [{' '.join(map(str, self.pentanomial))}]  "
+                f"Elo {elo.elo:+.1f} [{elo.low:+.1f}, {elo.high:+.1f}]  "
+                f"nElo {nelo:+.1f} [{nlow:+.1f}, {nhigh:+.1f}]  LOS {100 * elo.los:.1f}%  "
+                f"LLR {s.llr:+.2f} [{s.lower:+.2f}, {s.upper:+.2f}]")
+
+
+@dataclass(frozen=True)
+class LogScan:
+    """What the scan of the candidate's stderr logs found."""
+
+    pattern: str
+    logs_scanned: int
+    logs_missing: int
+    lines_matched: int
+    logs_matched: int
+    first_lines: tuple[str, ...]  # `path:line: text` of the first few matches
+
+    @property
+    def problem(self) -> bool:
+        return self.lines_matched > 0
+
+
+def scan_logs(records: Sequence[dict[str, Any]], name: str, pattern: str, base: Path) -> LogScan:
+    """Scan `name`'s stderr log of every record for lines matching `pattern` (case-insensitive).
+
+    An empty pattern scans nothing. Relative log paths are taken from `base`. Games are
+    scanned in schedule order, so the quoted lines are the same whatever order games finished in.
+    """
+    if not pattern:
+        return LogScan(pattern, 0, 0, 0, 0, ())
+    regex = re.compile(pattern, re.IGNORECASE)
+    scanned = missing = lines = matched_logs = 0
+    first: list[str] = []
+    for record in sorted(records, key=lambda r: (r["round"], r["id"])):
+        log = record["logs"][record["names"].index(name)] if record.get("logs") else None
+        path = None if log is None else (Path(log) if Path(log).is_absolute() else base / log)
+        if path is None or not path.is_file():
+            missing += 1
+            continue
+        scanned += 1
+        hits = 0
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            for number, line in enumerate(handle, 1):
+                if regex.search(line):
+                    hits += 1
+                    if len(first) < SHOWN_LOG_LINES:
+                        first.append(f"{path}:{number}: {line.rstrip()[:SHOWN_LINE_CHARS]}")
+        lines += hits
+        matched_logs += hits > 0
+    return LogScan(pattern, scanned, missing, lines, matched_logs, tuple(first))
+
+
+@dataclass(frozen=True)
+class SprtOutcome:
+    """A finished (or already decided) test: the test's state, the log scan, and this run's work."""
+
+    test: SprtTest
+    logs: LogScan
+    played_now: int
+
+    @property
+    def exit_code(self) -> int:
+        """0 H1 accepted, 1 H0 accepted, 2 inconclusive at max games, 3 a fault or a log problem."""
+        assert self.test.verdict is not None
+        return LOG_PROBLEM_EXIT if self.logs.problem else EXIT_CODES[self.test.verdict]
+
+
+class SprtProgress(Progress):
+    """Progress for an SPRT: the test's status as a live line on a terminal, plain lines otherwise."""
+
+    def __init__(self, stream: TextIO | None = None, *, quiet: bool = False, tty: bool | None = None) -> None:
+        super().__init__(stream, quiet=quiet, tty=tty)
+        self.test: SprtTest | None = None
+        self._pairs_shown = -1
+
+    def status(self, test: SprtTest) -> None:
+        """The test changed: redraw the live line, or print a plain line when more pairs counted."""
+        self.test = test
+        if self.quiet:
+            return
+        if self.tty:
+            self._draw()
+        elif test.pairs_counted != self._pairs_shown:
+            self._pairs_shown = test.pairs_counted
+            print(f"  {test.status_line()}", file=self.stream, flush=True)
+
+    def _draw(self) -> None:
+        if not self.tty or self.quiet:
+            return
+        status = self.test.status_line() if self.test else ""
+        line = f"games {self.done}/{self.planned} {self._eta()}  {status}"
+        self.stream.write("\r\x1b[K" + line[:200])
+        self.stream.flush()
+        self._line_shown = True
+
+
+class SprtRunner(TournamentRunner):
+    """Plays game pairs with up to `concurrency` games at once until the test is decided."""
+
+    def __init__(self, config: TournamentConfig, store: GameStore, progress: SprtProgress,
+                 play: Callable[..., GameRecord] = play_game) -> None:
+        super().__init__(config, store, progress, play)
+        assert config.sprt is not None and config.candidate is not None
+        self.sprt_progress = progress
+        self.test = SprtTest(config.sprt, *(p.name for p in config.players))
+        for record in self.records:
+            self.test.add(record)
+
+    def run(self) -> SprtOutcome:  # type: ignore[override]
+        """Play pairs until the verdict is known (nothing, if the records already decide it)."""
+        assert self.config.sprt is not None
+        self.progress.start(self.config.sprt.max_games, self.records)
+        self.sprt_progress.status(self.test)
+        if self.test.verdict is None:
+            self._play_until_decided()
+        self.progress.finish(self.records)
+        logs = scan_logs(self.records, self.test.candidate, self.config.sprt.log_pattern, self.config.results_dir)
+        return SprtOutcome(self.test, logs, self.played_now)
+
+    def _pending(self) -> Iterator[ScheduledGame]:
+        for index in range(1, self.test.max_pairs + 1):
+            for scheduled in sprt_pair(self.config, self.game, index):
+                if scheduled.id not in self.done_ids:
+                    yield scheduled
+
+    def _play_until_decided(self) -> None:
+        queue = self._pending()
+        running: dict[Future[GameRecord], ScheduledGame] = {}
+        with ThreadPoolExecutor(max_workers=self.config.concurrency, thread_name_prefix="game") as pool:
+            try:
+                self._fill(pool, queue, running)
+                while running:
+                    finished, _ = wait(running, timeout=0.5, return_when=FIRST_COMPLETED)
+                    self.progress.tick()
+                    for future in finished:
+                        self._take(running.pop(future), future)
+                    if self.test.verdict is not None:
+                        self._end_running(running)
+                        return
+                    self._fill(pool, queue, running)
+            except KeyboardInterrupt:
+                self.cancel.set()
+                for future in running:
+                    future.cancel()
+                wait(running)
+                raise Interrupted() from None
+            except BaseException:
+                self.cancel.set()
+                wait(running)
+                raise
+
+    def _take(self, scheduled: ScheduledGame, future: Future[GameRecord]) -> None:
+        """Record a finished game (durably, via the tournament's `_record`) and count it."""
+        self._record(scheduled, future.result())
+        self.test.add(self.records[-1])
+        self.sprt_progress.status(self.test)
+
+    def _end_running(self, running: dict[Future[GameRecord], ScheduledGame]) -> None:
+        """The verdict is known: end the games still running; record those that finish anyway."""
+        self.cancel.set()
+        wait(running)
+        for future, scheduled in running.items():
+            if not isinstance(future.exception(), GameAborted):
+                self._take(scheduled, future)
+        running.clear()
+
+
+def run_sprt(config: TournamentConfig, progress: SprtProgress, *, fresh: bool = False) -> SprtOutcome:
+    """Prepare the results folder and play pairs until the test is decided."""
+    store = prepare_results(config, fresh=fresh)
+    runner = SprtRunner(config, store, progress)
+    started = time.monotonic()
+    outcome = runner.run()
+    if outcome.played_now:
+        progress.note(f"{outcome.played_now} games played in {time.monotonic() - started:.1f} s")
+    return outcome
+
+
+__all__ = ["EXIT_CODES", "Interrupted", "LogScan", "SprtOutcome", "SprtProgress", "SprtRunner", "SprtTest",
+           "run_sprt", "scan_logs", "sprt_pair"]
