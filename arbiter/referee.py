@@ -349,17 +349,17 @@ class _Referee:
         return self._crash(seat)
 
     def _crash(self, seat: _Seat) -> _Ending:
-        """A crash fault, with how the bot ended if it did."""
+        """A crash fault, with how the bot ended if it did and its last words on stderr."""
         process = seat.process
         status = process.wait_exit(CRASH_WAIT_S) if process is not None else None
-        if process is not None and status is not None:
-            how = process.describe_exit(status)
-            memory = seat.time.memory_mb
-            if memory is not None and status != 0:
-                how += f"; its memory limit was {memory} MB"
-            detail = f"{seat.label} {how} before the game ended"
-        else:
-            detail = f"{seat.label} closed its standard output before the game ended (the process was still running)"
+        if process is None or status is None:
+            return _Ending(Termination.CRASH, seat.index, f"{seat.label} closed its standard output "
+                           "before the game ended (the process was still running)")
+        detail = f"{seat.label} {process.describe_exit(status)} before the game ended"
+        process.drain.wait_eof(0.1)  # let its last words reach the drain
+        last = process.drain.last_line()
+        if last:
+            detail += f" (last line on stderr: {last!r})"
         return _Ending(Termination.CRASH, seat.index, detail)
 
     def _timeout(self, seat: _Seat, move_used_ms: float, turn_used_ms: float, budget_ms: float) -> _Ending:

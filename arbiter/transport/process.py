@@ -217,17 +217,15 @@ class StderrDrain:
                 if not chunk:
                     break
                 self._tail = (self._tail + chunk)[-1024:]
-                room = self._cap_bytes - self.logged_bytes
-                if room > 0:
-                    kept = chunk[:room]
-                    if log:
-                        log.write(kept)
-                    self.logged_bytes += len(kept)
-                    chunk = chunk[room:]
-                    if chunk and log:
-                        log.write(f"\n[arbiter: log truncated at {self._cap_bytes} bytes; "
-                                  "further output is discarded]\n".encode())
-                self.discarded_bytes += len(chunk)
+                kept = chunk[: max(self._cap_bytes - self.logged_bytes, 0)]
+                if kept and log:
+                    log.write(kept)
+                self.logged_bytes += len(kept)
+                dropped = len(chunk) - len(kept)
+                if dropped and not self.discarded_bytes and log:
+                    log.write(f"\n[arbiter: log truncated at {self._cap_bytes} bytes; "
+                              "further output is discarded]\n".encode())
+                self.discarded_bytes += dropped
         except OSError:
             pass
         finally:
@@ -392,20 +390,13 @@ class BotProcess:
         return self.exit_status()
 
     def describe_exit(self, status: int) -> str:
-        """`exited with status 1`, `was killed by signal SIGSEGV`, with a memory hint."""
-        if status < 0:
-            try:
-                name = signal.Signals(-status).name
-            except ValueError:
-                name = f"signal {-status}"
-            text = f"was killed by {name}"
-        else:
-            text = f"exited with status {status}"
-        self.drain.wait_eof(0.1)  # let its last words reach the log
-        last = self.drain.last_line()
-        if last:
-            text += f" (last stderr line: {last!r})"
-        return text
+        """`exited with status 1` or `was killed by SIGSEGV`."""
+        if status >= 0:
+            return f"exited with status {status}"
+        try:
+            return f"was killed by {signal.Signals(-status).name}"
+        except ValueError:
+            return f"was killed by signal {-status}"
 
     def close(self) -> None:
         """Release the handle once the tree is dead: guardian registration, zombie, pidfd, log."""

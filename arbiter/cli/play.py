@@ -1,0 +1,164 @@
+"""`arbiter play`: referee one game between bot commands and print the result and the reason."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import shutil
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, TextIO
+
+from ..errors import UsageError
+from ..games import State, find_game
+from ..records import GameRecord
+from ..referee import PlayerSpec, TimeControl, play_game
+
+DEFAULT_LOG_DIR = Path("results") / "play"
+DIALECTS = ("arbiter", "codecup")
+INTERPRETERS = {"python", "python3", "pypy", "pypy3", "node", "java", "ruby", "perl", "sh", "bash", "dotnet"}
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the `play` subcommand."""
+    parser = subparsers.add_parser(
+        "play", help="referee one game between bot commands",
+        description="Referee one game between bot programs (the first command moves first) and print "
+                    "the result and the reason. Exit status 0 whenever the game was refereed, "
+                    "whoever won; 2 for a usage error.",
+    )
+    parser.add_argument("game", metavar="GAME", help="the game's name, e.g. dots-and-triangles")
+    parser.add_argument("commands", metavar="CMD", nargs="+",
+                        help="one command per seat, in seat order, each one string split like a shell would")
+    parser.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE",
+                        help="a game parameter (repeatable), e.g. -p rows=5")
+    parser.add_argument("--time-ms", type=int, default=TimeControl.time_ms, metavar="N",
+                        help="each bot's time budget for the whole game (default %(default)s)")
+    parser.add_argument("--move-ms", type=int, default=None, metavar="N", help="a cap on each move")
+    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                        help="what the budget counts (default wall)")
+    parser.add_argument("--dialect", choices=DIALECTS, default="arbiter",
+                        help="every seat's dialect: codecup bots get no Game line (default arbiter)")
+    parser.add_argument("--dialect-a", choices=DIALECTS, default=None, help="seat 0's dialect")
+    parser.add_argument("--dialect-b", choices=DIALECTS, default=None, help="seat 1's dialect")
+    parser.add_argument("--show", action="store_true", help="print the board after each turn")
+    parser.add_argument("--json", metavar="FILE", default=None,
+                        help="write the game record as JSON to FILE, or to stdout with -")
+    parser.add_argument("--log-dir", type=Path, default=DEFAULT_LOG_DIR, metavar="DIR",
+                        help="where the bots' stderr logs go (default %(default)s)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Validate the command line, play the game, report it."""
+    params = _params(args.param)
+    game = find_game(args.game, **params)
+    if len(args.commands) != game.num_players:
+        raise UsageError(
+            f"{game.describe()} has {game.num_players} seats: give {game.num_players} commands, "
+            f"not {len(args.commands)}"
+        )
+    for option in ("time_ms", "move_ms"):
+        value = getattr(args, option)
+        if value is not None and value <= 0:
+            raise UsageError(f"--{option.replace('_', '-')} must be a positive number of milliseconds, not {value}")
+    json_path = None if args.json in (None, "-") else Path(args.json)
+    if json_path is not None and not json_path.parent.is_dir():
+        raise UsageError(f"--json {args.json}: the folder {str(json_path.parent)!r} does not exist")
+    dialects = [args.dialect] * game.num_players
+    for seat, override in enumerate((args.dialect_a, args.dialect_b)):
+        if override is not None and seat < game.num_players:
+            dialects[seat] = override
+    players = [_player(seat, text, dialect) for seat, (text, dialect) in enumerate(zip(args.commands, dialects))]
+    time = TimeControl(time_ms=args.time_ms, move_ms=args.move_ms, clock=args.clock)
+
+    # With the record on stdout, everything for people goes to stderr.
+    out: TextIO = sys.stderr if args.json == "-" else sys.stdout
+    on_turn = None
+    if args.show:
+        on_turn = _board_printer(out)
+        print(game.new_state().render(), file=out, end="\n\n", flush=True)
+    prefix = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S-%f-")
+    try:
+        record = play_game(game, players, time=time, log_dir=args.log_dir, log_prefix=prefix, on_turn=on_turn)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    print(describe_record(record), file=out, flush=True)
+    if args.json == "-":
+        json.dump(record.to_json(), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    elif json_path is not None:
+        json_path.write_text(json.dumps(record.to_json(), indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+def _params(pairs: list[str]) -> dict[str, str]:
+    params = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UsageError(f"-p {pair!r}: write a game parameter as KEY=VALUE, e.g. -p rows=5")
+        params[key] = value
+    return params
+
+
+def _player(seat: int, text: str, dialect: str) -> PlayerSpec:
+    """One seat's command line, split and checked that its program exists."""
+    try:
+        command = tuple(shlex.split(text))
+    except ValueError as exc:
+        raise UsageError(f"command {seat + 1} {text!r} cannot be split: {exc}") from None
+    if not command:
+        raise UsageError(f"command {seat + 1} is empty")
+    program = command[0]
+    if "/" in program:
+        if not (os.path.isfile(program) and os.access(program, os.X_OK)):
+            raise UsageError(f"command {seat + 1}: {program!r} is not an executable file")
+    elif shutil.which(program) is None:
+        raise UsageError(f"command {seat + 1}: {program!r} is not found on PATH")
+    return PlayerSpec(name=player_name(command), command=command, dialect=dialect)  # type: ignore[arg-type]
+
+
+def player_name(command: tuple[str, ...]) -> str:
+    """A short name for a command: the script's or program's file name without extension."""
+    words = list(command)
+    if Path(words[0]).name.rstrip("0123456789.") in INTERPRETERS:
+        scripts = [w for w in words[1:] if not w.startswith("-")]
+        words = scripts or words
+    return Path(words[0]).stem or words[0]
+
+
+def _board_printer(out: TextIO) -> Callable[[State[Any]], None]:
+    """The `--show` callback: the last move, the scores and the board after each turn."""
+
+    def show(state: State[Any]) -> None:
+        last = state.game.format_move(state.history[-1])
+        print(f"after {last}: scores {' - '.join(map(str, state.scores))}", file=out)
+        print(state.render(), file=out, end="\n\n", flush=True)
+
+    return show
+
+
+def describe_record(record: GameRecord) -> str:
+    """The human summary printed at the end: players, result, reason, logs."""
+    lines = [f"{record.game} " + " ".join(f"{k}={v}" for k, v in record.params.items())]
+    for seat, player in enumerate(record.players):
+        lines.append(f"  seat {seat}: {player.name}  ({player.command})")
+    scores = " - ".join(str(s) for s in record.scores)
+    if record.winner is None:
+        result = f"draw, {scores}"
+    else:
+        result = f"seat {record.winner} ({record.players[record.winner].name}) wins, {scores}"
+    if record.outcome:
+        result += f" [{record.outcome}]"
+    lines.append(f"result: {result}")
+    lines.append(f"reason: {record.termination.value}: {record.detail}")
+    played = sum(1 for m in record.moves if not m.forced)
+    used = ", ".join(f"seat {k} {ms:.0f} ms" for k, ms in enumerate(record.time_used_ms))
+    lines.append(f"moves: {played} in {record.duration_s:.2f} s; clock used: {used}")
+    for seat, log in enumerate(record.logs):
+        if log:
+            lines.append(f"  log seat {seat}: {log}")
+    return "\n".join(lines)

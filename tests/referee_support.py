@@ -1,0 +1,51 @@
+"""Shared by the referee tests: bot commands, a unique marker per game, the process table."""
+from __future__ import annotations
+
+import os
+import sys
+import uuid
+from pathlib import Path
+
+from arbiter.referee import PlayerSpec, TimeControl
+
+ROOT = Path(__file__).resolve().parent.parent
+BOTS = ROOT / "tests" / "bots"
+RANDOM_BOT = ROOT / "players" / "random_bot.py"
+MARK = "ARBITER_TEST_MARK"
+
+
+def new_marker() -> str:
+    """A value no other process on the machine carries in its environment."""
+    return uuid.uuid4().hex
+
+
+def bot(script: str | Path, name: str, marker: str, *args: str, time: TimeControl | None = None,
+        **env: str) -> PlayerSpec:
+    """A seat running a Python script from tests/bots (or a path), marked for the process scan."""
+    path = script if isinstance(script, Path) else BOTS / script
+    return PlayerSpec(name=name, command=(sys.executable, str(path), *args),
+                      env={MARK: marker, **env}, time=time)
+
+
+def honest(marker: str, seed: int = 1) -> PlayerSpec:
+    """The random bot, seeded."""
+    return bot(RANDOM_BOT, "random", marker, "--seed", str(seed))
+
+
+def live_marked(marker: str) -> list[int]:
+    """Pids of live processes (zombies excluded) whose environment carries the marker."""
+    needle = f"{MARK}={marker}".encode()
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as stat:
+                state = stat.read().rsplit(b")", 1)[1].split()[0]
+            with open(f"/proc/{name}/environ", "rb") as environ:
+                env = environ.read()
+        except OSError:
+            continue
+        if state != b"Z" and needle in env.split(b"\0"):
+            found.append(int(name))
+    return found

@@ -1,0 +1,184 @@
+"""Every way a bot goes wrong is adjudicated: right termination, right offender, within the
+budget plus a small margin, and no process of the game left alive (checked in /proc)."""
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from arbiter.games import find_game
+from arbiter.records import Termination
+from arbiter.referee import QUIT_GRACE_S, TERM_GRACE_S, GameAborted, TimeControl, play_game
+from arbiter.transport.process import LOG_CAP_BYTES
+from referee_support import bot, honest, live_marked, new_marker
+
+GAME_TIME = TimeControl(time_ms=2000)
+MARGIN_S = 1.0  # launching two Python bots and ending them, on a shared 2-core machine
+CUT_OFF_MS = 50  # how far past its limit a bot may run before the referee cuts it off
+
+
+@dataclass(frozen=True)
+class Fault:
+    script: str
+    termination: Termination
+    detail: str  # a fragment of the record's detail sentence
+    time: TimeControl | None = None  # the misbehaving seat's own time control
+    env: dict[str, str] = field(default_factory=dict)
+
+
+FAULTS = [
+    Fault("crash_bot.py", Termination.CRASH, "exited with status 3 before the game ended (last line on stderr: "
+                                             "'crash_bot: giving up now')"),
+    Fault("segfault_bot.py", Termination.CRASH, "was killed by SIGSEGV"),
+    Fault("loop_bot.py", Termination.TIMEOUT, "ran out of time: it had 1000 ms", TimeControl(time_ms=1000)),
+    Fault("sleep_bot.py", Termination.TIMEOUT, "ran out of time: it had 1000 ms", TimeControl(time_ms=1000)),
+    Fault("sleep_bot.py", Termination.TIMEOUT, "per-move cap of 300 ms",
+          TimeControl(time_ms=10000, move_ms=300), {"SLEEP_S": "2"}),
+    Fault("garbage_bot.py", Termination.MALFORMED, "sent 'hello, referee', which is not a move"),
+    Fault("illegal_bot.py", Termination.ILLEGAL, "played '1 99', which is illegal: pile 1 has limit"),
+    Fault("bad_utf8_bot.py", Termination.MALFORMED, "not valid UTF-8"),
+    Fault("long_line_bot.py", Termination.MALFORMED, "a line longer than 4096 bytes"),
+    Fault("double_move_bot.py", Termination.PROTOCOL, "wrote '1 1' when it was not its turn"),
+    Fault("memory_bot.py", Termination.CRASH, "MemoryError", TimeControl(time_ms=5000, memory_mb=200)),
+    Fault("close_stdout_bot.py", Termination.CRASH, "closed its standard output before the game ended"),
+    Fault("loop_bot.py", Termination.TIMEOUT, "had 500 ms of CPU time", TimeControl(time_ms=500, clock="cpu")),
+    Fault("sleep_bot.py", Termination.TIMEOUT, "under the CPU clock its wall time reached",
+          TimeControl(time_ms=300, clock="cpu")),
+]
+
+
+@pytest.mark.parametrize("number", range(len(FAULTS)),
+                         ids=[f"{f.script[:-3]}-{f.termination.value}" for f in FAULTS])
+def test_a_misbehaving_bot_loses_with_the_right_termination_and_leaves_nothing(number: int, tmp_path: Path) -> None:
+    fault = FAULTS[number]
+    offender = number % 2  # both seats take a turn at misbehaving
+    marker = new_marker()
+    culprit = bot(fault.script, fault.script[:-3], marker, time=fault.time, **fault.env)
+    seats = [culprit, honest(marker)] if offender == 0 else [honest(marker), culprit]
+    budget = fault.time or GAME_TIME
+
+    started = time.monotonic()
+    record = play_game(find_game("limit-nim"), seats, time=GAME_TIME, log_dir=tmp_path)
+    elapsed_s = time.monotonic() - started
+
+    assert (record.termination, record.offender, record.winner) == (fault.termination, offender, 1 - offender)
+    assert fault.detail in record.detail
+    assert record.scores == [0, 0]  # limit-nim: nobody took the last stone
+    wall_budget_s = budget.time_ms / 1000 * (4 if budget.clock == "cpu" else 1)
+    assert elapsed_s < wall_budget_s + MARGIN_S
+    if fault.termination is Termination.TIMEOUT and budget.clock == "wall":
+        limit_ms = budget.move_ms or budget.time_ms
+        used_ms = record.time_used_ms[offender] if budget.move_ms is None else _cut_off_after(record.detail)
+        assert limit_ms <= used_ms < limit_ms + CUT_OFF_MS
+    assert live_marked(marker) == []
+
+
+def _cut_off_after(detail: str) -> float:
+    return float(detail.rsplit("cut off after ", 1)[1].rstrip(")"))
+
+
+def test_a_bot_flooding_stderr_with_100_mb_is_capped_and_never_blocks(tmp_path: Path) -> None:
+    marker = new_marker()
+    record = play_game(find_game("limit-nim"), [bot("stderr_flood_bot.py", "flood", marker), honest(marker)],
+                       time=TimeControl(time_ms=10000), log_dir=tmp_path)
+    assert record.termination is Termination.NORMAL
+    log = Path(record.logs[0]).read_bytes()
+    assert LOG_CAP_BYTES < len(log) < LOG_CAP_BYTES + 200
+    assert b"[arbiter: log truncated at 1048576 bytes; further output is discarded]" in log
+    discarded = int(log.rsplit(b"[arbiter: ", 1)[1].split()[0])
+    assert discarded + LOG_CAP_BYTES >= 100 << 20
+    assert live_marked(marker) == []
+
+
+def test_a_bot_that_ignores_quit_and_traps_sigterm_is_killed_after_the_graces(tmp_path: Path) -> None:
+    marker = new_marker()
+    started = time.monotonic()
+    record = play_game(find_game("limit-nim"), [honest(marker), bot("ignore_quit_bot.py", "stubborn", marker)],
+                       time=GAME_TIME, log_dir=tmp_path)
+    elapsed_s = time.monotonic() - started
+    assert record.termination is Termination.NORMAL  # the game itself was over
+    assert QUIT_GRACE_S + TERM_GRACE_S <= elapsed_s < QUIT_GRACE_S + TERM_GRACE_S + MARGIN_S
+    assert live_marked(marker) == []
+
+
+def test_a_grandchild_sleeping_forever_dies_with_the_game(tmp_path: Path) -> None:
+    marker = new_marker()
+    alive_during_game: list[int] = []
+    record = play_game(find_game("limit-nim"), [bot("grandchild_bot.py", "parent", marker), honest(marker)],
+                       time=GAME_TIME, log_dir=tmp_path,
+                       on_turn=lambda state: alive_during_game.append(len(live_marked(marker))))
+    assert record.termination is Termination.NORMAL
+    assert max(alive_during_game) == 3  # the bot, its grandchild and the opponent
+    assert live_marked(marker) == []
+
+
+def test_cancel_ends_every_bot_promptly_and_raises_game_aborted(tmp_path: Path) -> None:
+    marker = new_marker()
+    cancel = threading.Event()
+    seats = [bot("sleep_bot.py", "sleepy", marker, MISBEHAVE_AT="1"), honest(marker)]
+    outcome: list[BaseException] = []
+
+    def play() -> None:
+        try:
+            play_game(find_game("limit-nim"), seats, time=TimeControl(time_ms=60000), log_dir=tmp_path, cancel=cancel)
+        except BaseException as exc:  # noqa: BLE001 - the test inspects it
+            outcome.append(exc)
+
+    worker = threading.Thread(target=play)
+    worker.start()
+    _wait_for(lambda: len(live_marked(marker)) == 2)
+    cancel.set()
+    cancelled = time.monotonic()
+    worker.join(5)
+    assert not worker.is_alive() and time.monotonic() - cancelled < 1.0
+    assert len(outcome) == 1 and isinstance(outcome[0], GameAborted)
+    assert live_marked(marker) == []
+
+
+@pytest.mark.parametrize("suspend_idle", [True, False])
+def test_a_bot_is_stopped_while_it_is_not_its_turn_unless_pondering_is_allowed(
+        suspend_idle: bool, tmp_path: Path) -> None:
+    marker = new_marker()
+    time_control = TimeControl(time_ms=5000, suspend_idle=suspend_idle)
+    seats = [bot("sleep_bot.py", "sleepy", marker, SLEEP_S="0.5"), honest(marker)]
+    seen: set[str] = set()
+    done = threading.Event()
+
+    def watch() -> None:
+        # Seat 0 sleeps over its second move: meanwhile, the opponent's process state.
+        while not done.is_set():
+            seen.add(_state_of(marker, "random_bot.py"))
+            time.sleep(0.01)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        record = play_game(find_game("limit-nim"), seats, time=time_control, log_dir=tmp_path)
+    finally:
+        done.set()
+        watcher.join()
+    assert record.termination is Termination.NORMAL
+    assert ("T" in seen) is suspend_idle  # T: stopped by SIGSTOP
+
+
+def _state_of(marker: str, script: str) -> str:
+    """The process state letter of the marked process running `script`, or '' if none."""
+    for pid in live_marked(marker):
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+            if script.encode() in cmdline:
+                return Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0].decode()
+        except OSError:
+            continue
+    return ""
+
+
+def _wait_for(condition, timeout_s: float = 5.0) -> None:
+    """Poll a condition on the process table (there is no event to await for other processes)."""
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, "timed out waiting for the process table"
+        time.sleep(0.01)
