@@ -209,7 +209,7 @@ class SprtProgress(Progress):
     def __init__(self, stream: TextIO | None = None, *, quiet: bool = False, tty: bool | None = None) -> None:
         super().__init__(stream, quiet=quiet, tty=tty)
         self.test: SprtTest | None = None
-        self._pairs_shown = -1
+        self._pairs_shown = 0  # plain lines start with the first counted pair
 
     def status(self, test: SprtTest) -> None:
         """The test changed: redraw the live line, or print a plain line when more pairs counted."""
