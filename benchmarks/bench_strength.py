@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""Strength of the reference bots: each against the next weaker one.
+
+Pairs: perfect_dp vs double_cross, double_cross vs greedy, greedy vs random, on the
+4-row triangle board and on 3 x 3 boxes. Each pair plays `--games` games (default 100):
+openings of two random legal moves, each opening played twice with the seats swapped.
+Games are played in-process, by calling the bots' strategy functions (the same
+`choose(state, ctx)` the bot programs run) on rules-library states: no processes, no
+referee, the same moves. The score is the stronger bot's (win 1, draw 1/2) in percent,
+with a 95% interval from the spread of the per-opening pair scores.
+
+It also checks the claim on perfect play from perfect_dp's own log: in every game, the
+final margin it guaranteed at its first move (`value V margin M`) must be met (so it
+never loses a game it could win from its first move, nor draws one).
+
+    python benchmarks/bench_strength.py                 # 100 games per pair, a few minutes
+    python benchmarks/bench_strength.py --games 20 --board triangles
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
+
+from arbiter.bot import BotContext  # noqa: E402
+from arbiter.games import find_game  # noqa: E402
+from arbiter.games.dots import DotsGame, DotsState  # noqa: E402
+from players.random_bot import choose as choose_random  # noqa: E402
+from players.strategies.double_cross import choose_double_cross  # noqa: E402
+from players.strategies.greedy import choose_greedy  # noqa: E402
+from players.strategies.perfect import VALUE_LINE, choose_perfect  # noqa: E402
+
+BOTS: dict[str, Callable[[DotsState, BotContext], Any]] = {
+    "perfect_dp": choose_perfect,
+    "double_cross": choose_double_cross,
+    "greedy": choose_greedy,
+    "random": choose_random,
+}
+PAIRS = (("perfect_dp", "double_cross"), ("double_cross", "greedy"), ("greedy", "random"))
+BOARDS = {
+    "triangles": ("dots-and-triangles", {"rows": 4}),
+    "boxes": ("dots-and-boxes", {"rows": 3, "cols": 3}),
+}
+OPENING_MOVES = 2
+
+
+@dataclass
+class LoggingContext(BotContext):
+    """A bot context that keeps the bot's stderr lines instead of printing them."""
+
+    lines: list[str] = field(default_factory=list)
+
+    def log(self, message: str) -> None:
+        self.lines.append(message)
+
+
+@dataclass
+class PairResult:
+    """One pairing's games, from the first-named (stronger) bot's side."""
+
+    strong: str
+    weak: str
+    pair_scores: list[float] = field(default_factory=list)  # mean score per opening
+    seconds: dict[str, float] = field(default_factory=dict)  # thinking time per bot
+    perfect_checked: int = 0
+    perfect_broken: list[str] = field(default_factory=list)
+
+    def interval(self) -> tuple[float, float, float]:
+        """Score percent and its 95% interval (normal approximation over openings)."""
+        n = len(self.pair_scores)
+        mean = sum(self.pair_scores) / n
+        var = sum((s - mean) ** 2 for s in self.pair_scores) / (n - 1) if n > 1 else 0.0
+        half = 1.96 * math.sqrt(var / n)
+        return 100 * mean, 100 * max(0.0, mean - half), 100 * min(1.0, mean + half)
+
+
+def play_game(game: DotsGame, opening: list[int], seats: tuple[str, str], seed: int,
+              result: PairResult) -> list[int]:
+    """Play one game in-process; returns the final scores per seat."""
+    state = game.new_state()
+    for move in opening:
+        state.apply(move)
+    contexts = [
+        LoggingContext(game=game, seat=seat, rng=random.Random(seed * 2 + seat), time_ms=30_000)
+        for seat in range(2)
+    ]
+    while not state.is_over():
+        seat = state.current_player
+        started = time.perf_counter()
+        move = BOTS[seats[seat]](state, contexts[seat])
+        result.seconds[seats[seat]] = result.seconds.get(seats[seat], 0.0) + time.perf_counter() - started
+        state.apply(move)
+    for seat, name in enumerate(seats):
+        if name == "perfect_dp":
+            check_perfect(contexts[seat].lines, state.scores[seat] - state.scores[1 - seat], result)
+    return list(state.scores)
+
+
+def check_perfect(lines: list[str], final_margin: int, result: PairResult) -> None:
+    """The margin promised at the first exact move must be met (perfect play by us)."""
+    for line in lines:
+        match = VALUE_LINE.fullmatch(line)
+        if match:
+            result.perfect_checked += 1
+            promised = int(match[2])
+            if final_margin < promised:
+                result.perfect_broken.append(f"promised margin {promised}, got {final_margin}")
+            return
+
+
+def play_pair(game: DotsGame, strong: str, weak: str, games: int, seed: int) -> PairResult:
+    """`games` games, two per random opening, seats swapped."""
+    rng = random.Random(seed)
+    result = PairResult(strong, weak)
+    for k in range(games // 2):
+        state = game.new_state()
+        opening = []
+        for _ in range(OPENING_MOVES):
+            move = rng.choice(state.legal_moves())
+            state.apply(move)
+            opening.append(move)
+        total = 0.0
+        for strong_seat in (0, 1):
+            seats = (strong, weak) if strong_seat == 0 else (weak, strong)
+            scores = play_game(game, opening, seats, seed * 100_003 + 2 * k + strong_seat, result)
+            mine, theirs = scores[strong_seat], scores[1 - strong_seat]
+            total += 1.0 if mine > theirs else 0.5 if mine == theirs else 0.0
+        result.pair_scores.append(total / 2)
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=100, help="games per pair (even), default 100")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the openings and the bots")
+    parser.add_argument("--board", choices=sorted(BOARDS), action="append",
+                        help="only this board (repeatable); default both")
+    args = parser.parse_args(argv)
+    if args.games < 2 or args.games % 2:
+        parser.error("--games must be an even number >= 2")
+    print(f"{args.games} games per pair, openings of {OPENING_MOVES} random moves, seats swapped, seed {args.seed}")
+    print("| board | pair | games | score of the first | 95% interval | thinking s/game (first, second) |")
+    print("|---|---|---:|---:|---|---|")
+    broken = 0
+    for board in args.board or list(BOARDS):
+        name, params = BOARDS[board]
+        game = find_game(name, **params)
+        for strong, weak in PAIRS:
+            result = play_pair(game, strong, weak, args.games, args.seed)
+            score, low, high = result.interval()
+            per_game = [result.seconds.get(bot, 0.0) / args.games for bot in (strong, weak)]
+            print(f"| {game.describe()} | {strong} vs {weak} | {args.games} | {score:.1f}% | "
+                  f"{low:.1f}-{high:.1f}% | {per_game[0]:.3f}, {per_game[1]:.3f} |", flush=True)
+            if result.perfect_checked:
+                print(f"|  | perfect_dp margins checked in {result.perfect_checked} games: "
+                      f"{len(result.perfect_broken)} broken | | | | |", flush=True)
+            broken += len(result.perfect_broken)
+            for line in result.perfect_broken:
+                print(f"BROKEN: {line}", file=sys.stderr)
+    return 1 if broken else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

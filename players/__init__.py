@@ -1,0 +1,1 @@
+"""The bundled bots, and the strategies they share (`players.strategies`)."""

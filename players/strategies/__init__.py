@@ -1,0 +1,23 @@
+"""Strategies shared by the bundled bots, benchmarks and tests.
+
+Each strategy is a function `choose(state, ctx) -> move` in the shape the bot kit
+(`arbiter.bot.run_bot`) expects, so a bot is a thin program around it and a benchmark
+can call it in-process on rules-library states. Everything here is pure game logic plus,
+for exact play, an on-disk cache of solved tables.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from arbiter.bot import BotContext
+from arbiter.games import Game
+from arbiter.games.dots import DotsGame
+from arbiter.games.limit_nim import LimitNim
+
+
+def require_game(ctx: BotContext, kind: type[Game[Any]], bot: str) -> None:
+    """Stop the bot with a clear message when it is asked to play a game it does not know."""
+    if not isinstance(ctx.game, kind):
+        wanted = "a dots game (dots-and-triangles, dots-and-boxes)" if kind is DotsGame else LimitNim.name
+        ctx.log(f"{bot}: cannot play {ctx.game.name}; this bot plays {wanted}")
+        raise SystemExit(2)

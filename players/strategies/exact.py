@@ -1,0 +1,241 @@
+"""Exact values of dots positions: bottom-up dynamic programming over sets of drawn edges.
+
+The value of a position is the best net score the player to move can still reach over
+the cells not yet taken (cells won from here minus cells conceded): 0 when no edge is
+left; otherwise the maximum over free edges e of s + value(child) when e completes s >= 1
+cells (the mover moves again), or -value(child) when it completes none.
+
+A table holds the value of every subset of a set of k free edges (2^k int8 entries), so one
+solve serves every later position of the game. The solve runs level by level in the
+number of drawn edges, vectorized with numpy: the k edges are split into a high and a low
+half, the table is laid out as a 2-D array whose rows (high-half subsets) and columns
+(low-half subsets) are each sorted by popcount, so every (row level, column level) block
+is a contiguous rectangle whose children lie in the next row block (high edges) or the
+next column block (low edges), reached by small precomputed index maps. Whole-board tables
+are cached on disk between runs, keyed by the board's geometry.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from arbiter.games.dots import DotsGame
+
+from .cell_index import bits
+
+TABLE_FORMAT = 1  # bump when the table layout or the value definition changes
+NO_MOVE = -128  # below every real value; every non-final state has a move
+
+
+def solve_values(edge_count: int, cell_masks: list[int]) -> np.ndarray:
+    """The value of every subset of `edge_count` edges (int8, indexed by the subset's bits).
+
+    `cell_masks` gives each cell as the bitmask of its edges (cells already taken are left
+    out). A cell is completed by the edge that draws its last missing side.
+    """
+    if len(cell_masks) > 127:
+        raise ValueError(f"{len(cell_masks)} cells do not fit the int8 values of the table (at most 127)")
+    k = edge_count
+    low_bits = k // 2
+    high_bits = k - low_bits
+    rows = _Levels(high_bits)
+    cols = _Levels(low_bits)
+    low_mask = (1 << low_bits) - 1
+    # For each edge: the other sides of each cell it borders, split into (high, low) halves.
+    others = [
+        [((m & ~(1 << e)) >> low_bits, (m & ~(1 << e)) & low_mask) for m in cell_masks if (m >> e) & 1]
+        for e in range(k)
+    ]
+    table = np.zeros((1 << high_bits, 1 << low_bits), dtype=np.int8)
+    for row_level in range(high_bits, -1, -1):
+        r0, r1 = rows.bounds(row_level)
+        row_values = rows.values[r0:r1]
+        for col_level in range(low_bits, -1, -1):
+            c0, c1 = cols.bounds(col_level)
+            if row_level == high_bits and col_level == low_bits:
+                table[r0:r1, c0:c1] = 0  # every edge drawn
+                continue
+            col_values = cols.values[c0:c1]
+            best = np.full((r1 - r0, c1 - c0), NO_MOVE, dtype=np.int8)
+            if row_level < high_bits:
+                n0 = rows.bounds(row_level + 1)[0]
+                for bit in range(high_bits):
+                    sources, targets = rows.step(row_level, bit)
+                    if len(sources):
+                        child = table[n0 + targets, c0:c1]
+                        completed = _completions(others[low_bits + bit], row_values[sources], col_values)
+                        _improve(best, sources, slice(None), child, completed)
+            if col_level < low_bits:
+                n0 = cols.bounds(col_level + 1)[0]
+                for bit in range(low_bits):
+                    sources, targets = cols.step(col_level, bit)
+                    if len(sources):
+                        child = np.take(table[r0:r1], n0 + targets, axis=1)
+                        completed = _completions(others[bit], row_values, col_values[sources])
+                        _improve(best, slice(None), sources, child, completed)
+            table[r0:r1, c0:c1] = best
+    # Back to natural order: entry [high][low] is the value of the subset high << low_bits | low.
+    natural = np.take(np.take(table, rows.position, axis=0), cols.position, axis=1)
+    return natural.reshape(-1)
+
+
+class _Levels:
+    """The subsets of n bits sorted by popcount, and where each one's children sit."""
+
+    def __init__(self, n: int) -> None:
+        subsets = np.arange(1 << n, dtype=np.int64)
+        popcount = np.zeros(1 << n, dtype=np.int64)
+        for bit in range(n):
+            popcount += (subsets >> bit) & 1
+        order = np.argsort(popcount, kind="stable")
+        self.values = order  # the subset at each sorted position
+        self.position = np.empty_like(order)
+        self.position[order] = np.arange(1 << n)
+        self.starts = np.searchsorted(popcount[order], np.arange(n + 2))
+        self._steps: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
+        for level in range(n):
+            here = order[self.starts[level] : self.starts[level + 1]]
+            for bit in range(n):
+                sources = np.flatnonzero(((here >> bit) & 1) == 0)
+                targets = self.position[here[sources] | (1 << bit)] - self.starts[level + 1]
+                self._steps[level, bit] = (sources, targets)
+
+    def bounds(self, level: int) -> tuple[int, int]:
+        """The sorted positions [start, end) of the subsets with `level` bits set."""
+        return int(self.starts[level]), int(self.starts[level + 1])
+
+    def step(self, level: int, bit: int) -> tuple[np.ndarray, np.ndarray]:
+        """Positions within `level` of the subsets lacking `bit`, and of their children within level+1."""
+        return self._steps[level, bit]
+
+
+def _completions(others: list[tuple[int, int]], row_values: np.ndarray,
+                 col_values: np.ndarray) -> np.ndarray | None:
+    """How many cells the edge completes at each (row, column); None when nowhere."""
+    count = None
+    for high, low in others:
+        row_ok = (row_values & high) == high
+        col_ok = (col_values & low) == low
+        if row_ok.any() and col_ok.any():
+            done = (row_ok[:, None] & col_ok[None, :]).astype(np.int8)
+            count = done if count is None else count + done
+    return count
+
+
+def _improve(best: np.ndarray, rows: slice | np.ndarray, cols: slice | np.ndarray,
+             child: np.ndarray, completed: np.ndarray | None) -> None:
+    """best[rows, cols] = max(best, value of drawing the edge) for one edge over one block."""
+    if completed is None:
+        candidate = -child
+    else:
+        candidate = np.where(completed > 0, child + completed, -child)
+    best[rows, cols] = np.maximum(best[rows, cols], candidate)
+
+
+@dataclass
+class ExactTable:
+    """Values of every position reachable from `base` (the edges drawn when it was built)."""
+
+    game: DotsGame
+    base: int
+    free: tuple[int, ...]  # the board edge behind each bit of a table index
+    values: np.ndarray
+
+    @property
+    def whole_board(self) -> bool:
+        return self.base == 0
+
+    def covers(self, drawn: int) -> bool:
+        """Whether the position with these edges drawn is in the table."""
+        return drawn & self.base == self.base
+
+    def index(self, drawn: int) -> int:
+        """The table index of a covered position."""
+        if self.base == 0:
+            return drawn
+        return sum(1 << i for i, edge in enumerate(self.free) if (drawn >> edge) & 1)
+
+    def value(self, drawn: int) -> int:
+        """The value of a covered position for the player to move."""
+        return int(self.values[self.index(drawn)])
+
+    def move_values(self, drawn: int) -> dict[int, int]:
+        """Each free edge with the net score the mover reaches by drawing it, then playing on perfectly."""
+        game = self.game
+        result = {}
+        for edge in range(len(game.edges)):
+            if not (drawn >> edge) & 1:
+                completed = game.completed_by(drawn, edge)
+                after = self.value(drawn | (1 << edge))
+                result[edge] = completed + after if completed else -after
+        return result
+
+
+def build_table(game: DotsGame, drawn: int = 0) -> ExactTable:
+    """Solve every position that extends `drawn` (2^free-edges states)."""
+    free = tuple(e for e in range(len(game.edges)) if not (drawn >> e) & 1)
+    local = {edge: i for i, edge in enumerate(free)}
+    masks = []
+    for cell_mask in game.cell_masks:
+        missing = cell_mask & ~drawn
+        if missing:
+            masks.append(sum(1 << local[e] for e in bits(missing)))
+    return ExactTable(game, drawn, free, solve_values(len(free), masks))
+
+
+def cache_dir() -> Path:
+    """Where solved tables are kept between runs: $ARBITER_CACHE, else ~/.cache/arbiter."""
+    configured = os.environ.get("ARBITER_CACHE")
+    return Path(configured) if configured else Path.home() / ".cache" / "arbiter"
+
+
+def board_key(game: DotsGame) -> str:
+    """A file name that identifies the board's geometry (not its notation or seat count)."""
+    shape = f"{TABLE_FORMAT}|{len(game.edges)}|{sorted(game.cell_masks)}"
+    digest = hashlib.sha256(shape.encode()).hexdigest()[:16]
+    return f"dots-values-{game.name}-{len(game.edges)}e-{digest}.npy"
+
+
+def cached_board_table(game: DotsGame) -> ExactTable | None:
+    """The whole-board table from the disk cache, or None when absent or unreadable."""
+    path = cache_dir() / board_key(game)
+    try:
+        values = np.load(path, allow_pickle=False)
+    except (OSError, ValueError):
+        return None
+    if values.dtype != np.int8 or values.shape != (1 << len(game.edges),):
+        return None
+    return ExactTable(game, 0, tuple(range(len(game.edges))), values)
+
+
+def save_board_table(table: ExactTable) -> Path | None:
+    """Write a whole-board table to the cache (atomically); None if the cache is not writable."""
+    directory = cache_dir()
+    path = directory / board_key(table.game)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=directory, suffix=".tmp")
+    except OSError:
+        return None
+    try:
+        with os.fdopen(handle, "wb") as out:
+            np.save(out, table.values, allow_pickle=False)
+        os.replace(temporary, path)
+    except OSError:
+        Path(temporary).unlink(missing_ok=True)
+        return None
+    return path
+
+
+def board_table(game: DotsGame) -> ExactTable:
+    """The whole-board table: from the cache, else solved now and cached."""
+    table = cached_board_table(game)
+    if table is None:
+        table = build_table(game)
+        save_board_table(table)
+    return table

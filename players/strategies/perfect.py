@@ -1,0 +1,174 @@
+"""Perfect play for the dots games, within the clock.
+
+The player keeps one exact table per game (see `exact`). On the first move it loads the
+whole-board table from the disk cache, or solves it when the estimated solve time fits
+in its share of the remaining clock (the 4-row triangle board and 3 x 3 boxes always
+do under the default 30 s). On bigger boards it plays double-cross until the free edges
+are few enough to solve the rest within the clock, then plays exactly for the rest of the
+game. Every move is logged on stderr: `value V margin M move TEXT` for exact moves (V is
+the net score the move reaches over the cells not yet taken, M the final score margin
+over the other seat that it guarantees), `heuristic move TEXT (...)` otherwise.
+"""
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from arbiter.bot import BotContext
+from arbiter.games import GameError
+from arbiter.games.dots import DotsGame, DotsState
+from arbiter.games.dots_and_triangles import DotsAndTriangles
+
+from .cell_index import tracked_index
+from .double_cross import DoubleCross
+from .exact import ExactTable, board_table, build_table, cached_board_table, save_board_table
+from .greedy import greedy_move
+
+# Solver speed assumed when budgeting a solve: well under the 12-25 M states/s that
+# benchmarks/bench_solver.py measures, to allow for a loaded machine.
+BUDGET_STATES_PER_S = 4_000_000
+BUILD_SHARE = 0.5  # at most this share of the remaining clock goes into one solve
+MAX_EXACT_EDGES = 26  # 2^26 int8 values = 64 MiB; beyond that, memory rather than time binds
+DEFAULT_TIME_MS = 30_000  # the arbiter's default game budget, when the Game line gives none
+
+VALUE_LINE = re.compile(r"value (-?\d+) margin (-?\d+) move (.+)")
+
+
+@dataclass
+class PerfectPlayer:
+    """One game of exact play: the table in use, the clock spent, the fallback player."""
+
+    game: DotsGame
+    max_exact_edges: int = MAX_EXACT_EDGES
+    table: ExactTable | None = None
+    used_s: float = 0.0  # time spent choosing moves so far
+    board_checked: bool = False  # whether the whole-board table was tried already
+    fallback: DoubleCross | None = field(default=None, repr=False)
+
+    def choose(self, state: DotsState, ctx: BotContext) -> int:
+        """The move to play, logged with its value (or as heuristic)."""
+        started = time.monotonic()
+        try:
+            return self._choose(state, ctx)
+        finally:
+            self.used_s += time.monotonic() - started
+
+    def _choose(self, state: DotsState, ctx: BotContext) -> int:
+        drawn = state.drawn
+        if self.table is None or not self.table.covers(drawn):
+            self.table = self._find_table(drawn, ctx)
+        if self.table is None:
+            if self.fallback is None:
+                self.fallback = DoubleCross(self.game)
+            move = self.fallback.choose(tracked_index(self.game, drawn, ctx.memory), ctx.rng)
+            free = len(self.game.edges) - drawn.bit_count()
+            ctx.log(f"heuristic move {self.game.format_move(move)} "
+                    f"(double-cross: {free} free edges are too many to solve within the clock)")
+            return move
+        values = self.table.move_values(drawn)
+        best = max(values.values())
+        move = ctx.rng.choice(sorted(edge for edge, value in values.items() if value == best))
+        me = state.current_player
+        margin = state.scores[me] - state.scores[1 - me] + best
+        ctx.log(f"value {best} margin {margin} move {self.game.format_move(move)}")
+        return move
+
+    def _find_table(self, drawn: int, ctx: BotContext) -> ExactTable | None:
+        """A table covering the position, if one can be had within the clock."""
+        game = self.game
+        time_ms = ctx.time_ms if ctx.time_ms is not None else DEFAULT_TIME_MS
+        allowance_s = (time_ms / 1000 - self.used_s) * BUILD_SHARE
+        edges = len(game.edges)
+        if not self.board_checked and edges <= self.max_exact_edges:
+            self.board_checked = True
+            table = cached_board_table(game)
+            if table is not None:
+                ctx.log(f"exact play: whole-board table ({edges} edges) loaded from the cache")
+                return table
+            if (1 << edges) / BUDGET_STATES_PER_S <= allowance_s:
+                table, seconds = timed_build(game, 0)
+                saved = save_board_table(table)
+                ctx.log(f"exact play: solved the whole board (2^{edges} states) in {seconds:.2f} s"
+                        + (f", cached in {saved}" if saved else ", cache not writable"))
+                return table
+        free = edges - drawn.bit_count()
+        if free <= self.max_exact_edges and (1 << free) / BUDGET_STATES_PER_S <= allowance_s:
+            table, seconds = timed_build(game, drawn)
+            ctx.log(f"exact play from here: solved the {free} free edges (2^{free} states) in {seconds:.2f} s")
+            return table
+        return None
+
+
+def timed_build(game: DotsGame, drawn: int) -> tuple[ExactTable, float]:
+    """Solve a table and say how long it took (seconds)."""
+    started = time.perf_counter()
+    table = build_table(game, drawn)
+    return table, time.perf_counter() - started
+
+
+def make_perfect_chooser(max_exact_edges: int = MAX_EXACT_EDGES):
+    """A bot-kit chooser playing perfectly (greedy when more than two seats play)."""
+
+    def choose(state: DotsState, ctx: BotContext) -> int:
+        if state.game.num_players != 2:
+            if not ctx.memory.get("warned"):
+                ctx.memory["warned"] = True
+                ctx.log("perfect: exact values assume two seats; playing greedy")
+            return greedy_move(tracked_index(state.game, state.drawn, ctx.memory), ctx.rng)
+        player = ctx.memory.get("perfect")
+        if not isinstance(player, PerfectPlayer) or player.game is not state.game:
+            player = PerfectPlayer(state.game, max_exact_edges)
+            ctx.memory["perfect"] = player
+        return player.choose(state, ctx)
+
+    return choose
+
+
+choose_perfect = make_perfect_chooser()
+
+
+def triangle_war(lines: Iterable[str]) -> list[str]:
+    """Solve the classic Triangle War problem: who wins each game under perfect play from there.
+
+    Input: the number of games; for each game the number of moves m (0 <= m <= 18) and m
+    lines `i j` (the dots of each move, A moving first). Output: `Game k: A wins.` or
+    `Game k: B wins.` per game. Raises ValueError naming the game and line of bad input.
+    """
+    game = DotsAndTriangles(rows=4)
+    table: ExactTable | None = None
+    numbered = [(n, line.strip()) for n, line in enumerate(lines, 1) if line.strip()]
+    cursor = iter(numbered)
+
+    def next_int(what: str) -> int:
+        try:
+            number, text = next(cursor)
+        except StopIteration:
+            raise ValueError(f"input ends where {what} was expected") from None
+        if not re.fullmatch(r"\d+", text):
+            raise ValueError(f"line {number}: expected {what}, got {text!r}")
+        return int(text)
+
+    results = []
+    for k in range(1, next_int("the number of games") + 1):
+        moves = next_int(f"the number of moves of game {k}")
+        if moves > len(game.edges):
+            raise ValueError(f"game {k}: {moves} moves, but the board has only {len(game.edges)} edges")
+        state = game.new_state()
+        for _ in range(moves):
+            try:
+                number, text = next(cursor)
+            except StopIteration:
+                raise ValueError(f"game {k}: input ends before its {moves} moves") from None
+            try:
+                state.play(" ".join(text.split()))
+            except GameError as exc:
+                raise ValueError(f"line {number} (game {k}): {exc}") from None
+        if table is None:
+            table = board_table(game)
+        rest = table.value(state.drawn)  # for the player to move; 0 once the board is full
+        margin_a = state.scores[0] - state.scores[1] + (rest if state.current_player == 0 else -rest)
+        # Nine triangles: the margin is odd, never a tie.
+        results.append(f"Game {k}: {'A' if margin_a > 0 else 'B'} wins.")
+    return results
