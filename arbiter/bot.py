@@ -142,6 +142,7 @@ class _Session:
         self.ctx: BotContext | None = None
         self.state: State[Any] | None = None
         self.seat: int | None = None
+        self.forced_left = 0  # opening moves still to come after an `Opening N` line
         if game is not None:
             self._begin(game, {})
 
@@ -163,19 +164,30 @@ class _Session:
             return True
         if self.state is None or self.ctx is None:
             raise SystemExit(f"bot: got {line!r} before knowing the game; pass --game or send a Game line")
+        if self.forced_left:  # a move of the opening: apply it, never answer it
+            self.forced_left -= 1
+            self._apply_relayed(line)
+            return True
+        if line.startswith("Opening "):
+            self.forced_left = int(line.split()[1])
+            return True
         if line == "Start":
             self._learn_seat(0)
         else:
             if self.seat is None:
                 # Two seats, and the first thing we hear is the other seat's move: we are seat 1.
                 self._learn_seat(1)
-            try:
-                self.state.play(line)
-            except GameError as exc:
-                self.ctx.log(f"bot: cannot apply relayed move: {exc}")
-                raise SystemExit(1) from None
+            self._apply_relayed(line)
         self._move_while_our_turn()
         return True
+
+    def _apply_relayed(self, line: str) -> None:
+        assert self.state is not None and self.ctx is not None
+        try:
+            self.state.play(line)
+        except GameError as exc:
+            self.ctx.log(f"bot: cannot apply relayed move: {exc}")
+            raise SystemExit(1) from None
 
     def _learn_seat(self, seat: int) -> None:
         if self.seat is None:

@@ -177,8 +177,8 @@ class _Referee:
         if fault:
             return fault
         state = self.state
-        if not self.moves:
-            self.seats[state.current_player].pending.append("Start")
+        # After the opening (if any), the seat to move is told to start.
+        self.seats[state.current_player].pending.append("Start")
         while not state.is_over():
             fault = self._check_quiet(game_over=False) or self._play_turn(self.seats[state.current_player])
             if fault:
@@ -202,7 +202,9 @@ class _Referee:
                 )
             except LaunchError as exc:
                 return _Ending(Termination.CRASH, seat.index, f"{seat.label} could not be started: {exc}")
-            first = [] if spec.dialect == "codecup" else [self._game_line(seat), *opening]
+            first = [] if spec.dialect == "codecup" else [self._game_line(seat)]
+            if opening:  # framed, so a bot knows which moves are forced and does not answer them
+                first += [f"Opening {len(opening)}", *opening]
             if first:
                 sent = seat.channel.send_lines(first, _now() + 1.0)  # a fresh pipe takes 64 KiB at once
                 if sent is not None:
