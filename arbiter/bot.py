@@ -88,9 +88,17 @@ def bot_arguments(description: str) -> argparse.ArgumentParser:
     parser.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE",
                         help="a game parameter, with --game")
     parser.add_argument("--seed", type=int, default=None, help="seed the random choices")
-    parser.add_argument("--connect", default=None,
-                        help="speak over a ZeroMQ socket at this endpoint instead of stdin/stdout "
-                             "(default: $ARBITER_ENDPOINT if set)")
+    sockets = parser.add_argument_group("sockets", "playing over ZeroMQ (docs/remote-bots.md)")
+    where = sockets.add_mutually_exclusive_group()
+    where.add_argument("--connect", default=None, metavar="ENDPOINT",
+                       help="speak over a ZeroMQ socket connected to ENDPOINT instead of stdin/stdout "
+                            "(default: $ARBITER_ENDPOINT if set)")
+    where.add_argument("--bind", default=None, metavar="ENDPOINT",
+                       help="bind ENDPOINT and wait for the arbiter to connect (a bot on a server)")
+    sockets.add_argument("--keys", default=None, metavar="FILE",
+                         help="this bot's CURVE key pair file, from `arbiter keys NAME` (default: $ARBITER_KEYS)")
+    sockets.add_argument("--server-key", default=None, metavar="KEY",
+                         help="the arbiter's CURVE public key, as text or a .key file (default: $ARBITER_SERVER_KEY)")
     parser.add_argument("--serve", action="store_true",
                         help="keep playing game after game on one channel (remote bots)")
     return parser
@@ -102,7 +110,7 @@ def run_bot(choose: Chooser, *, description: str = "an arbiter bot",
     """Run a bot on the protocol until `Quit` (or, with --serve, until the channel closes)."""
     args = (parser or bot_arguments(description)).parse_args(argv)
     if channel is None:
-        channel = open_channel(args.connect)
+        channel = open_channel(args)
     fixed_game = None
     if args.game:
         fixed_game = find_game(args.game, **dict(p.split("=", 1) for p in args.param))
@@ -119,16 +127,17 @@ def run_bot(choose: Chooser, *, description: str = "an arbiter bot",
     return 0
 
 
-def open_channel(endpoint: str | None) -> LineChannel:
-    """stdin/stdout, or a ZeroMQ channel when an endpoint is given or in ARBITER_ENDPOINT."""
+def open_channel(args: argparse.Namespace) -> LineChannel:
+    """stdin/stdout, or a ZeroMQ channel for --connect/--bind or $ARBITER_ENDPOINT."""
     import os
 
-    endpoint = endpoint or os.environ.get("ARBITER_ENDPOINT")
+    endpoint = args.bind or args.connect or os.environ.get("ARBITER_ENDPOINT")
     if not endpoint:
         return StdioChannel()
     from .transport.zmq_bot import ZmqBotChannel  # only bots on sockets need pyzmq loaded
 
-    return ZmqBotChannel.from_environment(endpoint)
+    return ZmqBotChannel.from_environment(endpoint, bind=bool(args.bind), keys_file=args.keys,
+                                          server_key=args.server_key)
 
 
 class _Session:

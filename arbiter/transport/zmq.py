@@ -1,0 +1,799 @@
+"""The line channel over ZeroMQ sockets (see `arbiter.transport` and docs/protocol.md, Sockets).
+
+One ZeroMQ message is one protocol line (no line ending). Each seat has its **own** socket,
+so one seat's peer can never speak for another:
+
+- The arbiter's end is a ROUTER socket; the bot's is a DEALER with `ZMQ_PROBE_ROUTER` set,
+  so that ZeroMQ sends an empty message (the *hello*) on every new connection. Who binds
+  and who connects does not matter.
+- The first connection whose first message is the hello **owns** the seat. Any other
+  connection is refused: its messages are dropped, it is sent one `Refused <why>` line,
+  and the refusal is logged (logger `arbiter.transport.zmq`, level WARNING).
+- CURVE (authentication and encryption) is on whenever a key pair is given, and required
+  for any endpoint that is not loopback (`socket_problems`). The arbiter is always the
+  CURVE server: its key pair is known to the bots, and each seat admits exactly one
+  client public key. Keys are checked by a ZAP handler (`_ZapGate`, RFC 27) before the
+  handshake completes, so an unknown key never gets a message through; refusals are
+  logged with the peer's address and key.
+- A vanished peer: a socket monitor reports the owner's connection closing (a process
+  that exits or is killed closes its TCP connection at once; a message over
+  `MAX_MESSAGE_BYTES` also drops it). For remote players, ZeroMQ heartbeats (a PING every
+  `HEARTBEAT_IVL_MS`) close a connection that stays silent for `HEARTBEAT_TIMEOUT_MS`
+  (a machine that froze, a cable pulled). Either way the channel reports `Closed`; reads
+  never wait past their deadline, whatever ZeroMQ notices or not.
+
+Two ways to get a channel:
+- `launch_zmq_bot`: the arbiter binds (loopback, any free port, by default), starts the
+  bot with `ARBITER_ENDPOINT` in its environment, and owns its process (`BotProcess`).
+- `lease_remote_seats`: bots the arbiter did not start. Their sockets live for the whole
+  arbiter process, so a bot serves game after game on one connection; each game leases
+  the seat and `close()` hands it back.
+"""
+from __future__ import annotations
+
+import atexit
+import ipaddress
+import logging
+import math
+import os
+import re
+import tempfile
+import threading
+import time
+import uuid
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping, Sequence
+
+import zmq
+from zmq.utils.monitor import recv_monitor_message
+
+from . import TIMEOUT, BadLine, Closed, ReadResult, SendResult, decode_line
+from .keys import KeyFileError, KeyPair, read_key_file
+from .process import BotProcess, LaunchError, StderrDrain
+
+log = logging.getLogger(__name__)
+
+# Environment of a bot on a socket (set by the arbiter for launched bots; see docs/protocol.md).
+ENV_ENDPOINT = "ARBITER_ENDPOINT"  # where to connect
+ENV_KEYS = "ARBITER_KEYS"  # path of the bot's own key pair file (CURVE)
+ENV_SERVER_KEY = "ARBITER_SERVER_KEY"  # the arbiter's public key, Z85 (CURVE)
+
+DEFAULT_BIND = "tcp://127.0.0.1:*"  # a launched bot's seat: loopback, any free port
+REFUSED = "Refused"  # the one line a refused connection is sent: `Refused <why>`
+MAX_MESSAGE_BYTES = 64 * 1024  # a bigger message drops the connection (ZMQ_MAXMSGSIZE)
+LINGER_MS = 1000  # after close, how long ZeroMQ keeps trying to deliver (the last `Quit`)
+HEARTBEAT_IVL_MS = 1000  # remote players: a PING this often...
+HEARTBEAT_TIMEOUT_MS = 3000  # ...and a connection silent this long is dropped
+HEARTBEAT_TTL_MS = 10000  # the bot's side drops the arbiter after this long without a PING
+DEFAULT_CONNECT_WAIT_MS = 10000  # how long a game waits for a remote bot that is not connected
+REFUSAL_LOG_INTERVAL_S = 10.0  # a peer that keeps retrying is logged once per interval
+_ZAP_ENDPOINT = "inproc://zeromq.zap.01"  # fixed by RFC 27
+_WATCHED_EVENTS = (
+    zmq.EVENT_ACCEPTED | zmq.EVENT_CONNECTED | zmq.EVENT_DISCONNECTED
+    | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL
+)
+
+
+class EndpointError(ValueError):
+    """An endpoint or key set-up the arbiter refuses; the message says what to change."""
+
+
+# --- endpoints -----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Endpoint:
+    """A `tcp://HOST:PORT` endpoint; PORT `*` (bind only) means any free port."""
+
+    text: str
+    host: str
+    port: str
+
+    @property
+    def is_loopback(self) -> bool:
+        """Only this machine can reach it: `localhost`, 127.0.0.0/8 or ::1 (names are not resolved)."""
+        if self.host == "localhost":
+            return True
+        try:
+            return ipaddress.ip_address(self.host.strip("[]")).is_loopback
+        except ValueError:
+            return False  # `*`, an interface name, or a host name: assume it is reachable
+
+
+_ENDPOINT = re.compile(r"tcp://(\[[0-9a-fA-F:.]+\]|[^:/\[\]\s]+):(\*|\d{1,5})")
+
+
+def parse_endpoint(text: str, *, side: str) -> Endpoint:
+    """Check a `tcp://HOST:PORT` endpoint for `side` "bind" or "connect"; EndpointError if unusable."""
+    match = _ENDPOINT.fullmatch(text)
+    if match is None:
+        raise EndpointError(f"{text!r} is not a ZeroMQ TCP endpoint: write tcp://HOST:PORT, "
+                            "e.g. tcp://127.0.0.1:5555 (only tcp:// is supported)")
+    host, port = match.groups()
+    if port == "*" and side == "connect":
+        raise EndpointError(f"{text!r}: a port to connect to must be a number, not *")
+    if port != "*" and not 0 < int(port) < 65536:
+        raise EndpointError(f"{text!r}: the port must be between 1 and 65535")
+    if host == "*" and side == "connect":
+        raise EndpointError(f"{text!r}: cannot connect to *; name the host")
+    return Endpoint(text, host, port)
+
+
+def connectable(bound: str) -> str:
+    """The endpoint a local bot connects to for a socket bound at `bound` (wildcards -> loopback)."""
+    return re.sub(r"^tcp://(0\.0\.0\.0|\*|\[::\]|\[\*\])(?=:)",
+                  lambda m: "tcp://[::1]" if "[" in m.group(1) else "tcp://127.0.0.1", bound)
+
+
+# --- what the configuration says about a player's socket ----------------------------
+
+@dataclass(frozen=True)
+class SocketSpec:
+    """Where a `zmq` or `remote` player's socket is, and its CURVE keys.
+
+    `bind`: the arbiter binds this endpoint (the bot connects). `connect`: the bot has
+    bound this endpoint and the arbiter connects (remote players only). `public_key`: the
+    bot's CURVE public key, Z85 (remote only; launched bots get keys made for the game).
+    `arbiter_keys`: the arbiter's key pair file (remote with CURVE).
+    """
+
+    bind: str | None = None
+    connect: str | None = None
+    public_key: str | None = None
+    arbiter_keys: str | None = None
+    connect_wait_ms: int = DEFAULT_CONNECT_WAIT_MS
+
+    def describe(self) -> str:
+        """Where the seat's socket is, for a record: `remote tcp://... (the bot connects)`."""
+        if self.connect:
+            return f"remote {self.connect} (the arbiter connects)"
+        return f"remote {self.bind} (the bot connects)"
+
+
+def socket_problems(transport: str, spec: SocketSpec) -> list[tuple[str, str]]:
+    """What is wrong with a player's socket settings, as (key, message) pairs; empty if usable.
+
+    The one place these rules live: config validation, the referee and the channel all
+    ask it. Non-loopback endpoints need CURVE keys; remote players need exactly one of
+    `bind`/`connect` with a fixed port.
+    """
+    problems: list[tuple[str, str]] = []
+    if transport == "pipe":
+        for key in ("bind", "connect", "public_key"):
+            if getattr(spec, key):
+                problems.append((key, "only applies to transport: zmq or remote"))
+        return problems
+    if transport == "zmq":
+        for key, why in (("connect", "a launched bot always connects to the arbiter; use bind: to choose "
+                                     "the arbiter's endpoint"),
+                         ("public_key", "launched bots are given keys made for each game; public_key is "
+                                        "for remote players")):
+            if getattr(spec, key):
+                problems.append((key, f"does not apply to transport: zmq ({why})"))
+        if spec.bind:
+            try:
+                parse_endpoint(spec.bind, side="bind")
+            except EndpointError as exc:
+                problems.append(("bind", str(exc)))
+        return problems
+    if transport != "remote":
+        return [("transport", f"{transport!r} is not a transport: use pipe, zmq or remote")]
+    if bool(spec.bind) == bool(spec.connect):
+        problems.append(("bind", "a remote player needs exactly one of bind: (the arbiter binds, the bot "
+                                 "connects) or connect: (the bot binds, the arbiter connects)"))
+        return problems
+    key = "bind" if spec.bind else "connect"
+    try:
+        endpoint = parse_endpoint(spec.bind or spec.connect or "", side=key)
+    except EndpointError as exc:
+        return [(key, str(exc))]
+    if endpoint.port == "*":
+        problems.append((key, f"{endpoint.text!r}: a remote bot must know the port: give a number, not *"))
+    if bool(spec.public_key) != bool(spec.arbiter_keys):
+        missing = "arbiter_keys (the arbiter's key pair file)" if spec.public_key else "public_key (the bot's)"
+        problems.append(("public_key" if not spec.public_key else "arbiter_keys",
+                         f"CURVE needs both the arbiter's key pair and the bot's public key: {missing} is missing"))
+    elif not spec.public_key and not endpoint.is_loopback:
+        problems.append((key, f"{endpoint.text} is not a loopback address, so it needs CURVE keys: set "
+                              "arbiter_keys: (the arbiter's key pair file, from `arbiter keys arbiter`) and "
+                              "public_key: (the bot's, from `arbiter keys NAME`); see docs/remote-bots.md"))
+    return problems
+
+
+def check_socket(transport: str, spec: SocketSpec) -> None:
+    """Raise EndpointError with every problem `socket_problems` finds."""
+    problems = socket_problems(transport, spec)
+    if problems:
+        raise EndpointError("; ".join(f"{key}: {message}" for key, message in problems))
+
+
+@dataclass(frozen=True)
+class SeatCurve:
+    """CURVE for one seat: the arbiter's key pair (it is the CURVE server) and the one client key admitted."""
+
+    arbiter: KeyPair
+    client_public: str
+
+
+# --- the shared ZeroMQ runtime: one context, one ZAP handler -------------------------
+
+class _RefusalLog:
+    """Logs refusals, at most once per peer per `REFUSAL_LOG_INTERVAL_S` (peers retry every 100 ms)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._last: dict[tuple[str, ...], tuple[float, int]] = {}
+
+    def warn(self, key: tuple[str, ...], message: str) -> None:
+        now = time.monotonic()
+        with self._lock:
+            last, suppressed = self._last.get(key, (-math.inf, 0))
+            if now - last < REFUSAL_LOG_INTERVAL_S:
+                self._last[key] = (last, suppressed + 1)
+                return
+            self._last[key] = (now, 0)
+        more = f" ({suppressed} more refusals of this peer since the last report)" if suppressed else ""
+        log.warning("%s%s", message, more)
+
+
+class _ZapGate:
+    """The ZAP handler (RFC 27) of the arbiter's context: admits one client key per seat domain."""
+
+    def __init__(self, context: zmq.Context[zmq.Socket[bytes]], refusals: _RefusalLog) -> None:
+        self._context = context
+        self._refusals = refusals
+        self._lock = threading.Lock()
+        self._domains: dict[str, tuple[bytes, str]] = {}  # domain -> (admitted key, seat label)
+        self._stop_endpoint = f"inproc://arbiter-zap-stop-{uuid.uuid4().hex}"
+        ready = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(ready,), name="arbiter-zap", daemon=True)
+        self._thread.start()
+        ready.wait()  # bound before any CURVE socket exists: without a handler ZeroMQ admits everyone
+
+    def admit(self, domain: str, client_public: str, label: str) -> None:
+        """From now on, connections to `domain` must present `client_public`."""
+        with self._lock:
+            self._domains[domain] = (client_public.encode("ascii"), label)
+
+    def forget(self, domain: str) -> None:
+        """The seat is closed; refuse everyone on its domain."""
+        with self._lock:
+            self._domains.pop(domain, None)
+
+    def _verdict(self, domain: str, address: str, mechanism: bytes, credentials: list[bytes]) -> tuple[bool, str]:
+        with self._lock:
+            entry = self._domains.get(domain)
+        if entry is None:
+            return False, "unknown domain"
+        admitted, label = entry
+        if mechanism != b"CURVE" or len(credentials) != 1 or len(credentials[0]) != 32:
+            self._refusals.warn((domain, address, "mechanism"),
+                                f"{label}: refused a connection from {address}: it does not use CURVE")
+            return False, "CURVE required"
+        key = zmq.utils.z85.encode(credentials[0])
+        if key == admitted:
+            return True, key.decode("ascii")
+        self._refusals.warn((domain, address, key.decode("ascii")),
+                            f"{label}: refused a connection from {address}: its public key "
+                            f"{key.decode('ascii')} is not this player's key")
+        return False, "unknown key"
+
+    def _run(self, ready: threading.Event) -> None:
+        handler = self._context.socket(zmq.REP)
+        handler.linger = 0
+        handler.bind(_ZAP_ENDPOINT)
+        stop = self._context.socket(zmq.PAIR)
+        stop.linger = 0
+        stop.bind(self._stop_endpoint)
+        ready.set()
+        poller = zmq.Poller()
+        poller.register(handler, zmq.POLLIN)
+        poller.register(stop, zmq.POLLIN)
+        try:
+            while True:
+                events = dict(poller.poll())
+                if stop in events:
+                    return
+                request = handler.recv_multipart()
+                if len(request) < 6:
+                    handler.send_multipart([b"1.0", request[1] if len(request) > 1 else b"", b"500",
+                                            b"malformed ZAP request", b"", b""])
+                    continue
+                version, request_id, domain, address, _identity, mechanism, *credentials = request
+                ok, text = self._verdict(domain.decode("utf-8", "replace"), address.decode("utf-8", "replace"),
+                                         mechanism, credentials)
+                user_id = text.encode("ascii") if ok else b""
+                handler.send_multipart([b"1.0", request_id, b"200" if ok else b"400",
+                                        b"OK" if ok else text.encode("ascii"), user_id, b""])
+        finally:
+            handler.close()
+            stop.close()
+
+    def stop(self) -> None:
+        """End the handler thread (at exit)."""
+        signal = self._context.socket(zmq.PAIR)
+        signal.linger = 0
+        signal.connect(self._stop_endpoint)
+        signal.send(b"")
+        self._thread.join(2.0)
+        signal.close()
+
+
+class _Runtime:
+    """The arbiter process's ZeroMQ context, ZAP handler and remote seats; closed at exit."""
+
+    def __init__(self) -> None:
+        self.context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+        self.refusals = _RefusalLog()
+        self.gate = _ZapGate(self.context, self.refusals)
+        self.remote_lock = threading.Lock()
+        self.remote: dict[tuple[str, str], ZmqChannel] = {}
+
+    def shut(self) -> None:
+        with self.remote_lock:
+            seats, self.remote = list(self.remote.values()), {}
+        for seat in seats:
+            seat.shut()
+        self.gate.stop()
+        self.context.term()  # sockets are closed; this waits at most LINGER_MS for last messages
+
+
+_RUNTIME: _Runtime | None = None
+_RUNTIME_LOCK = threading.Lock()
+
+
+def _runtime() -> _Runtime:
+    global _RUNTIME
+    with _RUNTIME_LOCK:
+        if _RUNTIME is None:
+            _RUNTIME = _Runtime()
+            atexit.register(_RUNTIME.shut)
+        return _RUNTIME
+
+
+# --- the channel ---------------------------------------------------------------------
+
+@dataclass
+class _Peer:
+    """A connection that said hello: its ZeroMQ routing id and TCP descriptor (from the monitor)."""
+
+    routing_id: bytes
+    fd: int
+    address: str
+    key: str  # its CURVE public key, or "" without CURVE
+    seen_open: bool = False  # the monitor has reported this descriptor's connection
+    gone: bool = False
+
+
+class ZmqChannel:
+    """One seat's protocol lines over its own ROUTER socket (see the module docstring).
+
+    `label` names the seat in logs and refusals. Exactly one of `bind`/`connect`. With
+    `curve`, the socket is a CURVE server admitting only `curve.client_public`; without it,
+    the endpoint must be loopback. `heartbeat` turns on ZeroMQ heartbeats (remote players:
+    a launched bot is stopped between turns and could not answer them). Raises
+    EndpointError or LaunchError when the socket cannot be set up.
+    """
+
+    def __init__(self, label: str, *, bind: str | None = None, connect: str | None = None,
+                 curve: SeatCurve | None = None, heartbeat: bool = False, remote: bool = False,
+                 key_file: Path | None = None) -> None:
+        if bool(bind) == bool(connect):
+            raise EndpointError("give exactly one of bind and connect")
+        side = "bind" if bind else "connect"
+        endpoint = parse_endpoint(bind or connect or "", side=side)
+        if curve is None and not endpoint.is_loopback:
+            raise EndpointError(f"{endpoint.text} is not a loopback address: refusing to {side} it without CURVE keys")
+        runtime = _runtime()
+        self.label = label
+        self.remote = remote
+        self.client_key = curve.client_public if curve is not None else None
+        self._key_file = key_file  # a launched bot's key file, removed at close
+        self._finished: Closed | BadLine | None = None
+        self._shut = False
+        self._refusals = runtime.refusals
+        self._gate = runtime.gate if curve is not None else None
+        self._domain = f"arbiter-{uuid.uuid4().hex}" if curve is not None else ""
+        socket = runtime.context.socket(zmq.ROUTER)
+        socket.setsockopt(zmq.ROUTER_MANDATORY, 1)  # sending to a vanished peer fails instead of vanishing
+        socket.setsockopt(zmq.LINGER, LINGER_MS)
+        socket.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
+        if heartbeat:
+            socket.setsockopt(zmq.HEARTBEAT_IVL, HEARTBEAT_IVL_MS)
+            socket.setsockopt(zmq.HEARTBEAT_TIMEOUT, HEARTBEAT_TIMEOUT_MS)
+            socket.setsockopt(zmq.HEARTBEAT_TTL, HEARTBEAT_TTL_MS)
+        if curve is not None:
+            assert self._gate is not None and curve.arbiter.secret is not None
+            self._gate.admit(self._domain, curve.client_public, label)
+            socket.curve_server = True
+            socket.curve_publickey = curve.arbiter.public.encode("ascii")
+            socket.curve_secretkey = curve.arbiter.secret.encode("ascii")
+            socket.zap_domain = self._domain.encode("ascii")
+        self._socket = socket
+        self._monitor = socket.get_monitor_socket(_WATCHED_EVENTS)
+        try:
+            if bind:
+                socket.bind(bind)
+                self.endpoint = socket.getsockopt_string(zmq.LAST_ENDPOINT)
+            else:
+                socket.connect(endpoint.text)
+                self.endpoint = endpoint.text
+        except zmq.ZMQError as exc:
+            self.shut()
+            raise LaunchError(f"{label}: cannot {side} {endpoint.text}: {exc.strerror}") from None
+        self._poller = zmq.Poller()
+        self._poller.register(socket, zmq.POLLIN)
+        self._poller.register(self._monitor, zmq.POLLIN)
+        self._open_fds: set[int] = set()
+        self._owner: _Peer | None = None
+        self._successor: _Peer | None = None  # a new hello after the owner was lost: owner of the next game
+        self._inbox: deque[list[bytes]] = deque()  # the owner's messages not yet read
+        self._pending: list[bytes] = []  # lines sent before anyone connected
+        self._lease = threading.Lock()  # remote seats: held by the game using the seat
+
+    # --- Channel -----------------------------------------------------------------
+    def send_lines(self, lines: Sequence[str], deadline: float) -> SendResult:
+        """Send each line as one message; queued until the bot connects, if it has not yet."""
+        if isinstance(self._finished, Closed):
+            return self._finished
+        self._service()
+        owner = self._owner
+        if owner is None:
+            self._pending.extend(line.encode() for line in lines)
+            return None
+        if owner.gone:
+            return self._finish_closed()
+        return self._deliver([line.encode() for line in lines], deadline)
+
+    def read_line(self, deadline: float) -> ReadResult:
+        """The owner's next line; TIMEOUT at `deadline`; `Closed` once its connection is gone."""
+        while True:
+            if self._finished is not None:
+                return self._finished
+            self._service()
+            if self._inbox:
+                return self._decode(self._inbox.popleft())
+            if self._owner is not None and self._owner.gone:
+                self._service()  # a last message may have come in just before the connection closed
+                if not self._inbox:
+                    self._finish_closed()
+                continue
+            remaining_ms = math.ceil((deadline - time.monotonic()) * 1000)
+            if remaining_ms <= 0:
+                return TIMEOUT
+            self._poller.poll(remaining_ms)
+
+    def close(self) -> None:
+        """Close the socket (a remote seat's games use a `RemoteChannel` lease instead)."""
+        self.shut()
+
+    # --- remote seats ------------------------------------------------------------
+    def _begin_game(self) -> None:
+        """Start a game on a remote seat: forget the last game, let a reconnected bot take over."""
+        if self._shut:
+            return
+        self._finished = None  # a bad line or a lost connection ended only the last game
+        self._pending.clear()
+        self._service()
+        if self._owner is not None and self._owner.gone:
+            successor = self._successor
+            self._owner = successor if successor is not None and not successor.gone else None
+            self._successor = None
+            if self._owner is not None:
+                log.info("%s: %s now serves this seat (the previous connection was lost)",
+                         self.label, self._owner.address)
+        stale = 0
+        while self._inbox:
+            self._inbox.popleft()
+            stale += 1
+            self._service()
+        if stale:
+            log.info("%s: dropped %d line(s) the bot sent after its last game ended", self.label, stale)
+
+    def _wait_for_owner(self, deadline: float) -> bool:
+        """Wait until a bot owns the seat; whether one does by `deadline`."""
+        while True:
+            self._service()
+            if self._owner is not None and not self._owner.gone:
+                return True
+            remaining_ms = math.ceil((deadline - time.monotonic()) * 1000)
+            if remaining_ms <= 0:
+                return False
+            self._poller.poll(remaining_ms)
+
+    # --- inside ------------------------------------------------------------------
+    def _service(self) -> None:
+        """Take in monitor events and messages without blocking, until the owner has a line waiting."""
+        if self._monitor.get(zmq.EVENTS) & zmq.POLLIN:
+            self._watch()
+        while not self._inbox:
+            try:
+                frames = self._socket.recv_multipart(zmq.NOBLOCK, copy=False)
+            except zmq.Again:
+                return
+            self._take(frames)
+
+    def _take(self, frames: list[zmq.Frame]) -> None:
+        """Route one incoming message: the owner's line, a hello that claims the seat, or a refusal."""
+        routing_id = frames[0].bytes
+        body = frames[1:]
+        owner = self._owner
+        if owner is not None and routing_id == owner.routing_id:
+            self._inbox.append([frame.bytes for frame in body])
+            return
+        if not body:
+            return  # cannot be sent by a peer; ROUTER always has a routing id and a body
+        hello = len(body) == 1 and not body[0].bytes
+        peer = _Peer(routing_id, _frame_property(body[0], zmq.SRCFD, -1),
+                     str(_frame_property(body[0], "Peer-Address", "?")),
+                     str(_frame_property(body[0], "User-Id", "")))
+        if hello and owner is None:
+            self._watch()  # first take in the monitor's report of this connection
+            peer.seen_open = peer.fd in self._open_fds
+            self._owner = peer
+            log.debug("%s: %s connected and owns the seat", self.label, peer.address)
+            if self._pending:
+                lines, self._pending = self._pending, []
+                self._deliver(lines, time.monotonic() + 1.0)
+            return
+        if hello and owner is not None and owner.gone and self.remote:
+            self._watch()
+            peer.seen_open = peer.fd in self._open_fds
+            self._successor = peer  # it serves from the next game on; this game is lost already
+            return
+        why = ("the seat is in use by another connection" if hello
+               else "its first message was a line, not the hello (an empty message)")
+        key_text = f" with key {peer.key}" if peer.key else ""
+        self._refusals.warn((self._domain or self.label, peer.address, routing_id.hex()),
+                            f"{self.label}: refused a connection from {peer.address}{key_text}: {why}")
+        try:
+            self._socket.send_multipart([routing_id, f"{REFUSED} {why}".encode()], zmq.NOBLOCK)
+        except zmq.ZMQError:
+            pass  # it is gone already, or not reading: nothing more to tell it
+
+    def _watch(self) -> None:
+        """Apply the socket monitor's events: which connections are open, and whether the owner's closed."""
+        while self._monitor.get(zmq.EVENTS) & zmq.POLLIN:
+            event = recv_monitor_message(self._monitor, zmq.NOBLOCK)
+            kind, value = event["event"], int(event["value"])
+            peers = [p for p in (self._owner, self._successor) if p is not None and p.fd == value]
+            if kind in (zmq.EVENT_ACCEPTED, zmq.EVENT_CONNECTED):
+                self._open_fds.add(value)
+                for peer in peers:
+                    peer.seen_open = True
+            elif kind == zmq.EVENT_DISCONNECTED:
+                self._open_fds.discard(value)
+                for peer in peers:
+                    if peer.seen_open:  # not a report about an earlier connection on the same descriptor
+                        peer.gone = True
+                if self._owner is not None and self._owner.gone and peers and peers[0] is self._owner:
+                    log.info("%s: the connection from %s closed", self.label, self._owner.address)
+            elif kind == zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL:
+                why = ("the peer does not use CURVE, or uses the wrong server key"
+                       if value in (zmq.PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH, zmq.PROTOCOL_ERROR_ZMTP_CRYPTOGRAPHIC)
+                       else f"protocol error {value:#x}")
+                self._refusals.warn((self._domain or self.label, "handshake", str(value)),
+                                    f"{self.label}: refused a connection: the handshake failed ({why})")
+            elif kind == zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL:
+                self._refusals.warn((self._domain or self.label, "handshake", "no detail"),
+                                    f"{self.label}: a connection's handshake failed ({os.strerror(value)})")
+
+    def _deliver(self, messages: list[bytes], deadline: float) -> SendResult:
+        """Send to the owner, waiting (not past `deadline`) while its queue is full."""
+        owner = self._owner
+        assert owner is not None
+        for message in messages:
+            while True:
+                try:
+                    self._socket.send_multipart([owner.routing_id, message], zmq.NOBLOCK)
+                    break
+                except zmq.Again:
+                    remaining_ms = math.ceil((deadline - time.monotonic()) * 1000)
+                    if remaining_ms <= 0 or not self._socket.poll(remaining_ms, zmq.POLLOUT):
+                        return TIMEOUT
+                except zmq.ZMQError as exc:
+                    if exc.errno != zmq.EHOSTUNREACH:
+                        raise
+                    owner.gone = True
+                    return self._finish_closed()
+        return None
+
+    def _decode(self, parts: list[bytes]) -> ReadResult:
+        if len(parts) != 1:
+            self._finished = BadLine(f"a message of {len(parts)} parts (a line is one single-part message)",
+                                     b"".join(parts)[:40])
+            return self._finished
+        raw = parts[0]
+        if raw.endswith(b"\n"):
+            raw = raw[:-1]  # tolerated: a line ending is not needed over a socket
+        if b"\n" in raw:
+            self._finished = BadLine("a message holding more than one line", raw[:40])
+            return self._finished
+        line = decode_line(raw)
+        if isinstance(line, BadLine):
+            self._finished = line
+        return line
+
+    def _finish_closed(self) -> Closed:
+        owner = self._owner
+        where = f" from {owner.address}" if owner is not None else ""
+        why = (f"lost its connection{where} to {self.endpoint} (the bot closed it, exited, or stopped "
+               "answering heartbeats)")
+        self._finished = Closed(why)
+        return self._finished
+
+    def shut(self) -> None:
+        """Close the socket for good (idempotent)."""
+        if self._shut:
+            return
+        self._shut = True
+        if self._gate is not None:
+            self._gate.forget(self._domain)
+        self._socket.disable_monitor()
+        self._monitor.close(0)
+        self._socket.close()  # LINGER_MS: a `Quit` just sent still goes out
+        if self._key_file is not None:
+            self._key_file.unlink(missing_ok=True)
+        if self._finished is None:
+            self._finished = Closed("the arbiter closed the channel")
+
+
+def _frame_property(frame: zmq.Frame, name: int | str, default: object) -> object:
+    try:
+        return frame.get(name)
+    except zmq.ZMQError:
+        return default
+
+
+# --- launched bots -------------------------------------------------------------------
+
+def launch_zmq_bot(command: Sequence[str], *, label: str, bind: str | None = None, cwd: str | None = None,
+                   env: Mapping[str, str] | None = None, memory_mb: int | None = None,
+                   log_path: Path | None = None) -> tuple[ZmqChannel, BotProcess]:
+    """Bind a seat's socket, then start a bot that connects to it (`ARBITER_ENDPOINT`).
+
+    On a non-loopback `bind`, CURVE is on with keys made for this game: the bot gets the
+    arbiter's public key in `ARBITER_SERVER_KEY` and its own key pair in a private file
+    named by `ARBITER_KEYS`, removed when the channel closes. The bot's stdin is closed
+    and its stdout read and discarded (debug output belongs on stderr, which is logged).
+    Raises LaunchError if the socket cannot be bound or the bot cannot be started.
+    """
+    bind = bind or DEFAULT_BIND
+    endpoint = parse_endpoint(bind, side="bind")
+    bot_env = dict(env or {})
+    curve = None
+    key_file = None
+    if not endpoint.is_loopback:
+        arbiter_pair, bot_pair = KeyPair.generate(), KeyPair.generate()
+        curve = SeatCurve(arbiter_pair, bot_pair.public)
+        key_file = _write_game_keys(bot_pair)
+        bot_env[ENV_KEYS] = str(key_file)
+        bot_env[ENV_SERVER_KEY] = arbiter_pair.public
+    try:
+        channel = ZmqChannel(label, bind=bind, curve=curve, key_file=key_file)
+    except BaseException:
+        if key_file is not None:
+            key_file.unlink(missing_ok=True)
+        raise
+    bot_env[ENV_ENDPOINT] = connectable(channel.endpoint)
+    try:
+        process, stdin_fd, stdout_fd = BotProcess.launch(command, cwd=cwd, env=bot_env, memory_mb=memory_mb,
+                                                         log_path=log_path)
+    except BaseException:
+        channel.shut()
+        raise
+    os.close(stdin_fd)
+    StderrDrain(stdout_fd, None)  # discards; the thread ends when the bot's tree has exited
+    return channel, process
+
+
+def _write_game_keys(pair: KeyPair) -> Path:
+    """A private temporary key file for one launched bot."""
+    fd, name = tempfile.mkstemp(prefix="arbiter-bot-", suffix=".key_secret")
+    with os.fdopen(fd, "w", encoding="ascii") as out:  # mkstemp: mode 0600
+        out.write(f"curve\n    public-key = \"{pair.public}\"\n    secret-key = \"{pair.secret}\"\n")
+    return Path(name)
+
+
+# --- remote bots ---------------------------------------------------------------------
+
+class RemoteChannel:
+    """One game's lease on a remote seat: the seat's `Channel` until `close()` hands it back."""
+
+    def __init__(self, seat: ZmqChannel, unavailable: Closed | None) -> None:
+        self.seat = seat
+        self._unavailable = unavailable  # the bot never connected
+        self._closed = False
+
+    def send_lines(self, lines: Sequence[str], deadline: float) -> SendResult:
+        """As `ZmqChannel.send_lines`."""
+        if self._unavailable is not None or self._closed:
+            return self._unavailable or Closed("the arbiter closed the channel")
+        return self.seat.send_lines(lines, deadline)
+
+    def read_line(self, deadline: float) -> ReadResult:
+        """As `ZmqChannel.read_line`."""
+        if self._unavailable is not None or self._closed:
+            return self._unavailable or Closed("the arbiter closed the channel")
+        return self.seat.read_line(deadline)
+
+    def close(self) -> None:
+        """Hand the seat back (idempotent); its socket and connection stay up for the next game."""
+        if not self._closed:
+            self._closed = True
+            self.seat._lease.release()
+
+
+def lease_remote_seats(seats: Sequence[tuple[str, SocketSpec]]) -> list[RemoteChannel]:
+    """The channels of remote seats for one game, given (label, spec) pairs; `close()` hands each back.
+
+    A seat's socket is made on first use and kept for the life of the arbiter process, so
+    a bot can serve many games on one connection. Each seat is used by one game at a time:
+    leases are taken in a fixed order, so concurrent games wait for each other instead of
+    deadlocking. Waits up to each spec's `connect_wait_ms` for bots that are not connected;
+    a seat still without a bot then reads and sends as `Closed`, saying so. Raises
+    EndpointError/KeyFileError for bad settings and LaunchError if a socket cannot be set up.
+    """
+    runtime = _runtime()
+    with runtime.remote_lock:
+        found = [_remote_seat(runtime, label, spec) for label, spec in seats]
+    if len(set(map(id, found))) != len(found):
+        raise EndpointError("one remote seat cannot play against itself: two players share an endpoint")
+    taken: list[ZmqChannel] = []
+    try:
+        for seat in sorted(found, key=lambda seat: seat.endpoint):
+            seat._lease.acquire()
+            taken.append(seat)
+            seat._begin_game()
+    except BaseException:
+        for seat in taken:
+            seat._lease.release()
+        raise
+    started = time.monotonic()
+    leases = []
+    for seat, (label, spec) in zip(found, seats):
+        unavailable = None
+        if not seat._wait_for_owner(started + spec.connect_wait_ms / 1000):
+            side = "connected to" if spec.bind else "answered at"
+            unavailable = Closed(f"never connected: no bot {side} {seat.endpoint} within "
+                                 f"{spec.connect_wait_ms / 1000:g} s")
+        leases.append(RemoteChannel(seat, unavailable))
+    return leases
+
+
+def _remote_seat(runtime: _Runtime, label: str, spec: SocketSpec) -> ZmqChannel:
+    """The remote seat for `spec`, made on first use (the caller holds `runtime.remote_lock`)."""
+    check_socket("remote", spec)
+    side, endpoint = ("bind", spec.bind) if spec.bind else ("connect", spec.connect)
+    assert endpoint is not None
+    curve = None
+    if spec.public_key and spec.arbiter_keys:
+        curve = SeatCurve(read_key_file(spec.arbiter_keys, need_secret=True), spec.public_key)
+    key = (side, endpoint)
+    channel = runtime.remote.get(key)
+    if channel is not None:
+        if channel.client_key != (curve.client_public if curve else None):
+            raise EndpointError(f"{label}: {endpoint} is already the seat of another remote player")
+        return channel
+    channel = ZmqChannel(label, bind=spec.bind, connect=spec.connect, curve=curve, heartbeat=True, remote=True)
+    runtime.remote[key] = channel
+    return channel
+
+
+def close_remote_seats() -> None:
+    """Close every remote seat's socket (the end of a tournament; tests). Bots must reconnect after."""
+    runtime = _RUNTIME
+    if runtime is None:
+        return
+    with runtime.remote_lock:
+        seats, runtime.remote = list(runtime.remote.values()), {}
+    for seat in seats:
+        seat.shut()
+
+
+__all__ = [
+    "DEFAULT_BIND", "ENV_ENDPOINT", "ENV_KEYS", "ENV_SERVER_KEY", "Endpoint", "EndpointError", "KeyFileError",
+    "REFUSED", "RemoteChannel", "SeatCurve", "SocketSpec", "ZmqChannel", "check_socket", "close_remote_seats", "connectable",
+    "launch_zmq_bot", "lease_remote_seats", "parse_endpoint", "socket_problems",
+]
