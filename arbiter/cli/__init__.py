@@ -9,7 +9,7 @@ from ..errors import UsageError
 from ..games import GameError
 
 # Each module has `register(subparsers)`, which adds its parser and sets `func(args) -> int`.
-SUBCOMMANDS = ("play", "run", "report", "sprt")
+SUBCOMMANDS = ("play", "run", "report", "sprt", "keys")
 
 
 def build_parser() -> argparse.ArgumentParser:
