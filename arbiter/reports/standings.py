@@ -121,13 +121,14 @@ def compute_standings(records: Sequence[dict[str, Any]], *, players: Sequence[st
     for name, rating in ratings.items():
         row = table[name]
         row.rating, row.rating_low, row.rating_high = rating.elo, rating.low, rating.high
-    ranked = sorted(table.values(), key=lambda r: (-r.points, -r.rating, r.name))
+    listed = {name: index for index, name in enumerate(players)}
+    # Ties: points, then rating, then the order players were listed in (then name).
+    ranked = sorted(table.values(), key=lambda r: (-r.points, -r.rating, listed.get(r.name, len(listed)), r.name))
     for rank, row in enumerate(ranked, 1):
         row.rank = rank
     head = None
     if len(ranked) == 2:
-        first, second = ranked
-        head = elo_from_wdl(first.wins, first.draws, first.losses)
+        head = elo_from_wdl(ranked[0].wins, ranked[0].draws, ranked[0].losses)
     return Standings(players=ranked, crosstable=cross, games=len(records), faults=faults, head_to_head=head)
 
 
