@@ -25,7 +25,7 @@ from arbiter.tournament.config import ConfigError, SprtSettings, load_config
 from arbiter.tournament.runner import Interrupted, prepare_results
 from arbiter.tournament.sprt import SprtOutcome, SprtProgress, SprtRunner, SprtTest, scan_logs
 
-from tournament_helpers import write_config
+from tournament_helpers import ROOT, write_config
 
 BODY = """game: dots-and-triangles
 params: {rows: 4}
@@ -151,6 +151,13 @@ baseline: {command: "true"}
     assert [p.name for p in config.players] == ["candidate", "baseline"]
     assert config.sprt == SprtSettings()
     assert (config.sprt.elo0, config.sprt.elo1, config.sprt.alpha, config.sprt.beta) == (0, 5, 0.05, 0.05)
+
+
+def test_the_bundled_example_is_an_sprt_of_double_cross_against_greedy() -> None:
+    config = load_config(ROOT / "configs" / "sprt-example.yaml")
+    assert (config.format, config.candidate, [p.name for p in config.players]) == \
+           ("sprt", "double_cross", ["double_cross", "greedy"])
+    assert config.sprt == SprtSettings(elo0=0, elo1=20, max_games=400)
 
 
 @pytest.mark.parametrize("change, message", [

@@ -85,8 +85,9 @@ def flags_to_config(args: argparse.Namespace) -> dict[str, Any]:
     data: dict[str, Any] = {
         "name": "sprt", "results": str(Path(args.results).resolve()), "game": args.game, "params": params,
         "format": "sprt", "openings": openings, "time": time,
-        "candidate": {"name": "candidate", "command": args.candidate},
-        "baseline": {"name": "baseline", "command": args.baseline},
+        # The bots run from here; an absolute cwd keeps the results folder's copy runnable with `arbiter run`.
+        "candidate": {"name": "candidate", "command": args.candidate, "cwd": str(Path.cwd())},
+        "baseline": {"name": "baseline", "command": args.baseline, "cwd": str(Path.cwd())},
         "sprt": {"elo0": args.elo0, "elo1": args.elo1, "alpha": args.alpha, "beta": args.beta,
                  "max_games": args.max_games, "fail_on_fault": args.fail_on_fault, "log_pattern": args.log_pattern},
     }

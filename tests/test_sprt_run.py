@@ -1,0 +1,69 @@
+"""Whole release checks with real bot processes: the exit code says what was decided.
+
+Kept short: few games, two at a time, small time budgets. The openings are off
+(`--openings 0`): the bots here draw their moves at random, so pairs still differ.
+"""
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from arbiter.cli import main
+
+from tournament_helpers import ROOT, write_config
+
+PYTHON = sys.executable
+PERFECT = f"{PYTHON} {ROOT / 'players' / 'perfect_dp.py'}"
+RANDOM = f"{PYTHON} {ROOT / 'players' / 'random_bot.py'}"
+CRASHER = ROOT / "tests" / "bots" / "sprt_crash_in_game_3.py"
+
+
+def sprt(tmp_path: Path, candidate: str, baseline: str, *flags: str) -> list[str]:
+    return ["sprt", "--game", "dots-and-triangles", "-p", "rows=4", "--candidate", candidate, "--baseline", baseline,
+            "--openings", "0", "--concurrency", "2", "--time-ms", "10000", "--results", str(tmp_path / "r"), *flags]
+
+
+def test_perfect_play_is_accepted_as_better_than_random_within_a_few_dozen_games(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(sprt(tmp_path, PERFECT, RANDOM, "--elo0", "0", "--elo1", "100", "--max-games", "60"))
+    out = capsys.readouterr().out
+    assert code == 0, out
+    games = int(re.search(r"Verdict: H1 accepted after (\d+) games", out).group(1))
+    assert games <= 40
+    recorded = (tmp_path / "r" / "games.jsonl").read_text().splitlines()
+    assert games <= len(recorded) <= games + 1  # at most one game finished past the verdict
+
+
+def test_random_against_itself_is_not_accepted_and_stops_at_max_games(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(sprt(tmp_path, RANDOM, RANDOM, "--elo0", "0", "--elo1", "20", "--max-games", "16"))
+    out = capsys.readouterr().out
+    assert code == 2, out
+    assert "Verdict: inconclusive after 16 games (max games 16)" in out
+    assert len((tmp_path / "r" / "games.jsonl").read_text().splitlines()) == 16
+
+
+def test_a_candidate_that_crashes_in_game_3_fails_with_exit_3(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "counter").mkdir()
+    path = write_config(tmp_path, f"""game: dots-and-triangles
+params: {{rows: 4}}
+format: sprt
+concurrency: 2
+time: {{time_ms: 10000}}
+candidate: {{name: crasher, command: [{PYTHON}, {CRASHER}], env: {{GAME_COUNTER: {tmp_path / 'counter'}}}}}
+baseline: {{name: random, command: [{PYTHON}, {ROOT / 'players' / 'random_bot.py'}]}}
+sprt: {{elo0: 0, elo1: 20, max_games: 40}}
+""")
+    code = main(["run", str(path)])
+    out = capsys.readouterr().out
+    assert code == 3, out
+    records = [json.loads(line) for line in (tmp_path / "results" / "games.jsonl").read_text().splitlines()]
+    crashes = [r for r in records if r["termination"] == "crash"]
+    assert len(crashes) == 1 and crashes[0]["names"][crashes[0]["offender"]] == "crasher"
+    assert f"Verdict: FAILED: crasher faulted (crash in game {crashes[0]['id']}" in out
+    assert len(records) <= 4  # stopped at the fault: pair 2 was the last one started
