@@ -1,0 +1,34 @@
+"""Every bundled config in configs/ validates and runs, cut down to a few games."""
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from arbiter.reports.standings import compute_standings
+from arbiter.tournament.config import load_config
+from arbiter.tournament.progress import Progress
+from arbiter.tournament.runner import run_tournament
+
+ALL_CONFIGS = sorted((Path(__file__).resolve().parent.parent / "configs").glob("*.yaml"))
+# SPRT configs are release checks, not tournaments: tests/test_sprt.py runs them.
+CONFIGS = [path for path in ALL_CONFIGS if "format: sprt" not in path.read_text()]
+
+
+def test_there_are_bundled_configs_for_every_format() -> None:
+    formats = {load_config(path).format for path in CONFIGS}
+    assert {"round-robin", "gauntlet", "swiss"} <= formats
+
+
+@pytest.mark.parametrize("path", CONFIGS, ids=[p.stem for p in CONFIGS])
+def test_bundled_config_runs_without_faults(path: Path, tmp_path: Path) -> None:
+    config = load_config(path)
+    config = replace(config, games_per_pairing=2, rounds=min(config.rounds or 1, 2) if config.rounds else None,
+                     results_dir=tmp_path / config.name)
+    outcome = run_tournament(config, Progress(quiet=True, tty=False))
+    assert len(outcome.records) == outcome.planned > 0
+    faults = [(r["id"], r["termination"], r["detail"]) for r in outcome.records if r["termination"] != "normal"]
+    assert faults == []
+    standings = compute_standings(outcome.records, players=[p.name for p in config.players])
+    assert sum(row.games for row in standings.players) == 2 * len(outcome.records)
