@@ -402,7 +402,8 @@ def test_the_log_pattern_is_case_insensitive_and_empty_turns_the_check_off(tmp_p
 # --- progress and the command line ------------------------------------------------------------
 
 
-def test_the_live_line_shows_counts_ratings_and_the_llr_with_its_bounds() -> None:
+def test_the_live_line_shows_counts_ratings_and_the_llr_with_its_bounds(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "300")  # the line is cut to the terminal's width
     stream = io.StringIO()
     progress = SprtProgress(stream, tty=True)
     test = SprtTest(SETTINGS, "new", "old")

@@ -11,6 +11,7 @@ docs/release-checking.md.
 from __future__ import annotations
 
 import re
+import shutil
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
@@ -227,7 +228,8 @@ class SprtProgress(Progress):
             return
         status = self.test.status_line() if self.test else ""
         line = f"games {self.done}/{self.planned} {self._eta()}  {status}"
-        self.stream.write("\r\x1b[K" + line[:200])
+        width = shutil.get_terminal_size((200, 24)).columns - 1  # a wrapped line cannot be redrawn in place
+        self.stream.write("\r\x1b[K" + line[:width])
         self.stream.flush()
         self._line_shown = True
 
