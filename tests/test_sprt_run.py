@@ -1,18 +1,20 @@
 """Whole release checks with real bot processes: the exit code says what was decided.
 
-Kept short: few games, two at a time, small time budgets. The openings are off
-(`--openings 0`): the bots here draw their moves at random, so pairs still differ.
+Kept short: few games, two at a time, small time budgets.
 """
 from __future__ import annotations
 
 import json
 import re
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from arbiter.cli import main
+from arbiter.tournament.config import load_config
+from arbiter.tournament.sprt import SprtProgress, run_sprt
 
 from tournament_helpers import ROOT, write_config
 
@@ -24,7 +26,7 @@ CRASHER = ROOT / "tests" / "bots" / "sprt_crash_in_game_3.py"
 
 def sprt(tmp_path: Path, candidate: str, baseline: str, *flags: str) -> list[str]:
     return ["sprt", "--game", "dots-and-triangles", "-p", "rows=4", "--candidate", candidate, "--baseline", baseline,
-            "--openings", "0", "--concurrency", "2", "--time-ms", "10000", "--results", str(tmp_path / "r"), *flags]
+            "--concurrency", "2", "--time-ms", "10000", "--results", str(tmp_path / "r"), *flags]
 
 
 def test_perfect_play_is_accepted_as_better_than_random_within_a_few_dozen_games(
@@ -67,3 +69,14 @@ sprt: {{elo0: 0, elo1: 20, max_games: 40}}
     assert len(crashes) == 1 and crashes[0]["names"][crashes[0]["offender"]] == "crasher"
     assert f"Verdict: FAILED: crasher faulted (crash in game {crashes[0]['id']}" in out
     assert len(records) <= 4  # stopped at the fault: pair 2 was the last one started
+
+
+def test_the_bundled_example_runs_cut_down_to_a_few_games(tmp_path: Path) -> None:
+    config = load_config(ROOT / "configs" / "sprt-example.yaml")
+    assert config.sprt is not None
+    config = replace(config, sprt=replace(config.sprt, max_games=4), results_dir=tmp_path / config.name)
+    outcome = run_sprt(config, SprtProgress(quiet=True, tty=False))
+    assert outcome.test.games_recorded == 4
+    assert outcome.test.candidate_faults == outcome.test.baseline_faults == []
+    assert not outcome.logs.problem and outcome.logs.logs_scanned == 4
+    assert outcome.test.verdict == "inconclusive" and outcome.exit_code == 2
