@@ -393,6 +393,9 @@ def _pair_t_value(nelo: float) -> float:
     return nelo * math.sqrt(2) / NELO_PER_T
 
 
+_SD_SCAN = 48  # points of the sd scan; a 200-point scan finds the same solutions (tests/test_stats.py)
+
+
 def _most_likely_with_t(counts: Sequence[float], t: float) -> list[float]:
     """The pentanomial distribution p maximizing sum(n_i ln p_i) with (mean - 1/2) / sd = t.
 
@@ -400,7 +403,7 @@ def _most_likely_with_t(counts: Sequence[float], t: float) -> list[float]:
     h_i = (a_i - 1/2) - (t/2) (sd + (a_i - mean)^2 / sd), where mean = 1/2 + t sd and x
     makes p sum to 1. For each trial sd that fixes h, so the only unknown is x, the root
     of a monotone function. The sd is right when p's own variance equals sd^2: scan sd for
-    sign changes of that mismatch, bisect each, and keep the most likely solution.
+    sign changes of that mismatch, solve each bracket, and keep the most likely solution.
     """
     total = sum(counts)
     q = [c / total for c in counts]
@@ -445,9 +448,6 @@ def _most_likely_with_t(counts: Sequence[float], t: float) -> list[float]:
     if best is None:
         raise ArithmeticError(f"no pentanomial distribution with t-value {t} found for counts {list(counts)}")
     return best[1]
-
-
-_SD_SCAN = 48  # points of the sd scan; distinct solutions lie much further apart than its spacing
 
 
 def _bracketed_root(f: Callable[[float], float | None], lo: float, f_lo: float, hi: float, f_hi: float) -> float:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 import statistics
 
 import numpy as np
@@ -11,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from arbiter import stats
 from arbiter.stats import (
     NELO_PER_T,
     PAIR_SCORES,
@@ -223,14 +225,8 @@ def test_groups_that_never_met_are_each_rated_around_their_own_mean() -> None:
     ],
 )
 def test_bad_input_is_named(players: list[str], results: list, anchor: str | None, message: str) -> None:
-    with pytest.raises(ValueError, match=r"^" + re_escape(message)):
+    with pytest.raises(ValueError, match=r"^" + re.escape(message)):
         bradley_terry(players, results, anchor=anchor)
-
-
-def re_escape(text: str) -> str:
-    import re
-
-    return re.escape(text)
 
 
 # --- Elo from win/draw/loss ---------------------------------------------------------------------
@@ -308,7 +304,7 @@ def test_degenerate_match_results() -> None:
      ((0, 0, True), "losses must be"), ((0, "2", 0), "draws must be")],
 )
 def test_bad_wdl_counts_are_named(counts: tuple, message: str) -> None:
-    with pytest.raises(ValueError, match=re_escape(message)):
+    with pytest.raises(ValueError, match=re.escape(message)):
         elo_from_wdl(*counts)
 
 
@@ -405,7 +401,7 @@ def test_degenerate_pentanomials() -> None:
 )
 def test_bad_pentanomials_are_named(counts: list[int], message: str) -> None:
     for function in (elo_from_pentanomial, nelo_from_pentanomial, lambda c: sprt_llr(c, 0, 5)):
-        with pytest.raises(ValueError, match=re_escape(message)):
+        with pytest.raises(ValueError, match=re.escape(message)):
             function(counts)
 
 
@@ -554,3 +550,15 @@ def test_status_verdicts() -> None:
 def test_hypotheses_must_be_ordered(elo0: float, elo1: float) -> None:
     with pytest.raises(ValueError, match="elo0 < elo1"):
         sprt_llr([1, 1, 1, 1, 1], elo0, elo1)
+
+
+def test_a_finer_scan_finds_the_same_llr(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(11)
+    cases = [
+        ([int(c) for c in rng.integers(0, 10 ** int(rng.integers(1, 6)), 5)], float(e0), float(e0 + width))
+        for e0, width in zip(rng.uniform(-300, 300, 12), rng.uniform(1, 150, 12))
+    ] + [([0, 0, 0, 0, 3], 0.0, 5.0), ([1, 0, 0, 0, 0], -200.0, 200.0), ([900, 0, 0, 0, 1000], -50.0, 50.0)]
+    coarse = [sprt_llr(c, e0, e1) for c, e0, e1 in cases]
+    monkeypatch.setattr(stats, "_SD_SCAN", 200)
+    fine = [sprt_llr(c, e0, e1) for c, e0, e1 in cases]
+    assert coarse == pytest.approx(fine, rel=1e-9, abs=1e-9)
