@@ -393,7 +393,7 @@ class _Referee:
 
     # --- the end ---------------------------------------------------------------------
     def shut_down(self, ending: _Ending) -> None:
-        """`Quit` to every bot (SIGTERM to an offender), then the bounded shutdown."""
+        """Outstanding relays and `Quit` to every bot (SIGTERM to an offender), then the bounded shutdown."""
         for seat in self.seats:
             if seat.process is None:
                 continue
@@ -401,7 +401,8 @@ class _Referee:
                 seat.process.terminate()
             else:
                 assert seat.channel is not None
-                seat.channel.send_lines(["Quit"], _now() + 0.05)
+                # The moves it has not seen yet first, so every bot sees the final position.
+                seat.channel.send_lines([*seat.pending, "Quit"], _now() + 0.05)
                 if seat.suspends:
                     seat.process.resume()
             if seat.channel is not None:
