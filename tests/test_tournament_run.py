@@ -119,3 +119,14 @@ def test_swiss_resume_recomputes_the_same_pairings(tmp_path: Path) -> None:
     with pytest.raises(Interrupted):
         run(path, StopAfter(5))
     assert comparable(run(path).records) == comparable(whole.records)
+
+
+def test_summary_json_is_strict_json_even_for_a_clean_sweep(tmp_path: Path) -> None:
+    from arbiter.reports.standings import compute_standings, summary_json
+
+    records = [{"names": ["a", "b"], "winner": 0, "termination": "normal", "offender": None,
+                "moves": [], "scores": [1, 0], "points": [1, 0]}]
+    summary = summary_json(compute_standings(records, players=["a", "b", "idle"]), {})
+    text = json.dumps(summary, allow_nan=False)  # raises on inf/nan
+    idle = next(p for p in json.loads(text)["players"] if p["name"] == "idle")
+    assert idle["games"] == 0 and idle["rating_low"] is None

@@ -6,6 +6,7 @@ with its players' names and points, so `arbiter report` needs nothing else.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -176,6 +177,11 @@ def format_standings(standings: Standings, *, markdown: bool = False) -> str:
     return "\n\n".join(parts) + "\n"
 
 
+def _finite(value: float, digits: int = 1) -> float | None:
+    """A rounded number for JSON, or None where it is infinite (no games, or a clean sweep)."""
+    return round(value, digits) if math.isfinite(value) else None
+
+
 def summary_json(standings: Standings, meta: dict[str, Any]) -> dict[str, Any]:
     """The machine-readable summary (summary.json): `meta` plus per-player figures and totals."""
     players = []
@@ -183,8 +189,8 @@ def summary_json(standings: Standings, meta: dict[str, Any]) -> dict[str, Any]:
         players.append({
             "rank": row.rank, "name": row.name, "games": row.games, "wins": row.wins, "draws": row.draws,
             "losses": row.losses, "points": row.points, "score_pct": round(row.score_pct, 2),
-            "rating": round(row.rating, 1), "rating_low": round(row.rating_low, 1),
-            "rating_high": round(row.rating_high, 1), "faults": dict(row.faults),
+            "rating": _finite(row.rating), "rating_low": _finite(row.rating_low),
+            "rating_high": _finite(row.rating_high), "faults": dict(row.faults),
             "avg_move_ms": round(row.avg_move_ms, 2), "max_move_ms": round(row.max_move_ms, 2),
         })
     summary = dict(meta)
@@ -194,7 +200,7 @@ def summary_json(standings: Standings, meta: dict[str, Any]) -> dict[str, Any]:
         "totals": {**meta.get("totals", {}), "games": standings.games, "faults": standings.faults},
     })
     if standings.head_to_head is not None:
-        summary["head_to_head"] = asdict(standings.head_to_head)
+        summary["head_to_head"] = {k: _finite(v, 4) for k, v in asdict(standings.head_to_head).items()}
     return summary
 
 
@@ -204,5 +210,6 @@ def write_standings(results_dir: Path, standings: Standings, meta: dict[str, Any
     (results_dir / "standings.txt").write_text(text, encoding="utf-8")
     (results_dir / "standings.md").write_text(format_standings(standings, markdown=True), encoding="utf-8")
     summary = summary_json(standings, meta)
-    (results_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    (results_dir / "summary.json").write_text(json.dumps(summary, indent=2, allow_nan=False) + "\n",
+                                              encoding="utf-8")
     return text
