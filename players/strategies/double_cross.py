@@ -15,10 +15,11 @@ How the strategy plays, given the position:
 - Cells to capture: take them, but when keeping control is worth more than taking
   everything (judged by the value of what remains, below), stop short of the last two
   cells of a chain (four of a loop) and play the double-dealing move.
-- Safe moves left: play one. When few are left (at most `safe_search_moves`), search the
-  safe moves to the end of the safe phase and steer toward the component structure that
-  leaves the opponent to open the first long chain (this is what the long chain rule
-  approximates); otherwise pick one at random.
+- Safe moves left: play one. When few are left (at most `safe_search_moves`), search to
+  the end of the safe phase, safe moves and sacrifices alike (giving a cell or two can
+  change who runs out of safe moves first), and steer toward the component structure
+  that leaves the opponent to open the first long chain: what the long chain rule
+  approximates. With more safe moves left, pick one at random.
 - No safe move: open the component that costs least, taking into account whether the
   opponent can then keep control (so short chains go first, and a two-cell chain is
   opened in the middle, where it cannot be declined).

@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Exact dots solver: time to solve whole boards from the empty position, states/second.
+
+For each board, `build_table` (the numpy bottom-up DP the perfect_dp bot uses) solves
+all 2^edges positions, single process, best of `--repeat` runs; the value of the empty
+board is checked against the published one. The baseline, in the same run, is the plain
+memoized recursion over the same values (pure Python, a dict keyed by the drawn-edge
+bitmask) on the 4-row triangle board: the ratio says how much the vectorized DP gains.
+Then the perfect_dp bot itself is timed as a process answering `Start` on 3 x 3 boxes,
+with an empty table cache (it must solve first) and with the table cached.
+
+    python benchmarks/bench_solver.py
+    python benchmarks/bench_solver.py --repeat 1 --no-bot
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # run from a checkout
+
+from arbiter.games import find_game  # noqa: E402
+from arbiter.games.dots import DotsGame  # noqa: E402
+from players.strategies.exact import build_table  # noqa: E402
+
+BOARDS: tuple[tuple[str, dict[str, Any], int], ...] = (  # game, parameters, published value
+    ("dots-and-triangles", {"rows": 4}, -3),
+    ("dots-and-boxes", {"rows": 2, "cols": 3}, -2),
+    ("dots-and-boxes", {"rows": 3, "cols": 3}, -3),
+)
+
+
+def memoized_value(game: DotsGame) -> int:
+    """The baseline: the empty board's value by plain memoized recursion in Python."""
+    sys.setrecursionlimit(10_000)
+    memo: dict[int, int] = {}
+    full = game.full_mask
+    edges = range(len(game.edges))
+
+    def value(drawn: int) -> int:
+        if drawn == full:
+            return 0
+        known = memo.get(drawn)
+        if known is not None:
+            return known
+        best = -(1 << 30)
+        for edge in edges:
+            if not (drawn >> edge) & 1:
+                completed = game.completed_by(drawn, edge)
+                child = value(drawn | (1 << edge))
+                best = max(best, completed + child if completed else -child)
+        memo[drawn] = best
+        return best
+
+    return value(0)
+
+
+def best_seconds(run: Any, repeat: int) -> tuple[float, Any]:
+    """The fastest of `repeat` runs (seconds) and the last result."""
+    best, result = float("inf"), None
+    for _ in range(repeat):
+        started = time.perf_counter()
+        result = run()
+        best = min(best, time.perf_counter() - started)
+    return best, result
+
+
+def bot_first_move_seconds(cache: str) -> tuple[float, str]:
+    """Wall time of a perfect_dp process answering Start on 3 x 3 boxes, and its log."""
+    lines = "Game dots-and-boxes rows=3 cols=3 players=2 seat=0 time_ms=30000\nStart\nQuit\n"
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, str(ROOT / "players" / "perfect_dp.py")], input=lines,
+                          capture_output=True, text=True, env={**os.environ, "ARBITER_CACHE": cache},
+                          check=True, timeout=120)
+    return time.perf_counter() - started, done.stderr.strip().splitlines()[0]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3, help="runs per board; the best counts (default 3)")
+    parser.add_argument("--no-bot", action="store_true", help="skip timing the bot process")
+    args = parser.parse_args(argv)
+    wrong = 0
+    print("| board | edges | states | solve s (best of %d) | states/s | value | published |" % args.repeat)
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    numpy_seconds: dict[str, float] = {}
+    for name, params, published in BOARDS:
+        game = find_game(name, **params)
+        seconds, table = best_seconds(lambda: build_table(game), args.repeat)
+        value = table.value(0)
+        wrong += value != published
+        states = 1 << len(game.edges)
+        numpy_seconds[game.describe()] = seconds
+        print(f"| {game.describe()} | {len(game.edges)} | {states:,} | {seconds:.3f} | "
+              f"{states / seconds / 1e6:.1f} M | {value:+d} | {published:+d} |", flush=True)
+    triangles = find_game("dots-and-triangles", rows=4)
+    seconds, value = best_seconds(lambda: memoized_value(triangles), 1)
+    wrong += value != -3
+    ratio = seconds / numpy_seconds[triangles.describe()]
+    print(f"\nbaseline: plain memoized recursion (pure Python) on {triangles.describe()}: "
+          f"{seconds:.2f} s, value {value:+d}; the numpy DP is {ratio:.0f}x faster")
+    if not args.no_bot:
+        with tempfile.TemporaryDirectory() as cache:
+            cold, cold_log = bot_first_move_seconds(cache)
+            warm, warm_log = bot_first_move_seconds(cache)
+        print(f"perfect_dp process, 3x3 boxes, Game+Start+Quit: {cold:.2f} s with an empty cache "
+              f"({cold_log!r}), {warm:.2f} s with the table cached ({warm_log!r})")
+    if wrong:
+        print(f"{wrong} value(s) differ from the published ones", file=sys.stderr)
+    return 1 if wrong else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
