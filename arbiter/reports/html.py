@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import html
 import json
+import math
+import re
 from importlib import resources
 from pathlib import Path
 from typing import Any, Iterable
@@ -132,6 +134,7 @@ def tournament_page_data(summary: dict[str, Any], records: Iterable[GameRecord])
     page = PageData(p["name"] for p in summary["players"])
     for number, record in enumerate(records, 1):
         page.add_game(record, fallback_id=str(number))
+    summary = _json_safe(summary)
     return {
         "page": "tournament",
         "tournament": {
@@ -150,6 +153,17 @@ def tournament_page_data(summary: dict[str, Any], records: Iterable[GameRecord])
     }
 
 
+def _json_safe(value: Any) -> Any:
+    """`value` with infinite or NaN floats (an unbounded rating interval) as None: JSON has none."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: _json_safe(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_json_safe(item) for item in value]
+    return value
+
+
 def game_page_data(record: GameRecord) -> dict[str, Any]:
     """The data of a single game's page."""
     page = PageData()
@@ -162,19 +176,18 @@ def render_page(data: dict[str, Any], title: str) -> str:
     package = resources.files(__package__)
     template = (package / "page.html").read_text(encoding="utf-8")
     # In a <script> element only `</` could end it early: JSON allows `<` escaped as \u003c.
-    payload = json.dumps(data, separators=(",", ":"), ensure_ascii=False).replace("<", "\\u003c")
+    payload = json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False).replace("<", "\\u003c")
     parts = {
-        "{{title}}": html.escape(title),
-        "{{css}}": (package / "page.css").read_text(encoding="utf-8"),
-        "{{js}}": (package / "page.js").read_text(encoding="utf-8"),
-        "{{data}}": payload,
+        "title": html.escape(title),
+        "css": (package / "page.css").read_text(encoding="utf-8"),
+        "js": (package / "page.js").read_text(encoding="utf-8"),
+        "data": payload,
     }
-    for marker, text in parts.items():
-        before, found, after = template.partition(marker)
-        if not found:
-            raise AssertionError(f"page.html has no {marker} marker")
-        template = before + text + after  # one replacement each; the data may contain markers
-    return template
+    found = re.findall(r"\{\{(\w+)\}\}", template)
+    if sorted(found) != sorted(parts):
+        raise AssertionError(f"page.html has markers {found}, expected one each of {sorted(parts)}")
+    # One pass over the template, so text put in (a player named `{{data}}`) is never re-read.
+    return re.sub(r"\{\{(\w+)\}\}", lambda match: parts[match.group(1)], template)
 
 
 def write_tournament_report(results_dir: Path) -> Path:
