@@ -405,7 +405,9 @@ class BotProcess:
         self._closed = True
         GUARDIAN.unregister(self.session_id)  # before the reap frees the id for reuse
         try:
-            self._popen.wait(timeout=1.0)
+            status = self._popen.wait(timeout=1.0)
+            if self._status is None:
+                self._status = status
         except subprocess.TimeoutExpired:
             pass  # stuck in the kernel (uninterruptible); Popen reaps it later
         os.close(self._pidfd)

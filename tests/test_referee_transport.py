@@ -1,0 +1,140 @@
+"""The pipe channel and the process handle under the referee: lines, limits, deadlines, CPU."""
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+import tracemalloc
+from pathlib import Path
+
+import pytest
+
+from arbiter.transport import MAX_LINE_BYTES, TIMEOUT, BadLine, Closed
+from arbiter.transport.pipe import PipeChannel
+from arbiter.transport.process import BotProcess, end_all
+
+
+@pytest.fixture
+def pipes():
+    """A channel reading `bot_out` and writing `bot_in`; the test plays the bot's side."""
+    bot_in_r, bot_in_w = os.pipe()
+    bot_out_r, bot_out_w = os.pipe()
+    channel = PipeChannel(bot_in_w, bot_out_r)
+    yield channel, bot_in_r, bot_out_w
+    channel.close()
+    for fd in (bot_in_r, bot_out_w):
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+
+
+def soon(seconds: float = 1.0) -> float:
+    return time.monotonic() + seconds
+
+
+def test_lines_are_split_wherever_the_writes_break(pipes) -> None:
+    channel, _, bot_out = pipes
+    os.write(bot_out, b"1 2\n3 ")
+    assert channel.read_line(soon()) == "1 2"
+    assert channel.read_line(time.monotonic()) is TIMEOUT  # half a line is not a line
+    os.write(bot_out, b"4\r\n\n")
+    assert channel.read_line(soon()) == "3 4\r"  # the referee strips surrounding whitespace
+    assert channel.read_line(soon()) == ""  # and calls an empty line malformed
+
+
+def test_a_read_returns_at_its_deadline_not_before_and_barely_after(pipes) -> None:
+    channel, _, _ = pipes
+    started = time.monotonic()
+    assert channel.read_line(started + 0.2) is TIMEOUT
+    waited = time.monotonic() - started
+    assert 0.2 <= waited < 0.22
+
+
+def test_a_line_over_4_kib_is_bad_and_a_10_mb_line_is_never_held_in_memory(pipes) -> None:
+    channel, _, bot_out = pipes
+    os.write(bot_out, b"x" * MAX_LINE_BYTES + b"\n")
+    assert channel.read_line(soon()) == "x" * MAX_LINE_BYTES  # exactly 4 KiB is allowed
+
+    ten_mb_line = b"y" * (10 << 20) + b"\n"  # allocated before memory is traced
+
+    def flood() -> None:
+        try:
+            os.write(bot_out, ten_mb_line)
+        except OSError:
+            pass  # the channel stopped reading and closed the pipe
+
+    writer = threading.Thread(target=flood)
+    tracemalloc.start()
+    writer.start()
+    result = channel.read_line(soon(5))
+    _, peak_bytes = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    channel.close()
+    writer.join(5)
+    assert isinstance(result, BadLine) and result.why == "a line longer than 4096 bytes"
+    assert peak_bytes < 256 << 10
+    assert channel.read_line(soon()) == result  # the channel is finished
+
+
+def test_invalid_utf8_is_a_bad_line(pipes) -> None:
+    channel, _, bot_out = pipes
+    os.write(bot_out, b"1 \xff\n")
+    result = channel.read_line(soon())
+    assert isinstance(result, BadLine) and result.why.startswith("not valid UTF-8")
+    assert result.head == b"1 \xff"
+
+
+def test_end_of_file_is_closed_even_after_half_a_line(pipes) -> None:
+    channel, _, bot_out = pipes
+    os.write(bot_out, b"1 2")
+    os.close(bot_out)
+    assert isinstance(channel.read_line(soon()), Closed)
+
+
+def test_sending_to_a_bot_that_never_reads_times_out_at_the_deadline(pipes) -> None:
+    channel, bot_in, _ = pipes
+    started = time.monotonic()
+    assert channel.send_lines(["1 2" * 1000] * 100, started + 0.2) is TIMEOUT  # 300 KB > a pipe's 64 KiB
+    assert 0.2 <= time.monotonic() - started < 0.25
+    os.close(bot_in)
+    assert isinstance(channel.send_lines(["Quit"], soon()), Closed)
+
+
+BUSY = "import sys\nsys.stdout.write('ready\\n'); sys.stdout.flush()\nwhile True: pass\n"
+
+
+def test_a_process_is_suspended_and_resumed_and_its_cpu_time_measured(tmp_path: Path) -> None:
+    process, stdin_fd, stdout_fd = BotProcess.launch([sys.executable, "-c", BUSY], log_path=tmp_path / "busy.log")
+    channel = PipeChannel(stdin_fd, stdout_fd)
+    try:
+        assert channel.read_line(soon(5)) == "ready"
+        before_ms = process.cpu_ms()
+        time.sleep(0.2)
+        busy_ms = process.cpu_ms() - before_ms
+        assert busy_ms > 50  # it was spinning (on a shared machine, not all of the 200 ms)
+        process.suspend()
+        _wait_for_state(process.pid, "T")  # SIGSTOP lands asynchronously
+        stopped_ms = process.cpu_ms()
+        time.sleep(0.1)
+        assert process.cpu_ms() - stopped_ms < 1
+        process.resume()
+        assert _state(process.pid) in ("R", "S")
+    finally:
+        channel.close()
+        process.suspend()  # a stopped process must still be killable
+        end_all([process], grace_s=0, term_grace_s=0.1)
+    assert process.exit_status() == -9 or process.exit_status() == -15
+    assert not Path(f"/proc/{process.pid}").exists()
+
+
+def _wait_for_state(pid: int, state: str) -> None:
+    deadline = time.monotonic() + 2
+    while _state(pid) != state:
+        assert time.monotonic() < deadline, f"process {pid} never reached state {state}"
+        time.sleep(0.001)
+
+
+def _state(pid: int) -> str:
+    return Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0].decode()
