@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""CodeCup Sudoku claiming player: claims `!` when the opponent's move left one solution,
-otherwise plays like sudoku_random.py and adds `!` when its own placement leaves one
-solution. Like the contest's "player2".
+"""CodeCup Sudoku claiming player, like the contest's "player2": claims `!` when the
+opponent's move left one solution; otherwise plays like sudoku_random.py and adds `!` when
+its own placement leaves one solution.
 
-Run: python players/sudoku_claimer.py --game codecup-sudoku   (the codecup dialect)
+Run: python players/sudoku_claimer.py --game codecup-sudoku   (the codecup dialect: no Game line)
 """
 from __future__ import annotations
 
@@ -13,23 +13,15 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # run from a checkout
 
 from arbiter.bot import BotContext, run_bot  # noqa: E402
-from arbiter.games.codecup_sudoku import CLAIM, CodecupSudokuState, SudokuMove  # noqa: E402
-from arbiter.games.sudoku_solver import count_solutions  # noqa: E402
-from sudoku_random import reducing_move  # noqa: E402
+from arbiter.games.codecup_sudoku import CodecupSudoku, CodecupSudokuState, SudokuMove  # noqa: E402
+from players.strategies import require_game  # noqa: E402
+from players.strategies.sudoku import choose_claimer  # noqa: E402
 
 
 def choose(state: CodecupSudokuState, ctx: BotContext) -> SudokuMove:
-    """`!` on a unique grid, else a random reducing placement, with `!` if it leaves one solution."""
-    grid = state.grid
-    if count_solutions(grid, 2) == 1:
-        return CLAIM
-    move = reducing_move(grid, ctx.rng)
-    assert move is not None, "two or more solutions always leave a reducing placement"
-    after = bytearray(grid)
-    after[move.cell] = move.digit  # type: ignore[index]
-    if count_solutions(after, 2) == 1:
-        return move._replace(claim=True)
-    return move
+    """The claimer player's move."""
+    require_game(ctx, CodecupSudoku, "sudoku_claimer")
+    return choose_claimer(state, ctx)
 
 
 if __name__ == "__main__":

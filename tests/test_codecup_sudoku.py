@@ -4,21 +4,20 @@ endings, and a CodeCup-style entry (no bot kit) speaking the bare protocol.
 """
 from __future__ import annotations
 
-import importlib
 import random
 import select
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
-from typing import Iterator
+from typing import Callable, Iterator
 
 import pytest
 
 from arbiter.bot import BotContext, run_bot
-from arbiter.games import IllegalMove, MalformedMove, find_game
+from arbiter.games import GameError, IllegalMove, MalformedMove, find_game
 from arbiter.games.codecup_sudoku import CLAIM, CodecupSudoku, CodecupSudokuState, SudokuMove
 from arbiter.games.sudoku_solver import count_solutions
+from players.strategies.sudoku import choose_claimer, choose_random, choose_winner, reducing_move
 
 ROOT = Path(__file__).resolve().parent.parent
 GAME: CodecupSudoku = find_game("codecup-sudoku")  # type: ignore[assignment]
@@ -272,34 +271,33 @@ def test_render_shows_the_grid_with_row_and_column_names() -> None:
     (TWO_SOLUTIONS.replace("..4 .19", "..4 719"), "the grid has no solution"),  # Gd7, as above
 ])
 def test_hand_built_grids_are_checked(grid: str, message: str) -> None:
-    with pytest.raises(Exception, match=message):
+    with pytest.raises(GameError, match=message):
         GAME.state_from_grid(grid)
 
 
 # --- full games between the sample players --------------------------------------------
 
 
-def load_player(name: str) -> ModuleType:
-    """A program from players/, imported (the players import each other by file name)."""
-    if str(ROOT / "players") not in sys.path:
-        sys.path.insert(0, str(ROOT / "players"))
-    return importlib.import_module(name)
+Strategy = Callable[[CodecupSudokuState, BotContext], SudokuMove]
+STRATEGIES: dict[str, Strategy] = {
+    "sudoku_random": choose_random, "sudoku_claimer": choose_claimer, "sudoku_winner": choose_winner,
+}
+PLAYERS = list(STRATEGIES)
 
 
 def play_game(seat0: str, seat1: str, seed: int) -> tuple[CodecupSudokuState, list[bool]]:
     """One in-process game; also which moves were played on a grid with one solution left."""
-    bots = [load_player(seat0), load_player(seat1)]
+    bots = [STRATEGIES[seat0], STRATEGIES[seat1]]
     contexts = [BotContext(game=GAME, seat=seat, rng=random.Random(seed * 2 + seat)) for seat in (0, 1)]
     state = GAME.new_state()
     unique_before: list[bool] = []
     while not state.is_over():
         seat = state.current_player
         unique_before.append(count_solutions(state.grid, 2) == 1)
-        state.apply(bots[seat].choose(state, contexts[seat]))
+        state.apply(bots[seat](state, contexts[seat]))
     return state, unique_before
 
 
-PLAYERS = ["sudoku_random", "sudoku_claimer", "sudoku_winner"]
 
 
 @pytest.mark.parametrize("seat0, seat1", [(a, b) for a in PLAYERS for b in PLAYERS if a != b or a == "sudoku_random"])
@@ -337,7 +335,7 @@ class ContestLikeChannel:
     opponent's moves; after the bot's game-ending move the input just closes, without
     `Quit`, as the contest server did after a winning claim."""
 
-    def __init__(self, bot_seat: int, opponent: ModuleType) -> None:
+    def __init__(self, bot_seat: int, opponent: Strategy) -> None:
         self.state = GAME.new_state()
         self.bot_seat = bot_seat
         self.opponent = opponent
@@ -349,7 +347,7 @@ class ContestLikeChannel:
             yield "Start"
         while not self.state.is_over():
             assert self.state.current_player != self.bot_seat, "the bot did not answer"
-            move = self.opponent.choose(self.state, self.context)
+            move = self.opponent(self.state, self.context)
             self.state.apply(move)
             yield GAME.format_move(move)
 
@@ -360,9 +358,8 @@ class ContestLikeChannel:
 
 @pytest.mark.parametrize("bot_seat", [0, 1])
 def test_the_kit_claims_and_exits_when_the_input_closes_after_its_win(bot_seat: int) -> None:
-    channel = ContestLikeChannel(bot_seat, load_player("sudoku_random"))
-    claimer = load_player("sudoku_claimer")
-    assert run_bot(claimer.choose, argv=["--game", "codecup-sudoku", "--seed", "1"], channel=channel) == 0
+    channel = ContestLikeChannel(bot_seat, choose_random)
+    assert run_bot(choose_claimer, argv=["--game", "codecup-sudoku", "--seed", "1"], channel=channel) == 0
     assert channel.sent[-1].endswith("!")
     assert channel.state.outcome == f"seat {bot_seat} WIN (correct claim)"
 
@@ -377,7 +374,7 @@ def test_the_kit_stops_at_quit() -> None:
         def send(self, line: str) -> None:
             sent.append(line)
 
-    run_bot(load_player("sudoku_random").choose, argv=["--game", "codecup-sudoku"], channel=Scripted())
+    run_bot(choose_random, argv=["--game", "codecup-sudoku"], channel=Scripted())
     assert len(sent) == 1
     GAME.new_state().play(sent[0])
 
@@ -426,7 +423,7 @@ def test_a_codecup_style_entry_moves_first_on_start_and_exits_on_quit() -> None:
         bot.send("")  # the contest server has sent empty lines
         bot.send("Start")
         state.play(bot.receive())  # well-formed and allowed, or this raises
-        reply = load_player("sudoku_random").reducing_move(state.grid, random.Random(0))
+        reply = reducing_move(state.grid, random.Random(0))
         state.apply(reply)
         bot.send(GAME.format_move(reply))
         state.play(bot.receive())
@@ -454,3 +451,12 @@ def test_each_sample_player_runs_as_a_codecup_dialect_program(player: str) -> No
         state.play(bot.receive())
         bot.send("Quit")
         assert bot.exit_status() == 0
+
+
+def test_a_sample_player_refuses_another_game_with_a_clear_message() -> None:
+    argv = [sys.executable, str(ROOT / "players" / "sudoku_winner.py")]
+    with LineProcess(argv) as bot:
+        bot.send("Game limit-nim piles=3/2 seat=0 time_ms=1000")
+        bot.send("Start")
+        assert bot.exit_status() == 2
+        assert "sudoku_winner: cannot play limit-nim; this bot plays codecup-sudoku" in bot.proc.stderr.read()  # type: ignore[union-attr]

@@ -12,12 +12,11 @@ from typing import Any
 from arbiter.bot import BotContext
 from arbiter.games import Game
 from arbiter.games.dots import DotsGame
-from arbiter.games.limit_nim import LimitNim
 
 
 def require_game(ctx: BotContext, kind: type[Game[Any]], bot: str) -> None:
     """Stop the bot with a clear message when it is asked to play a game it does not know."""
     if not isinstance(ctx.game, kind):
-        wanted = "a dots game (dots-and-triangles, dots-and-boxes)" if kind is DotsGame else LimitNim.name
+        wanted = "a dots game (dots-and-triangles, dots-and-boxes)" if kind is DotsGame else kind.name
         ctx.log(f"{bot}: cannot play {ctx.game.name}; this bot plays {wanted}")
         raise SystemExit(2)
