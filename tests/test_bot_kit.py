@@ -1,0 +1,115 @@
+"""The Python bot kit speaks the protocol: it reads the Game line, answers Start and relays
+whenever the rules say it is its turn (extra moves included), never answers an opening,
+infers its seat in the codecup dialect, and exits on Quit. Driven by an in-memory referee."""
+from __future__ import annotations
+
+from typing import Any, Callable, Iterator
+
+from arbiter.bot import BotContext, run_bot
+from arbiter.games import Game, State, find_game
+
+
+def first_legal(state: State[Any]) -> Any:
+    return state.legal_moves()[0]
+
+
+def greedy(state: State[Any], ctx: BotContext) -> Any:
+    """Complete a cell when possible (so the kit must move again), else the first legal move."""
+    completing = [e for e in state.legal_moves() if state.game.completed_by(state.drawn, e)]  # type: ignore[attr-defined]
+    return (completing or state.legal_moves())[0]
+
+
+class MiniReferee:
+    """An in-memory channel that plays the other seats with their first legal move."""
+
+    def __init__(self, game: Game[Any], bot_seat: int, *, header: list[str], opening: list[str] = ()) -> None:
+        self.game = game
+        self.bot_seat = bot_seat
+        self.state = game.new_state()
+        self.header = header
+        self.opening = list(opening)
+        self.traffic: list[tuple[str, str]] = []  # ("to bot" | "from bot", line)
+
+    def send(self, line: str) -> None:
+        assert self.state.current_player == self.bot_seat, f"the bot spoke out of turn: {line!r}"
+        self.traffic.append(("from bot", line))
+        self.state.play(line)
+
+    def lines(self) -> Iterator[str]:
+        for text in self.opening:
+            self.state.play(text)
+        start = ["Start"] if self.state.current_player == self.bot_seat else []
+        yield from self._to_bot([*self.header, *start])
+        while not self.state.is_over():
+            assert self.state.current_player != self.bot_seat, "the bot did not play all of its turn"
+            relays = []
+            while not self.state.is_over() and self.state.current_player != self.bot_seat:
+                move = first_legal(self.state)
+                self.state.apply(move)
+                relays.append(self.game.format_move(move))
+            yield from self._to_bot(relays)
+        yield from self._to_bot(["Quit"])
+
+    def _to_bot(self, lines: list[str]) -> Iterator[str]:
+        for line in lines:
+            self.traffic.append(("to bot", line))
+            yield line
+
+
+def play(referee: MiniReferee, choose: Callable[[State[Any], BotContext], Any], argv: list[str] = ()) -> None:
+    assert run_bot(choose, argv=list(argv), channel=referee) == 0
+    assert referee.state.is_over()
+    assert referee.traffic[-1] == ("to bot", "Quit")
+
+
+def test_the_bot_answers_start_and_every_relay_and_moves_again_after_completing_a_cell() -> None:
+    game = find_game("dots-and-boxes", rows=2, cols=2)
+    referee = MiniReferee(game, 0, header=[f"Game {game.describe()} seat=0 time_ms=1000"])
+    play(referee, greedy)
+    bot_moves = [line for who, line in referee.traffic if who == "from bot"]
+    assert bot_moves  # and every one was legal and in turn (MiniReferee.send checks)
+    pairs = zip(referee.traffic, referee.traffic[1:])
+    assert any(a[0] == b[0] == "from bot" for a, b in pairs), "never moved twice in a row"
+
+
+def test_a_bot_in_seat_2_of_3_waits_for_both_other_seats() -> None:
+    game = find_game("dots-and-triangles", rows=3, players=3)
+    referee = MiniReferee(game, 2, header=[f"Game {game.describe()} seat=2 time_ms=1000"])
+    play(referee, greedy)
+
+
+def test_the_game_line_tells_the_seat_and_the_clock() -> None:
+    game = find_game("limit-nim", piles="3/1")
+    seen: list[tuple[int, int | None, int | None]] = []
+
+    def choose(state: State[Any], ctx: BotContext) -> Any:
+        seen.append((ctx.seat, ctx.time_ms, ctx.move_ms))
+        return first_legal(state)
+
+    play(MiniReferee(game, 1, header=["Game limit-nim piles=3/1 seat=1 time_ms=2500 move_ms=700"]), choose)
+    assert seen == [(1, 2500, 700)]  # three stones: seat 1 takes the second
+
+
+def test_an_opening_is_applied_without_answering_then_start_hands_over_the_turn() -> None:
+    game = find_game("limit-nim", piles="6/2")
+    referee = MiniReferee(game, 0, header=["Game limit-nim piles=6/2 seat=0 time_ms=1000", "Opening 2", "1 2", "1 1"],
+                          opening=["1 2", "1 1"])
+    play(referee, lambda state, ctx: first_legal(state))
+    assert referee.traffic[:6] == [("to bot", "Game limit-nim piles=6/2 seat=0 time_ms=1000"),
+                                   ("to bot", "Opening 2"), ("to bot", "1 2"), ("to bot", "1 1"),
+                                   ("to bot", "Start"), ("from bot", "1 1")]
+
+
+def test_codecup_dialect_learns_the_game_from_options_and_the_seat_from_its_first_line() -> None:
+    game = find_game("limit-nim", piles="4/4")
+    for seat in (0, 1):
+        seen: list[int] = []
+
+        def choose(state: State[Any], ctx: BotContext) -> Any:
+            seen.append(ctx.seat)
+            return first_legal(state)
+
+        referee = MiniReferee(game, seat, header=[])
+        play(referee, choose, ["--game", "limit-nim", "-p", "piles=4/4"])
+        assert referee.traffic[0] == ("to bot", "Start" if seat == 0 else "1 1")  # no Game line
+        assert seen and set(seen) == {seat}
