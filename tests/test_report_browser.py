@@ -1,0 +1,249 @@
+"""The HTML report in a real browser: Debian's chromium, headless, driven by Playwright.
+
+One browser for the whole module. Reports are generated from games played in-process
+(tests/report_samples.py). With ARBITER_UPDATE_SCREENSHOTS=1 the screenshots the tests take
+are also copied to docs/img/ (that is how the pictures in docs/report.md are made).
+"""
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from arbiter.games import find_game
+from arbiter.records import GameRecord
+from arbiter.reports.html import write_game_page, write_tournament_report
+from report_samples import play_random_game, write_sample_tournament
+
+CHROMIUM = Path(os.environ.get("ARBITER_CHROMIUM", "/usr/bin/chromium"))
+LAUNCH_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+DOCS_IMG = Path(__file__).resolve().parent.parent / "docs" / "img"
+PLAYERS = ("alpha", "beta", "gamma", "<b>delta</b>")  # a name with markup must show as text
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """The system chromium; missing is a failure with instructions, never a skip."""
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} not found: the report's browser tests need Debian's chromium "
+                    "(apt-get install chromium; .ci/run installs it)", pytrace=False)
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.fail("the Python package playwright is missing: pip install -e '.[test]'", pytrace=False)
+    with sync_playwright() as playwright:
+        # Playwright gives every launch a fresh temporary profile (user data dir).
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="module")
+def tournament(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """A 4-player round robin on the 4-row triangle board with one timeout, and its report."""
+    folder = write_sample_tournament(tmp_path_factory.mktemp("results") / "ladder", players=PLAYERS,
+                                     games_per_pairing=2, opening=2, timeouts=1, seed=11)
+    # Exact ties in the last digit: the page must round them as Python does (to even).
+    summary = json.loads((folder / "summary.json").read_text())
+    summary["players"][-1].update({"avg_move_ms": 2.25, "max_move_ms": 12.5, "rating": -12.5, "rating_low": -0.5})
+    (folder / "summary.json").write_text(json.dumps(summary))
+    records = [GameRecord.from_json(json.loads(line)) for line in (folder / "games.jsonl").read_text().splitlines()]
+    return {"folder": folder, "report": write_tournament_report(folder), "summary": summary, "records": records}
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    """A fresh page that fails the test on any script error or any request leaving the file."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    outside: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("request", lambda request: outside.append(request.url) if not request.url.startswith("file:") else None)
+    yield page
+    context.close()
+    assert errors == [], f"script errors on the page: {errors}"
+    assert outside == [], f"the page tried to load: {outside}"
+
+
+def open_file(page: Any, path: Path, fragment: str = "") -> Any:
+    page.goto(path.as_uri() + fragment)
+    page.wait_for_selector("body[data-ready]")
+    return page
+
+
+def save_screenshot(page: Any, tmp_path: Path, name: str, *, full_page: bool = False) -> Path:
+    path = tmp_path / name
+    page.screenshot(path=str(path), full_page=full_page)
+    assert path.stat().st_size > 10_000
+    if os.environ.get("ARBITER_UPDATE_SCREENSHOTS") == "1":
+        DOCS_IMG.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, DOCS_IMG / name)
+    return path
+
+
+def cell_texts(page: Any, row_selector: str) -> dict[str, str]:
+    return page.eval_on_selector(row_selector, "row => Object.fromEntries([...row.querySelectorAll('td[data-key]')]"
+                                               ".map(td => [td.dataset.key, td.textContent]))")
+
+
+def seat_scores(page: Any) -> list[int]:
+    return [int(text) for text in page.locator("#viewer-seats .seat-score").all_text_contents()]
+
+
+def drawn_edges(page: Any) -> int:
+    return page.locator("svg#board line.edge.drawn").count()
+
+
+def replay(record: GameRecord, moves: int) -> Any:
+    """The position after the record's first `moves` moves, by the rules library."""
+    state = find_game(record.game, **record.params).new_state()
+    for move in record.moves[:moves]:
+        state.play(move.move)
+    return state
+
+
+# --- the tournament page -------------------------------------------------------------------
+
+def test_standings_table_shows_summary_json_in_standings_txt_formats(page, tournament, tmp_path):
+    open_file(page, tournament["report"])
+    players = tournament["summary"]["players"]
+    assert page.locator("#standings-table tbody tr").count() == len(players)
+    for player in players:
+        shown = cell_texts(page, f'#standings-table tr[data-player="{player["name"]}"]')
+        faults = ", ".join(f"{n} {kind}" for kind, n in player["faults"].items() if n) or "-"
+        assert shown == {
+            "rank": str(player["rank"]), "name": player["name"], "games": str(player["games"]),
+            "wins": str(player["wins"]), "draws": str(player["draws"]), "losses": str(player["losses"]),
+            "points": f"{player['points']:g}", "score_pct": f"{player['score_pct']:.1f}",
+            "rating": f"{player['rating']:+.0f} [{player['rating_low']:+.0f}, {player['rating_high']:+.0f}]",
+            "faults": faults, "avg_move_ms": f"{player['avg_move_ms']:.1f}", "max_move_ms": f"{player['max_move_ms']:.0f}",
+        }
+    assert "1 timeout" in page.locator("#standings-table").inner_text()
+    save_screenshot(page, tmp_path, "report.png", full_page=True)
+
+
+def test_crosstable_shows_each_players_points_against_each_other(page, tournament):
+    open_file(page, tournament["report"])
+    cross = tournament["summary"]["crosstable"]
+    for row in tournament["summary"]["players"]:
+        for other in tournament["summary"]["players"]:
+            if other is row:
+                continue
+            cell = page.locator(f'#crosstable-table tr[data-player="{row["name"]}"] td[data-opponent="{other["name"]}"]')
+            assert cell.inner_text() == f"{cross[row['name']].get(other['name'], 0):g}"
+
+
+def test_rating_chart_draws_every_player_with_an_interval(page, tournament):
+    open_file(page, tournament["report"])
+    assert page.locator("#score-chart g.chart-row").count() == len(PLAYERS)
+    assert page.locator("#score-chart line.interval").count() == len(PLAYERS)
+    assert page.locator("#score-chart g.chart-row", has_text="<b>delta</b>").count() == 1
+
+
+def test_stepping_through_a_game_draws_one_edge_per_move_with_the_running_score(page, tournament, tmp_path):
+    record = tournament["records"][0]
+    open_file(page, tournament["report"])
+    page.click(f'#games-table tr[data-game="{record.extra["id"]}"]')
+    assert page.locator("#viewer-overlay").is_visible()
+    assert drawn_edges(page) == 0 and seat_scores(page) == [0, 0]
+    # Far enough that some triangle has been completed.
+    moves = next(n for n in range(1, len(record.moves)) if sum(replay(record, n).scores) >= 2)
+    for step in range(moves):
+        if step % 2:
+            page.keyboard.press("ArrowRight")
+        else:
+            page.click("#btn-next")
+    assert drawn_edges(page) == moves
+    assert seat_scores(page) == replay(record, moves).scores
+    assert page.locator("#ply-slider").input_value() == str(moves)
+    last = page.locator("svg#board line.edge.last")
+    assert last.count() == 1 and last.get_attribute("data-move") == str(moves)
+    assert page.locator("svg#board polygon.cell.owned").count() == sum(replay(record, moves).scores)
+    assert page.locator("svg#board line.edge.forced").count() == 2  # the opening
+    assert page.locator("#move-list li.forced").count() == 2
+    save_screenshot(page, tmp_path, "report-viewer.png")
+    page.keyboard.press("ArrowLeft")
+    assert drawn_edges(page) == moves - 1
+    page.keyboard.press("End")
+    assert drawn_edges(page) == len(record.moves) and seat_scores(page) == record.scores
+    page.click("#btn-first")
+    assert drawn_edges(page) == 0
+    page.keyboard.press("Escape")
+    assert page.locator("#viewer-overlay").is_hidden()
+
+
+def test_the_slider_and_the_move_list_jump_to_a_move(page, tournament):
+    record = tournament["records"][1]
+    open_file(page, tournament["report"], f'#game={record.extra["id"]}')  # a link straight to a game
+    page.focus("#ply-slider")
+    page.keyboard.press("End")  # the range input's own key handling
+    assert drawn_edges(page) == len(record.moves)
+    page.keyboard.press("ArrowLeft")
+    assert drawn_edges(page) == len(record.moves) - 1
+    page.click('#move-list li[data-ply="5"]')
+    assert drawn_edges(page) == 5 and page.locator("#ply-slider").input_value() == "5"
+    assert "Move 5:" in page.inner_text("#move-info")
+
+
+def test_a_timeout_game_shows_its_termination(page, tournament):
+    timeout = next(r for r in tournament["records"] if r.termination.value == "timeout")
+    offender = timeout.players[timeout.offender].name
+    open_file(page, tournament["report"])
+    page.select_option("#filter-termination", "timeout")
+    assert page.locator("#games-table tbody tr").count() == 1
+    assert f"timeout ({offender})" in page.inner_text("#games-table tbody tr")
+    page.click("#games-table tbody tr")
+    termination = page.inner_text("#viewer-termination")
+    assert f"Timeout by {offender}" in termination and timeout.detail in termination
+    page.keyboard.press("End")
+    assert page.text_content("svg#board text.banner") == f"timeout by {offender}".upper()
+    assert seat_scores(page) == timeout.scores
+
+
+def test_filtering_by_player_lists_only_their_games(page, tournament):
+    open_file(page, tournament["report"])
+    name = "<b>delta</b>"
+    page.select_option("#filter-player", label=name)
+    rows = page.locator("#games-table tbody tr")
+    expected = [r.extra["id"] for r in tournament["records"] if name in [p.name for p in r.players]]
+    assert [rows.nth(i).get_attribute("data-game") for i in range(rows.count())] == expected
+    assert all(name in text for text in rows.all_inner_texts())
+    assert page.inner_text("#games-count") == f"{len(expected)} of {len(tournament['records'])} games"
+
+
+# --- single-game pages, one per board kind ---------------------------------------------------
+
+@pytest.mark.parametrize("game_name, params, shot", [
+    ("dots-and-boxes", {"rows": 3, "cols": 3}, "report-viewer-boxes.png"),
+    ("limit-nim", {"piles": "10/9,10/9,10/9"}, "report-viewer-nim.png"),
+    ("codecup-sudoku", {}, "report-viewer-sudoku.png"),
+])
+def test_a_single_game_page_replays_its_game(page, tmp_path, game_name, params, shot):
+    record = play_random_game(game_name, params, ["ann", "bob"], random.Random(4), typical_ms=[4, 30])
+    open_file(page, write_game_page(record, tmp_path / "game.html"))
+    assert page.locator("#viewer-overlay").count() == 0  # the viewer is the page
+    page.keyboard.press("Home")
+    moves = min(len(record.moves), 5)
+    for _ in range(moves):
+        page.keyboard.press("ArrowRight")
+    state = replay(record, moves)
+    if game_name == "dots-and-boxes":
+        assert drawn_edges(page) == moves and seat_scores(page) == state.scores
+    elif game_name == "limit-nim":
+        labels = page.locator("svg#board text.pile-text").all_text_contents()[:len(state.piles)]
+        assert labels == [f"{stones}/{limit}" for stones, limit in state.piles]
+    else:
+        digits = page.locator("svg#board text.digit.placed").all_text_contents()
+        assert sorted(digits) == sorted(str(d) for d in state.grid if d)
+    save_screenshot(page, tmp_path, shot)
+    page.keyboard.press("End")
+    assert seat_scores(page) == record.scores
