@@ -83,6 +83,7 @@ class _Seat:
         self.pending: list[str] = []  # lines to send when the seat is next handed the turn
         self.used_ms = 0.0  # clock used so far (wall or CPU ms, as `time.clock` says)
         self.wall_used_ms = 0.0
+        self.cpu_mark_ms: float | None = None  # the bot's CPU time when it was last stopped
 
     @property
     def label(self) -> str:
@@ -247,16 +248,16 @@ class _Referee:
         if seat.suspends:
             assert seat.process is not None
             seat.process.resume()
-        measure_cpu = seat.process is not None
-        cpu_start = seat.process.cpu_ms() if seat.process is not None else 0.0
+        # A stopped bot used no CPU since its last move was read: reuse that reading.
+        cpu_start = seat.cpu_mark_ms if seat.suspends and seat.cpu_mark_ms is not None else self._cpu_ms(seat)
         budget_ms = max(tc.time_ms - seat.used_ms, 0.0)
         factor = CPU_CLOCK_WALL_FACTOR if tc.clock == "cpu" else 1
+        turn_start = move_start = _now()  # the clock runs from the hand-over's first byte
         if seat.pending:
             lines, seat.pending = seat.pending, []
-            sent = seat.channel.send_lines(lines, _now() + factor * budget_ms / 1000)
+            sent = seat.channel.send_lines(lines, turn_start + factor * budget_ms / 1000)
             if sent is not None:
                 return self._send_fault(seat, sent)
-        turn_start = move_start = _now()
         cpu_move_start = cpu_start
         while True:
             wall_deadline = turn_start + factor * budget_ms / 1000
@@ -264,7 +265,7 @@ class _Referee:
                 wall_deadline = min(wall_deadline, move_start + factor * tc.move_ms / 1000)
             result = self._await_line(seat, wall_deadline, cpu_start, cpu_move_start, budget_ms)
             arrived = _now()
-            cpu_now = seat.process.cpu_ms() if measure_cpu and seat.process is not None else 0.0
+            cpu_now = self._cpu_ms(seat)
             turn_wall_ms = (arrived - turn_start) * 1000
             turn_used_ms = (cpu_now - cpu_start) if tc.clock == "cpu" else turn_wall_ms
             move_used_ms = (cpu_now - cpu_move_start) if tc.clock == "cpu" else (arrived - move_start) * 1000
@@ -290,8 +291,13 @@ class _Referee:
                 if seat.suspends and not fault:
                     assert seat.process is not None
                     seat.process.suspend()
+                    seat.cpu_mark_ms = cpu_now
                 return fault
             move_start, cpu_move_start = arrived, cpu_now  # another move is due in the same turn
+
+    @staticmethod
+    def _cpu_ms(seat: _Seat) -> float:
+        return seat.process.cpu_ms() if seat.process is not None else 0.0
 
     def _await_line(self, seat: _Seat, wall_deadline: float, cpu_turn_start: float,
                     cpu_move_start: float, budget_ms: float) -> ReadResult:

@@ -320,3 +320,15 @@ def test_takes_from_different_piles_commute(game: Game[Any], data: st.DataObject
         taken[pile] += 1
     assert reordered.key() == end.key()
     assert reordered.winner() == end.winner()
+
+
+@pytest.mark.parametrize(("name", "params"), [("dots-and-triangles", {"rows": 40}), ("dots-and-boxes", {"rows": 30, "cols": 30})])
+def test_legal_moves_are_the_undrawn_edges_on_large_boards(name: str, params: dict[str, Any]) -> None:
+    game = find_game(name, **params)
+    state = game.new_state()
+    rng = random.Random(1)
+    for _ in range(3):
+        for move in rng.sample(state.legal_moves(), len(game.edges) // 4):
+            state.apply(move)
+        assert isinstance(state, DotsState)
+        assert state.legal_moves() == [e for e in range(len(game.edges)) if not (state.drawn >> e) & 1]
