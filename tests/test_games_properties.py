@@ -194,6 +194,8 @@ def test_completing_a_cell_scores_it_and_moves_again_else_the_turn_passes(
         assert isinstance(before, DotsState)
         mover = before.current_player
         completed = cells_completed_by(game, before.drawn, move)
+        assert game.completed_by(before.drawn, move) == completed
+        assert isinstance(after, DotsState) and after.last_completed == completed
         expected = list(before.scores)
         expected[mover] += completed
         assert after.scores == expected
@@ -283,7 +285,9 @@ def test_render_of_a_large_triangle_board_matches_its_position() -> None:
 
 @PROPERTY
 @given(game=cases(NIM_CASES), data=st.data())
-def test_a_take_leaves_twice_the_take_as_limit_and_the_turn_passes(game: Game[Any], data: st.DataObject) -> None:
+def test_a_take_leaves_twice_the_take_as_limit_and_the_turn_passes(
+    game: Game[Any], data: st.DataObject
+) -> None:
     def step(before: State[Any], move: Any, after: State[Any]) -> None:
         assert isinstance(before, LimitNimState) and isinstance(after, LimitNimState)
         pile, count = move
@@ -322,7 +326,9 @@ def test_takes_from_different_piles_commute(game: Game[Any], data: st.DataObject
     assert reordered.winner() == end.winner()
 
 
-@pytest.mark.parametrize(("name", "params"), [("dots-and-triangles", {"rows": 40}), ("dots-and-boxes", {"rows": 30, "cols": 30})])
+@pytest.mark.parametrize(
+    ("name", "params"), [("dots-and-triangles", {"rows": 40}), ("dots-and-boxes", {"rows": 30, "cols": 30})]
+)
 def test_legal_moves_are_the_undrawn_edges_on_large_boards(name: str, params: dict[str, Any]) -> None:
     game = find_game(name, **params)
     state = game.new_state()

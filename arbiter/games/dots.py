@@ -5,13 +5,17 @@ A board is a list of edges and a list of cells, each cell the set of edges aroun
 """
 from __future__ import annotations
 
+from abc import abstractmethod
 from itertools import compress
 from typing import Hashable
 
 from .base import Game, Param, State, int_range
 
 PLAYERS_PARAM = Param(
-    "players", 2, "the number of seats, between 2 and 26 (cells are marked A to Z)", check=int_range(2, 26)
+    "players",
+    2,
+    "the number of seats, between 2 and 26 (cells are marked A to Z)",
+    check=int_range(2, 26),
 )
 
 # Maps the characters '0'/'1' of a binary numeral to the bytes 0/1, for `itertools.compress`.
@@ -50,8 +54,11 @@ class DotsGame(Game[int]):
     def completed_by(self, drawn: int, edge: int) -> int:
         """How many cells drawing `edge` onto the edge set `drawn` completes."""
         with_edge = drawn | (1 << edge)
-        masks = self.cell_masks
-        return sum(1 for c in self.edge_cells[edge] if with_edge & masks[c] == masks[c])
+        return sum(1 for _, mask in self._edge_cell_masks[edge] if with_edge & mask == mask)
+
+    @abstractmethod
+    def render_state(self, state: DotsState) -> str:
+        """The ASCII picture of a position on this board."""
 
 
 class DotsState(State[int]):
@@ -124,7 +131,7 @@ class DotsState(State[int]):
         return copy
 
     def render(self) -> str:
-        return self.game.render_state(self)  # type: ignore[attr-defined]
+        return self.game.render_state(self)
 
 
 def owner_letter(owner: int) -> str:
