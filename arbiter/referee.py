@@ -245,9 +245,6 @@ class _Referee:
         """Hand the turn to `seat` and apply its moves until the turn passes; a fault, or None."""
         assert seat.channel is not None
         tc = seat.time
-        if seat.suspends:
-            assert seat.process is not None
-            seat.process.resume()
         # A stopped bot used no CPU since its last move was read: reuse that reading.
         cpu_start = seat.cpu_mark_ms if seat.suspends and seat.cpu_mark_ms is not None else self._cpu_ms(seat)
         budget_ms = max(tc.time_ms - seat.used_ms, 0.0)
@@ -255,9 +252,14 @@ class _Referee:
         turn_start = move_start = _now()  # the clock runs from the hand-over's first byte
         if seat.pending:
             lines, seat.pending = seat.pending, []
+            # Written while the bot is still stopped, so that SIGCONT finds the lines waiting:
+            # one wake-up instead of two (a stopped bot wakes, reads nothing, sleeps again).
             sent = seat.channel.send_lines(lines, turn_start + factor * budget_ms / 1000)
             if sent is not None:
                 return self._send_fault(seat, sent)
+        if seat.suspends:
+            assert seat.process is not None
+            seat.process.resume()
         cpu_move_start = cpu_start
         while True:
             wall_deadline = turn_start + factor * budget_ms / 1000
