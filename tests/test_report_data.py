@@ -221,3 +221,15 @@ def test_a_torn_last_line_is_ignored(tmp_path):
 def test_a_folder_without_summary_is_an_error_naming_it(tmp_path):
     with pytest.raises(ReportError, match=r"summary\.json"):
         write_tournament_report(tmp_path)
+
+
+def test_arbiter_report_html_writes_the_page_from_the_recomputed_summary(tmp_path, capsys):
+    from arbiter.cli import main
+
+    folder = write_sample_tournament(tmp_path / "t", players=("a", "b", "c"))
+    (folder / "summary.json").unlink()  # `arbiter report` recomputes it from games.jsonl alone
+    assert main(["report", str(folder), "--html"]) == 0
+    assert f"wrote {folder / 'report.html'}" in capsys.readouterr().out
+    data = page_json((folder / "report.html").read_text())
+    assert data["standings"] == json.loads((folder / "summary.json").read_text())["players"]
+    assert len(data["games"]) == 6

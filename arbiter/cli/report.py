@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ..reports.html import write_tournament_report
 from ..reports.results import report_results
 
 
@@ -13,9 +14,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                                "from a results folder's games.jsonl.")
     parser.add_argument("results_dir", type=Path, help="a tournament's results folder")
     parser.add_argument("--anchor", default=None, help="rate this player 0 (default: the mean rating is 0)")
+    parser.add_argument("--html", action="store_true",
+                        help="also write report.html: standings, crosstable, rating chart and a viewer "
+                             "for every game, in one self-contained file (docs/report.md)")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     print(report_results(args.results_dir, anchor=args.anchor), end="")
+    if args.html:
+        print(f"wrote {write_tournament_report(args.results_dir)}")
     return 0
