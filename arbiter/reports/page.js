@@ -89,9 +89,10 @@
     };
   }
 
+  // Scores in seat order; after a fault the winner may have fewer points, so say both plainly.
   function resultText(names, scores, winner) {
-    const score = scores.join("–");
-    return winner === null || winner === undefined ? `draw ${score}` : `${names[winner]} won ${score}`;
+    const score = `score ${scores.join("–")}`;
+    return winner === null || winner === undefined ? `draw · ${score}` : `winner ${names[winner]} · ${score}`;
   }
   function endingText(game) {
     const by = game.offender === null || game.offender === undefined ? "" : ` by ${game.names[game.offender]}`;
