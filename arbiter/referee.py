@@ -181,6 +181,8 @@ class _Referee:
         # After the opening (if any), the seat to move is told to start.
         self.seats[state.current_player].pending.append("Start")
         while not state.is_over():
+            if self.cancel is not None and self.cancel.is_set():  # bots that answer at once never
+                raise GameAborted("the game was cancelled")      # leave the read loop's wake-ups
             fault = self._check_quiet(game_over=False) or self._play_turn(self.seats[state.current_player])
             if fault:
                 return fault
