@@ -14,7 +14,7 @@ import pytest
 
 from arbiter.games import GAMES, find_game
 from arbiter.records import GameRecord, Termination
-from arbiter.referee import PlayerSpec, TimeControl, play_game
+from arbiter.referee import GameAborted, PlayerSpec, TimeControl, play_game
 from referee_support import bot, honest, live_marked, new_marker
 
 HONEST_GAMES: list[tuple[str, dict[str, Any]]] = [
@@ -183,4 +183,21 @@ def test_games_in_parallel_threads_do_not_disturb_each_other(tmp_path: Path) -> 
     assert time.monotonic() - started < 30
     assert sorted(records) == [0, 1, 2]
     assert all(r.termination is Termination.NORMAL for r in records.values())
+    assert live_marked(marker) == []
+
+
+def test_cancel_stops_even_a_game_whose_bots_answer_at_once(tmp_path: Path) -> None:
+    marker = new_marker()
+    cancel = threading.Event()
+    turns: list[int] = []
+
+    def on_turn(state: Any) -> None:
+        turns.append(len(state.history))
+        if len(turns) == 3:
+            cancel.set()
+
+    with pytest.raises(GameAborted):
+        play_game(find_game("dots-and-boxes", rows=4, cols=4), [honest(marker, 1), honest(marker, 2)],
+                  log_dir=tmp_path, cancel=cancel, on_turn=on_turn)
+    assert len(turns) == 3
     assert live_marked(marker) == []
