@@ -4,10 +4,12 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..reports.html import write_tournament_report
 from ..reports.results import report_results
 from ..tournament.config import load_config
 from ..tournament.progress import Progress
 from ..tournament.runner import Interrupted, run_tournament
+from ..tournament.store import GameStore
 from .sprt import run_config as run_sprt_config
 
 
@@ -32,13 +34,13 @@ def run(args: argparse.Namespace) -> int:
     try:
         run_tournament(config, progress, fresh=args.fresh)
     except Interrupted:
-        from ..tournament.store import GameStore
-
         recorded = len(GameStore(config.results_dir / "games.jsonl").load())
         progress.note(f"stopped: {recorded} games are recorded in {config.results_dir / 'games.jsonl'}; "
                       f"running games were abandoned and every bot ended. To resume, run the same command "
                       f"again: arbiter run {args.config}")
         return 130
     print(report_results(config.results_dir), end="")
+    page = write_tournament_report(config.results_dir)
+    print(f"Report: {page}")
     sys.stdout.flush()
     return 0

@@ -138,6 +138,11 @@ def _fault_text(row: PlayerStanding) -> str:
     return ", ".join(parts) if parts else "-"
 
 
+def _cross_cell(row: dict[str, float], other: str) -> str:
+    """Points against `other`, or `-` when the two never met (gauntlet, Swiss)."""
+    return f"{row[other]:g}" if other in row else "-"
+
+
 def standings_rows(standings: Standings) -> list[list[Any]]:
     """The standings table's rows, as printed."""
     return [
@@ -160,7 +165,7 @@ def format_standings(standings: Standings, *, markdown: bool = False) -> str:
     parts = [tabulate(standings_rows(standings), headers=HEADERS, tablefmt=fmt, disable_numparse=True)]
     names = [row.name for row in standings.players]
     cross_rows = [
-        [name] + ["x" if name == other else f"{standings.crosstable.get(name, {}).get(other, 0):g}"
+        [name] + ["x" if name == other else _cross_cell(standings.crosstable.get(name, {}), other)
                   for other in names]
         for name in names
     ]
@@ -177,9 +182,10 @@ def format_standings(standings: Standings, *, markdown: bool = False) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-def _finite(value: float, digits: int = 1) -> float | None:
-    """A rounded number for JSON, or None where it is infinite (no games, or a clean sweep)."""
-    return round(value, digits) if math.isfinite(value) else None
+def _finite(value: float) -> float | None:
+    """The number for JSON (unrounded, so pages print exactly what standings.txt prints), or
+    None where it is infinite (no games, or a clean sweep)."""
+    return value if math.isfinite(value) else None
 
 
 def summary_json(standings: Standings, meta: dict[str, Any]) -> dict[str, Any]:
@@ -188,10 +194,10 @@ def summary_json(standings: Standings, meta: dict[str, Any]) -> dict[str, Any]:
     for row in standings.players:
         players.append({
             "rank": row.rank, "name": row.name, "games": row.games, "wins": row.wins, "draws": row.draws,
-            "losses": row.losses, "points": row.points, "score_pct": round(row.score_pct, 2),
+            "losses": row.losses, "points": row.points, "score_pct": row.score_pct,
             "rating": _finite(row.rating), "rating_low": _finite(row.rating_low),
             "rating_high": _finite(row.rating_high), "faults": dict(row.faults),
-            "avg_move_ms": round(row.avg_move_ms, 2), "max_move_ms": round(row.max_move_ms, 2),
+            "avg_move_ms": row.avg_move_ms, "max_move_ms": row.max_move_ms,
         })
     summary = dict(meta)
     summary.update({
@@ -200,7 +206,7 @@ def summary_json(standings: Standings, meta: dict[str, Any]) -> dict[str, Any]:
         "totals": {**meta.get("totals", {}), "games": standings.games, "faults": standings.faults},
     })
     if standings.head_to_head is not None:
-        summary["head_to_head"] = {k: _finite(v, 4) for k, v in asdict(standings.head_to_head).items()}
+        summary["head_to_head"] = {k: _finite(v) for k, v in asdict(standings.head_to_head).items()}
     return summary
 
 
