@@ -25,6 +25,7 @@ from .records import GameRecord, MoveRecord, PlayerRef, Termination
 from .transport import TIMEOUT, BadLine, Channel, Closed, ReadResult
 from .transport.pipe import launch_pipe_bot
 from .transport.process import BotProcess, LaunchError, end_all
+from .transport.zmq import EndpointError, SocketSpec, check_socket, launch_zmq_bot, lease_remote_seats
 
 QUIT_GRACE_S = 0.5  # after `Quit`, how long a bot may take to exit before SIGTERM
 TERM_GRACE_S = 0.3  # after SIGTERM, before SIGKILL
@@ -57,6 +58,13 @@ class PlayerSpec:
     env: Mapping[str, str] = field(default_factory=dict)  # added to os.environ
     dialect: Literal["arbiter", "codecup"] = "arbiter"  # codecup: no `Game` line
     time: TimeControl | None = None  # None: the game's TimeControl
+    # pipe: stdin/stdout; zmq: launched, over a socket; remote: not launched (docs/protocol.md, Sockets)
+    transport: Literal["pipe", "zmq", "remote"] = "pipe"
+    socket: SocketSpec = field(default_factory=SocketSpec)  # zmq and remote: endpoint and keys
+
+    def command_text(self) -> str:
+        """The command as recorded: the shell-quoted words, or where a remote bot is."""
+        return self.socket.describe() if self.transport == "remote" else shlex.join(self.command)
 
 
 class GameAborted(Exception):
@@ -103,7 +111,7 @@ def play_game(game: Game[Any], players: Sequence[PlayerSpec], *, time: TimeContr
     Raises ValueError for bad arguments (wrong number of players, an illegal opening)
     before any process starts, and GameAborted when `cancel` is set (bots already ended).
     """
-    state = _check_arguments(game, players, opening)
+    state = _check_arguments(game, players, opening, time)
     seats = [
         _Seat(k, spec, spec.time or time, _log_path(log_dir, log_prefix, k, spec.name))
         for k, spec in enumerate(players)
@@ -126,13 +134,20 @@ def _now() -> float:
     return time.monotonic()
 
 
-def _check_arguments(game: Game[Any], players: Sequence[PlayerSpec], opening: Sequence[str]) -> State[Any]:
+def _check_arguments(game: Game[Any], players: Sequence[PlayerSpec], opening: Sequence[str],
+                     time: TimeControl) -> State[Any]:
     """The position after the opening; ValueError when the game cannot be played as asked."""
     if len(players) != game.num_players:
         raise ValueError(f"{game.describe()} has {game.num_players} seats, but {len(players)} players were given")
     for k, spec in enumerate(players):
-        if not spec.command:
+        if not spec.command and spec.transport != "remote":
             raise ValueError(f"seat {k} ({spec.name}): the command is empty")
+        try:
+            check_socket(spec.transport, spec.socket)
+        except EndpointError as exc:
+            raise ValueError(f"seat {k} ({spec.name}): {exc}") from None
+        if spec.transport == "remote" and (spec.time or time).clock != "wall":
+            raise ValueError(f"seat {k} ({spec.name}): a remote bot's time can only be measured with clock: wall")
         if opening and spec.dialect == "codecup":
             raise ValueError(
                 f"seat {k} ({spec.name}) uses the codecup dialect, which cannot be sent an opening "
@@ -196,13 +211,24 @@ class _Referee:
     def _launch(self) -> _Ending | None:
         """Start every bot, send the `Game` line and opening, and stop it until its turn."""
         opening = [m.move for m in self.moves]
+        remote = [seat for seat in self.seats if seat.spec.transport == "remote"]
+        if remote:  # all at once: they may wait for each other's bots to connect, or for other games
+            leases = lease_remote_seats([(f"remote player {s.spec.name}", s.spec.socket) for s in remote])
+            for seat, channel in zip(remote, leases):
+                seat.channel = channel
         for seat in self.seats:
             spec = seat.spec
             try:
-                seat.channel, seat.process = launch_pipe_bot(
-                    spec.command, cwd=spec.cwd, env=spec.env, memory_mb=seat.time.memory_mb,
-                    log_path=seat.log_path,
-                )
+                if spec.transport == "pipe":
+                    seat.channel, seat.process = launch_pipe_bot(
+                        spec.command, cwd=spec.cwd, env=spec.env, memory_mb=seat.time.memory_mb,
+                        log_path=seat.log_path,
+                    )
+                elif spec.transport == "zmq":
+                    seat.channel, seat.process = launch_zmq_bot(
+                        spec.command, label=seat.label, bind=spec.socket.bind, cwd=spec.cwd, env=spec.env,
+                        memory_mb=seat.time.memory_mb, log_path=seat.log_path,
+                    )
             except LaunchError as exc:
                 return _Ending(Termination.CRASH, seat.index, f"{seat.label} could not be started: {exc}")
             first = [] if spec.dialect == "codecup" else [self._game_line(seat)]
@@ -237,7 +263,7 @@ class _Referee:
             if isinstance(result, Closed):
                 if game_over:
                     continue
-                return self._crash(seat)
+                return self._crash(seat, result)
             shown = result.describe() if isinstance(result, BadLine) else repr(result)
             when = "after the game was over" if game_over else "when it was not its turn"
             return _Ending(Termination.PROTOCOL, seat.index, f"{seat.label} wrote {shown} {when}")
@@ -286,7 +312,7 @@ class _Referee:
                 seat.used_ms += turn_used_ms
                 seat.wall_used_ms += turn_wall_ms
                 if isinstance(result, Closed):
-                    return self._crash(seat)
+                    return self._crash(seat, result)
                 return _Ending(Termination.MALFORMED, seat.index, f"{seat.label} sent {result.describe()}")
             fault = self._apply(seat, result, (arrived - move_start) * 1000, cpu_now - cpu_move_start)
             if fault or self.state.is_over() or self.state.current_player != seat.index:
@@ -358,12 +384,14 @@ class _Referee:
         if result is TIMEOUT:
             return _Ending(Termination.TIMEOUT, seat.index,
                            f"{seat.label} did not read its input: the arbiter could not hand it the turn in time")
-        return self._crash(seat)
+        return self._crash(seat, result if isinstance(result, Closed) else None)
 
-    def _crash(self, seat: _Seat) -> _Ending:
+    def _crash(self, seat: _Seat, closed: Closed | None = None) -> _Ending:
         """A crash fault, with how the bot ended if it did and its last words on stderr."""
         process = seat.process
         status = process.wait_exit(CRASH_WAIT_S) if process is not None else None
+        if (process is None or status is None) and seat.spec.transport != "pipe" and closed is not None:
+            return _Ending(Termination.CRASH, seat.index, f"{seat.label} {closed.why}")  # its socket's story
         if process is None or status is None:
             return _Ending(Termination.CRASH, seat.index, f"{seat.label} closed its standard output "
                            "before the game ended (the process was still running)")
@@ -406,6 +434,9 @@ class _Referee:
         """Outstanding relays and `Quit` to every bot (SIGTERM to an offender), then the bounded shutdown."""
         for seat in self.seats:
             if seat.process is None:
+                if seat.channel is not None:  # a remote bot: it stays up, ready for its next game
+                    seat.channel.send_lines([*seat.pending, "Quit"], _now() + 0.05)
+                    seat.channel.close()
                 continue
             if ending.termination.is_fault and seat.index == ending.offender:
                 seat.process.terminate()
@@ -440,7 +471,7 @@ class _Referee:
         return GameRecord(
             game=game.name,
             params={name: _json_param(game, name) for name in game.params},
-            players=[PlayerRef(s.spec.name, shlex.join(s.spec.command)) for s in self.seats],
+            players=[PlayerRef(s.spec.name, s.spec.command_text()) for s in self.seats],
             moves=self.moves,
             scores=list(scores),
             winner=winner,

@@ -43,6 +43,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="every seat's dialect: codecup bots get no Game line (default arbiter)")
     parser.add_argument("--dialect-a", choices=DIALECTS, default=None, help="seat 0's dialect")
     parser.add_argument("--dialect-b", choices=DIALECTS, default=None, help="seat 1's dialect")
+    parser.add_argument("--transport", choices=("pipe", "zmq"), default="pipe",
+                        help="pipe: stdin/stdout (default); zmq: each bot connects to a loopback ZeroMQ "
+                             "socket named in $ARBITER_ENDPOINT (docs/protocol.md, Sockets)")
     parser.add_argument("--show", action="store_true", help="print the board after each turn")
     parser.add_argument("--json", metavar="FILE", default=None,
                         help="write the game record as JSON to FILE, or to stdout with -")
@@ -71,7 +74,8 @@ def run(args: argparse.Namespace) -> int:
     for seat, override in enumerate((args.dialect_a, args.dialect_b)):
         if override is not None and seat < game.num_players:
             dialects[seat] = override
-    players = [_player(seat, text, dialect) for seat, (text, dialect) in enumerate(zip(args.commands, dialects))]
+    players = [_player(seat, text, dialect, args.transport)
+               for seat, (text, dialect) in enumerate(zip(args.commands, dialects))]
     time = TimeControl(time_ms=args.time_ms, move_ms=args.move_ms, clock=args.clock)
 
     # With the record on stdout, everything for people goes to stderr.
@@ -104,7 +108,7 @@ def _params(pairs: list[str]) -> dict[str, str]:
     return params
 
 
-def _player(seat: int, text: str, dialect: str) -> PlayerSpec:
+def _player(seat: int, text: str, dialect: str, transport: str = "pipe") -> PlayerSpec:
     """One seat's command line, split and checked that its program exists."""
     try:
         command = tuple(shlex.split(text))
@@ -118,7 +122,8 @@ def _player(seat: int, text: str, dialect: str) -> PlayerSpec:
             raise UsageError(f"command {seat + 1}: {program!r} is not an executable file")
     elif shutil.which(program) is None:
         raise UsageError(f"command {seat + 1}: {program!r} is not found on PATH")
-    return PlayerSpec(name=player_name(command), command=command, dialect=dialect)  # type: ignore[arg-type]
+    return PlayerSpec(name=player_name(command), command=command, dialect=dialect,  # type: ignore[arg-type]
+                      transport=transport)  # type: ignore[arg-type]
 
 
 def player_name(command: tuple[str, ...]) -> str:

@@ -50,7 +50,7 @@ import zmq
 from zmq.utils.monitor import recv_monitor_message
 
 from . import TIMEOUT, BadLine, Closed, ReadResult, SendResult, decode_line
-from .keys import KeyFileError, KeyPair, read_key_file
+from .keys import KeyFileError, KeyPair, is_z85_key, read_key_file
 from .process import BotProcess, LaunchError, StderrDrain
 
 log = logging.getLogger(__name__)
@@ -190,6 +190,14 @@ def socket_problems(transport: str, spec: SocketSpec) -> list[tuple[str, str]]:
         return [(key, str(exc))]
     if endpoint.port == "*":
         problems.append((key, f"{endpoint.text!r}: a remote bot must know the port: give a number, not *"))
+    if spec.public_key and not is_z85_key(spec.public_key):
+        problems.append(("public_key", f"{spec.public_key!r} is not a CURVE public key (40 characters of Z85, "
+                                       "as printed by `arbiter keys NAME`)"))
+    if spec.arbiter_keys:
+        try:
+            read_key_file(spec.arbiter_keys, need_secret=True)
+        except KeyFileError as exc:
+            problems.append(("arbiter_keys", str(exc)))
     if bool(spec.public_key) != bool(spec.arbiter_keys):
         missing = "arbiter_keys (the arbiter's key pair file)" if spec.public_key else "public_key (the bot's)"
         problems.append(("public_key" if not spec.public_key else "arbiter_keys",
@@ -699,22 +707,26 @@ def _write_game_keys(pair: KeyPair) -> Path:
 # --- remote bots ---------------------------------------------------------------------
 
 class RemoteChannel:
-    """One game's lease on a remote seat: the seat's `Channel` until `close()` hands it back."""
+    """One game's lease on a remote seat: the seat's `Channel` until `close()` hands it back.
 
-    def __init__(self, seat: ZmqChannel, unavailable: Closed | None) -> None:
+    `unavailable` (no bot connected in time, or the socket could not be set up) makes every
+    call answer `Closed` with that reason, so the game records it as the seat's fault.
+    """
+
+    def __init__(self, seat: ZmqChannel | None, unavailable: Closed | None) -> None:
         self.seat = seat
-        self._unavailable = unavailable  # the bot never connected
+        self._unavailable = unavailable
         self._closed = False
 
     def send_lines(self, lines: Sequence[str], deadline: float) -> SendResult:
         """As `ZmqChannel.send_lines`."""
-        if self._unavailable is not None or self._closed:
+        if self.seat is None or self._unavailable is not None or self._closed:
             return self._unavailable or Closed("the arbiter closed the channel")
         return self.seat.send_lines(lines, deadline)
 
     def read_line(self, deadline: float) -> ReadResult:
         """As `ZmqChannel.read_line`."""
-        if self._unavailable is not None or self._closed:
+        if self.seat is None or self._unavailable is not None or self._closed:
             return self._unavailable or Closed("the arbiter closed the channel")
         return self.seat.read_line(deadline)
 
@@ -722,7 +734,8 @@ class RemoteChannel:
         """Hand the seat back (idempotent); its socket and connection stay up for the next game."""
         if not self._closed:
             self._closed = True
-            self.seat._lease.release()
+            if self.seat is not None:
+                self.seat._lease.release()
 
 
 def lease_remote_seats(seats: Sequence[tuple[str, SocketSpec]]) -> list[RemoteChannel]:
@@ -732,17 +745,28 @@ def lease_remote_seats(seats: Sequence[tuple[str, SocketSpec]]) -> list[RemoteCh
     a bot can serve many games on one connection. Each seat is used by one game at a time:
     leases are taken in a fixed order, so concurrent games wait for each other instead of
     deadlocking. Waits up to each spec's `connect_wait_ms` for bots that are not connected;
-    a seat still without a bot then reads and sends as `Closed`, saying so. Raises
-    EndpointError/KeyFileError for bad settings and LaunchError if a socket cannot be set up.
+    a seat still without a bot, or whose socket cannot be set up, answers `Closed` saying
+    why. Raises EndpointError for settings `socket_problems` rejects.
     """
+    for label, spec in seats:
+        try:
+            check_socket("remote", spec)
+        except EndpointError as exc:
+            raise EndpointError(f"{label}: {exc}") from None
     runtime = _runtime()
+    found: list[ZmqChannel | Closed] = []
     with runtime.remote_lock:
-        found = [_remote_seat(runtime, label, spec) for label, spec in seats]
-    if len(set(map(id, found))) != len(found):
-        raise EndpointError("one remote seat cannot play against itself: two players share an endpoint")
+        for label, spec in seats:
+            try:
+                found.append(_remote_seat(runtime, label, spec))
+            except LaunchError as exc:
+                found.append(Closed(f"could not be reached: {exc}"))
+    sockets = [seat for seat in found if isinstance(seat, ZmqChannel)]
+    if len(set(map(id, sockets))) != len(sockets):
+        raise EndpointError("two seats of one game cannot share a remote endpoint")
     taken: list[ZmqChannel] = []
     try:
-        for seat in sorted(found, key=lambda seat: seat.endpoint):
+        for seat in sorted(sockets, key=lambda seat: seat.endpoint):
             seat._lease.acquire()
             taken.append(seat)
             seat._begin_game()
@@ -753,6 +777,9 @@ def lease_remote_seats(seats: Sequence[tuple[str, SocketSpec]]) -> list[RemoteCh
     started = time.monotonic()
     leases = []
     for seat, (label, spec) in zip(found, seats):
+        if isinstance(seat, Closed):
+            leases.append(RemoteChannel(None, seat))
+            continue
         unavailable = None
         if not seat._wait_for_owner(started + spec.connect_wait_ms / 1000):
             side = "connected to" if spec.bind else "answered at"
@@ -764,7 +791,6 @@ def lease_remote_seats(seats: Sequence[tuple[str, SocketSpec]]) -> list[RemoteCh
 
 def _remote_seat(runtime: _Runtime, label: str, spec: SocketSpec) -> ZmqChannel:
     """The remote seat for `spec`, made on first use (the caller holds `runtime.remote_lock`)."""
-    check_socket("remote", spec)
     side, endpoint = ("bind", spec.bind) if spec.bind else ("connect", spec.connect)
     assert endpoint is not None
     curve = None
@@ -774,7 +800,7 @@ def _remote_seat(runtime: _Runtime, label: str, spec: SocketSpec) -> ZmqChannel:
     channel = runtime.remote.get(key)
     if channel is not None:
         if channel.client_key != (curve.client_public if curve else None):
-            raise EndpointError(f"{label}: {endpoint} is already the seat of another remote player")
+            raise EndpointError(f"{label}: {endpoint} is already the seat of a remote player with other keys")
         return channel
     channel = ZmqChannel(label, bind=spec.bind, connect=spec.connect, curve=curve, heartbeat=True, remote=True)
     runtime.remote[key] = channel
