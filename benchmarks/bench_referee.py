@@ -7,10 +7,11 @@
   reads the move, one round trip.
 - Refereed: `play_game` on limit-nim with one pile of N stones and limit 1, so every move
   is `1 1`, between two bots that answer at once (the same loop as the echo). Per move:
-  the time between turns (from `on_turn` timestamps), the bots' share of it (each move's
-  recorded `wall_ms`: from handing the turn to the move's arrival, pipe transfer included),
-  and the arbiter's own overhead = per move - bots' share. With and without suspension
-  (SIGSTOP/SIGCONT around every turn).
+  the time between turns (from `on_turn` timestamps), the bot's share of it (the move's
+  recorded `wall_ms`: from handing the turn over to the move's arrival, pipe transfer
+  included), and the arbiter's own overhead = the difference, move by move. With and
+  without suspension (SIGSTOP/SIGCONT around every turn).
+- Medians throughout: on a shared machine the means carry other people's load spikes.
 - Cut-off: a bot that sleeps through its turn with a 200 ms budget; how far past the
   budget the referee declares the timeout (its `time_used_ms`, measured from the hand-off).
 
@@ -58,8 +59,8 @@ for line in sys.stdin:
 SLEEPER = "import time\ntime.sleep(3600)\n"
 
 
-def ping_pong_us(exchanges: int) -> float:
-    """Microseconds per round trip of one line between this process and an echo process."""
+def ping_pong_us(exchanges: int) -> list[float]:
+    """Microseconds of each round trip of one line between this process and an echo process."""
     echo = subprocess.Popen([sys.executable, "-c", ECHO], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
     assert echo.stdin is not None and echo.stdout is not None
     write_fd, read_fd = echo.stdin.fileno(), echo.stdout.fileno()
@@ -67,28 +68,29 @@ def ping_pong_us(exchanges: int) -> float:
     for _ in range(50):  # warm up
         os.write(write_fd, line)
         os.read(read_fd, 64)
-    started = time.perf_counter()
+    trips = []
     for _ in range(exchanges):
+        started = time.perf_counter()
         os.write(write_fd, line)
         os.read(read_fd, 64)
-    elapsed = time.perf_counter() - started
+        trips.append((time.perf_counter() - started) * 1e6)
     echo.stdin.close()
     echo.wait()
-    return elapsed / exchanges * 1e6
+    return trips
 
 
-def refereed_us(moves: int, suspend_idle: bool) -> tuple[float, float]:
-    """(microseconds per move, of which the bots' share) over one game of `moves` moves."""
+def refereed_us(moves: int, suspend_idle: bool) -> tuple[list[float], list[float]]:
+    """Per move of one game of `moves` moves: (microseconds between turns, the bot's share)."""
     game = find_game("limit-nim", piles=f"{moves}/1")
     taker = PlayerSpec(name="taker", command=(sys.executable, "-c", TAKER), env={"STONES": str(moves)})
     stamps: list[float] = []
     record = play_game(game, [taker, taker], time=TimeControl(time_ms=600000, suspend_idle=suspend_idle),
                        on_turn=lambda state: stamps.append(time.perf_counter()))
     assert record.termination.value == "normal" and len(record.moves) == moves, record.detail
-    # Turns 2..N: the first includes the bots' start-up.
-    per_move_us = (stamps[-1] - stamps[0]) / (len(stamps) - 1) * 1e6
-    bots_us = statistics.fmean(m.wall_ms for m in record.moves[1:]) * 1000
-    return per_move_us, bots_us
+    # Turns 2..N (the first includes the bots' start-up); each turn is one move here.
+    between_us = [(b - a) * 1e6 for a, b in zip(stamps, stamps[1:])]
+    bots_us = [m.wall_ms * 1000 for m in record.moves[1:]]
+    return between_us, bots_us
 
 
 def cut_off_ms(budget_ms: int) -> float:
@@ -107,23 +109,30 @@ def main() -> None:
     parser.add_argument("--budget-ms", type=int, default=200, help="the sleeping bot's budget")
     args = parser.parse_args()
 
-    bare, suspended, free, cuts = [], [], [], []
+    bare: list[float] = []
+    games: dict[bool, tuple[list[float], list[float]]] = {True: ([], []), False: ([], [])}
+    cuts = []
     for _ in range(args.repeats):  # interleaved, so a load spike hits every kind alike
-        bare.append(ping_pong_us(args.moves))
-        suspended.append(refereed_us(args.moves, suspend_idle=True))
-        free.append(refereed_us(args.moves, suspend_idle=False))
+        bare += ping_pong_us(args.moves)
+        for suspend_idle in (True, False):
+            between, bots = refereed_us(args.moves, suspend_idle)
+            games[suspend_idle][0].extend(between)
+            games[suspend_idle][1].extend(bots)
         cuts.append(cut_off_ms(args.budget_ms))
 
     floor_us = statistics.median(bare)
-    print(f"bare pipe ping-pong: {floor_us:.1f} us per round trip (median of {args.repeats} x {args.moves})")
+    print(f"bare pipe ping-pong: {floor_us:.1f} us per round trip "
+          f"(median of {len(bare)}; mean {statistics.fmean(bare):.1f})")
     print()
-    print("| refereed game | per move (us) | bots' share (us) | arbiter overhead (us) | overhead / ping-pong | per move / ping-pong |")
+    print("| refereed game, medians per move | per move (us) | bot's share (us) | arbiter overhead (us) "
+          "| overhead / ping-pong | per move / ping-pong |")
     print("|---|---|---|---|---|---|")
-    for label, runs in (("suspend_idle: true (default)", suspended), ("suspend_idle: false", free)):
-        per_move = statistics.median(r[0] for r in runs)
-        bots = statistics.median(r[1] for r in runs)
-        overhead = statistics.median(r[0] - r[1] for r in runs)
-        print(f"| {label} | {per_move:.1f} | {bots:.1f} | {overhead:.1f} | {overhead / floor_us:.2f}x "
+    for suspend_idle, label in ((True, "suspend_idle: true (default)"), (False, "suspend_idle: false")):
+        between, bots = games[suspend_idle]
+        per_move = statistics.median(between)
+        share = statistics.median(bots)
+        overhead = statistics.median(b - w for b, w in zip(between, bots))  # paired, move by move
+        print(f"| {label} | {per_move:.1f} | {share:.1f} | {overhead:.1f} | {overhead / floor_us:.2f}x "
               f"| {per_move / floor_us:.2f}x |")
     print()
     print(f"sleeping bot, {args.budget_ms} ms budget: cut off {statistics.median(cuts):.2f} ms past it "
