@@ -112,11 +112,6 @@ class _Guardian:
         process.stdin.write("".join(f"+{sid}\n" for sid in self._registered).encode())
         self._process = process
 
-    @property
-    def pid(self) -> int | None:
-        """The guardian's pid, once started (for tests)."""
-        return self._process.pid if self._process is not None else None
-
 
 GUARDIAN = _Guardian()
 
@@ -312,11 +307,10 @@ class BotProcess:
     caller hands them to a channel, which then owns them.
     """
 
-    def __init__(self, popen: subprocess.Popen[bytes], drain: StderrDrain, memory_mb: int | None) -> None:
+    def __init__(self, popen: subprocess.Popen[bytes], drain: StderrDrain) -> None:
         self._popen = popen
         self.pid = popen.pid
         self.session_id = popen.pid  # setsid: session id = process group id = pid
-        self.memory_mb = memory_mb
         self.drain = drain
         self._pidfd = os.pidfd_open(popen.pid)
         self._stat_fd = _open_proc(f"/proc/{popen.pid}/task/{popen.pid}/stat")
@@ -350,13 +344,18 @@ class BotProcess:
         except (OSError, subprocess.SubprocessError) as exc:
             where = f" in {cwd}" if cwd else ""
             raise LaunchError(f"cannot start {command[0]!r}{where}: {exc}") from None
-        GUARDIAN.register(popen.pid)
+        try:
+            GUARDIAN.register(popen.pid)
+        except OSError as exc:  # no guardian, no bot: it could outlive a killed arbiter
+            popen.kill()
+            popen.wait()
+            raise LaunchError(f"cannot start the guardian process: {exc}") from None
         assert popen.stdin is not None and popen.stdout is not None and popen.stderr is not None
         drain = StderrDrain(os.dup(popen.stderr.fileno()), log_path)
         stdin_fd, stdout_fd = os.dup(popen.stdin.fileno()), os.dup(popen.stdout.fileno())
         for stream in (popen.stdin, popen.stdout, popen.stderr):
             stream.close()
-        return cls(popen, drain, memory_mb), stdin_fd, stdout_fd
+        return cls(popen, drain), stdin_fd, stdout_fd
 
     # --- control ---------------------------------------------------------------------
     def suspend(self) -> None:
