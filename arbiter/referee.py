@@ -90,7 +90,6 @@ class _Seat:
         self.process: BotProcess | None = None
         self.pending: list[str] = []  # lines to send when the seat is next handed the turn
         self.used_ms = 0.0  # clock used so far (wall or CPU ms, as `time.clock` says)
-        self.wall_used_ms = 0.0
         self.cpu_mark_ms: float | None = None  # the bot's CPU time when it was last stopped
 
     @property
@@ -296,8 +295,7 @@ class _Referee:
             result = self._await_line(seat, wall_deadline, cpu_start, cpu_move_start, budget_ms)
             arrived = _now()
             cpu_now = self._cpu_ms(seat)
-            turn_wall_ms = (arrived - turn_start) * 1000
-            turn_used_ms = (cpu_now - cpu_start) if tc.clock == "cpu" else turn_wall_ms
+            turn_used_ms = (cpu_now - cpu_start) if tc.clock == "cpu" else (arrived - turn_start) * 1000
             move_used_ms = (cpu_now - cpu_move_start) if tc.clock == "cpu" else (arrived - move_start) * 1000
             # Under the wall clock a line that was there by the deadline is in time; CPU time
             # can only be read after the fact.
@@ -306,18 +304,15 @@ class _Referee:
             )
             if result is TIMEOUT or late:
                 seat.used_ms += turn_used_ms
-                seat.wall_used_ms += turn_wall_ms
                 return self._timeout(seat, move_used_ms, turn_used_ms, budget_ms)
             if not isinstance(result, str):
                 seat.used_ms += turn_used_ms
-                seat.wall_used_ms += turn_wall_ms
                 if isinstance(result, Closed):
                     return self._crash(seat, result)
                 return _Ending(Termination.MALFORMED, seat.index, f"{seat.label} sent {result.describe()}")
             fault = self._apply(seat, result, (arrived - move_start) * 1000, cpu_now - cpu_move_start)
             if fault or self.state.is_over() or self.state.current_player != seat.index:
                 seat.used_ms += turn_used_ms
-                seat.wall_used_ms += turn_wall_ms
                 if seat.suspends and not fault:
                     assert seat.process is not None
                     seat.process.suspend()
