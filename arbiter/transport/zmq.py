@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 import zmq
+from zmq.utils import z85
 from zmq.utils.monitor import recv_monitor_message
 
 from . import TIMEOUT, BadLine, Closed, ReadResult, SendResult, decode_line
@@ -69,6 +70,7 @@ HEARTBEAT_TIMEOUT_MS = 3000  # ...and a connection silent this long is dropped
 HEARTBEAT_TTL_MS = 10000  # the bot's side drops the arbiter after this long without a PING
 DEFAULT_CONNECT_WAIT_MS = 10000  # how long a game waits for a remote bot that is not connected
 REFUSAL_LOG_INTERVAL_S = 10.0  # a peer that keeps retrying is logged once per interval
+MAX_REFUSED_REMEMBERED = 1024  # refused connections remembered per seat (told `Refused` once each)
 _ZAP_ENDPOINT = "inproc://zeromq.zap.01"  # fixed by RFC 27
 _WATCHED_EVENTS = (
     zmq.EVENT_ACCEPTED | zmq.EVENT_CONNECTED | zmq.EVENT_DISCONNECTED
@@ -279,7 +281,7 @@ class _ZapGate:
             self._refusals.warn((domain, address, "mechanism"),
                                 f"{label}: refused a connection from {address}: it does not use CURVE")
             return False, "CURVE required"
-        key = zmq.utils.z85.encode(credentials[0])
+        key = z85.encode(credentials[0])
         if key == admitted:
             return True, key.decode("ascii")
         self._refusals.warn((domain, address, key.decode("ascii")),
@@ -309,8 +311,12 @@ class _ZapGate:
                                             b"malformed ZAP request", b"", b""])
                     continue
                 version, request_id, domain, address, _identity, mechanism, *credentials = request
-                ok, text = self._verdict(domain.decode("utf-8", "replace"), address.decode("utf-8", "replace"),
-                                         mechanism, credentials)
+                try:
+                    ok, text = self._verdict(domain.decode("utf-8", "replace"), address.decode("utf-8", "replace"),
+                                             mechanism, credentials)
+                except Exception:  # an arbiter bug: refuse (fail closed), say so, keep answering
+                    log.exception("the ZAP handler failed on a request; refusing that connection")
+                    ok, text = False, "internal error"
                 user_id = text.encode("ascii") if ok else b""
                 handler.send_multipart([b"1.0", request_id, b"200" if ok else b"400",
                                         b"OK" if ok else text.encode("ascii"), user_id, b""])
@@ -438,6 +444,7 @@ class ZmqChannel:
         self._successor: _Peer | None = None  # a new hello after the owner was lost: owner of the next game
         self._inbox: deque[list[bytes]] = deque()  # the owner's messages not yet read
         self._pending: list[bytes] = []  # lines sent before anyone connected
+        self._refused: set[bytes] = set()  # routing ids already told `Refused`
         self._lease = threading.Lock()  # remote seats: held by the game using the seat
 
     # --- Channel -----------------------------------------------------------------
@@ -550,6 +557,11 @@ class ZmqChannel:
             peer.seen_open = peer.fd in self._open_fds
             self._successor = peer  # it serves from the next game on; this game is lost already
             return
+        if routing_id in self._refused:
+            return  # told once already
+        if len(self._refused) >= MAX_REFUSED_REMEMBERED:
+            self._refused.clear()
+        self._refused.add(routing_id)
         why = ("the seat is in use by another connection" if hello
                else "its first message was a line, not the hello (an empty message)")
         key_text = f" with key {peer.key}" if peer.key else ""
@@ -577,15 +589,17 @@ class ZmqChannel:
                         peer.gone = True
                 if self._owner is not None and self._owner.gone and peers and peers[0] is self._owner:
                     log.info("%s: the connection from %s closed", self.label, self._owner.address)
-            elif kind == zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL:
-                why = ("the peer does not use CURVE, or uses the wrong server key"
-                       if value in (zmq.PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH, zmq.PROTOCOL_ERROR_ZMTP_CRYPTOGRAPHIC)
-                       else f"protocol error {value:#x}")
-                self._refusals.warn((self._domain or self.label, "handshake", str(value)),
-                                    f"{self.label}: refused a connection: the handshake failed ({why})")
-            elif kind == zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL:
-                self._refusals.warn((self._domain or self.label, "handshake", "no detail"),
-                                    f"{self.label}: a connection's handshake failed ({os.strerror(value)})")
+            elif kind in (zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL, zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL):
+                # Which side notices a mismatch first varies: a protocol error here, or the peer hanging up.
+                if kind == zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL:
+                    detail = os.strerror(value)
+                elif value in (zmq.PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH, zmq.PROTOCOL_ERROR_ZMTP_CRYPTOGRAPHIC):
+                    detail = "mechanism mismatch" if value == zmq.PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH else "bad keys"
+                else:
+                    detail = f"protocol error {value:#x}"
+                hint = "; a peer without CURVE or with the wrong server key fails this way" if self._domain else ""
+                self._refusals.warn((self._domain or self.label, "handshake"),
+                                    f"{self.label}: refused a connection: its handshake failed ({detail}){hint}")
 
     def _deliver(self, messages: list[bytes], deadline: float) -> SendResult:
         """Send to the owner, waiting (not past `deadline`) while its queue is full."""
