@@ -123,7 +123,7 @@ def report(title: str, games: list[list[tuple[CodecupSudokuState, str]]]) -> Non
     if claims:
         print(f"      of which claim moves                   {summary(claims)}")
     print(f"    baseline (parse, rules, no solver)       {summary(baseline)}")
-    print(f"    ratio of means, referee / baseline       {statistics.fmean(referee) / statistics.fmean(baseline):.0f}x")
+    print(f"    ratio of medians, referee / baseline     {statistics.median(referee) / statistics.median(baseline):.0f}x")
     print(f"  per game, the referee's checks, ms:        {summary(per_game)}")
     print(f"  the most expensive game's checks are {max(per_game) / BUDGET_MS:.3%} of one player's "
           f"{BUDGET_MS / 1000:.0f} s budget")

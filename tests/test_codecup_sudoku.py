@@ -16,7 +16,7 @@ import pytest
 from arbiter.bot import BotContext, run_bot
 from arbiter.games import GameError, IllegalMove, MalformedMove, find_game
 from arbiter.games.codecup_sudoku import CLAIM, CodecupSudoku, CodecupSudokuState, SudokuMove
-from arbiter.games.sudoku_solver import count_solutions
+from arbiter.games.sudoku_solver import count_solutions, has_solution, solution_with_other_digit
 from players.strategies.sudoku import choose_claimer, choose_random, choose_winner, reducing_move
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -206,6 +206,29 @@ def test_a_move_that_reduces_but_keeps_two_solutions_continues_the_game() -> Non
     state.play("Ce4")
     assert not state.is_over() and state.scores == [0, 0] and state.outcome is None
     assert count_solutions(state.grid, 10) == 2
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_each_placement_is_judged_by_the_two_solution_questions(seed: int) -> None:
+    # Blind random placements (the rules allow them, solutions are ignored), each judged
+    # by the game and, independently, by asking the solver the rules' two questions.
+    rng = random.Random(seed)
+    state = GAME.new_state()
+    while not state.is_over():
+        mover = state.current_player
+        move = rng.choice(state.legal_moves())
+        assert move.cell is not None
+        before = bytes(state.grid)
+        after = bytearray(before)
+        after[move.cell] = move.digit
+        state.apply(move)
+        if not has_solution(after):
+            assert state.outcome == f"seat {mover} NO_SOLUTIONS_LEFT (the move left no solution)"
+        elif solution_with_other_digit(before, move.cell, move.digit) is None:
+            assert state.outcome == (f"seat {mover} NO_SOLUTION_DECREASED "
+                                     "(every solution already had that digit there)")
+        else:
+            assert not state.is_over() and state.current_player == 1 - mover
 
 
 def test_the_grid_never_fills_without_an_ending() -> None:

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Hashable, NamedTuple
 
 from .base import Game, GameError, MalformedMove, State
-from .sudoku_solver import BOX_OF, COL_OF, ROW_OF, count_solutions, has_solution, solution_with_other_digit
+from .sudoku_solver import BOX_OF, COL_OF, ROW_OF, count_solutions, find_solution, solution_with_other_digit
 
 ROW_NAMES = "ABCDEFGHI"
 COL_NAMES = "abcdefghi"
@@ -113,7 +113,8 @@ class CodecupSudoku(Game[SudokuMove]):
                 if reason is not None:
                     raise GameError(f"{self.name}: grid cell {cell_name(cell)}: {reason}")
                 state._place(cell, digit)
-        if not has_solution(state.grid):
+        state.solution = find_solution(state.grid)
+        if state.solution is None:
             raise GameError(f"{self.name}: the grid has no solution")
         filled = sum(1 for digit in state.grid if digit)
         state._to_move = filled % 2 if to_move is None else to_move
@@ -148,6 +149,9 @@ class CodecupSudokuState(State[SudokuMove]):
         self.box_used = [0] * 9
         self._to_move = 0
         self.ending: Ending | None = None
+        # One solution of the grid, kept from the last check, so a placement costs one search:
+        # if it agrees with the placement, the placement leaves a solution; if not, it reduces.
+        self.solution: list[int] | None = None  # None: not searched yet
 
     @property
     def current_player(self) -> int:
@@ -216,11 +220,20 @@ class CodecupSudokuState(State[SudokuMove]):
         if move.cell is None:
             self.ending = self._claim_ending(mover)
             return
+        cell, digit = move.cell, move.digit
         before = bytes(self.grid)
-        self._place(move.cell, move.digit)
-        if not has_solution(self.grid):
+        self._place(cell, digit)
+        known = self.solution or find_solution(before)
+        assert known is not None, "a position in play always has a solution"
+        if known[cell] == digit:  # a solution remains; does one have another digit here?
+            solvable, reduces = True, solution_with_other_digit(before, cell, digit) is not None
+        else:  # it reduces; does anything remain?
+            known = find_solution(self.grid)
+            solvable, reduces = known is not None, True
+        self.solution = known
+        if not solvable:
             self.ending = Ending(mover, "NO_SOLUTIONS_LEFT", "the move left no solution", (1, 2))
-        elif solution_with_other_digit(before, move.cell, move.digit) is None:
+        elif not reduces:
             self.ending = Ending(mover, "NO_SOLUTION_DECREASED",
                                  "every solution already had that digit there", (1, 2))
         elif move.claim:
@@ -260,6 +273,7 @@ class CodecupSudokuState(State[SudokuMove]):
         copy.box_used = list(self.box_used)
         copy._to_move = self._to_move
         copy.ending = self.ending
+        copy.solution = self.solution
         return copy
 
     def render(self) -> str:

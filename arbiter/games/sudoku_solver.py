@@ -42,6 +42,13 @@ def has_solution(grid: Grid) -> bool:
     return _solve(grid, 1, None, None) > 0
 
 
+def find_solution(grid: Grid) -> list[int] | None:
+    """One solution of the grid (the first the search meets), or None."""
+    found: list[list[int]] = []
+    _solve(grid, 1, None, found)
+    return found[0] if found else None
+
+
 def solution_with_other_digit(grid: Grid, cell: int, digit: int) -> list[int] | None:
     """A solution of the grid with something other than `digit` in `cell`, or None.
 
@@ -161,6 +168,7 @@ __all__ = [
     "UNITS",
     "count_solutions",
     "enumerate_solutions",
+    "find_solution",
     "has_solution",
     "solution_with_other_digit",
 ]
