@@ -1,0 +1,153 @@
+"""Launched bots over ZeroMQ play exactly as over pipes: the same games for the same seeds,
+the same faults adjudicated the same way, and no process left behind."""
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import pytest
+
+from arbiter.games import find_game
+from arbiter.records import GameRecord, Termination
+from arbiter.referee import PlayerSpec, TimeControl, play_game
+from arbiter.transport.zmq import SocketSpec
+from referee_support import MARK, ROOT, bot, honest, live_marked, new_marker
+
+PLAYERS = ROOT / "players"
+GAME_TIME = TimeControl(time_ms=2000)
+MARGIN_S = 1.5  # launching two Python bots that import pyzmq, and ending them, on a shared 2-core machine
+CUT_OFF_MS = 50  # how far past its limit a bot may run before the referee cuts it off
+
+
+@dataclass(frozen=True)
+class Match:
+    game: str
+    params: dict[str, int]
+    seats: tuple[tuple[str, ...], tuple[str, ...]]  # script and arguments per seat
+    dialect: str = "arbiter"
+
+
+# Every bundled bot appears in at least one match (checked below), each seeded.
+MATCHES = [
+    Match("dots-and-triangles", {"rows": 4}, (("random_bot.py", "--seed", "1"), ("greedy.py", "--seed", "2"))),
+    Match("dots-and-boxes", {"rows": 2, "cols": 2},
+          (("double_cross.py", "--seed", "3"), ("perfect_dp.py", "--seed", "4"))),
+    Match("limit-nim", {}, (("nim_greedy.py", "--seed", "5"), ("nim_perfect.py", "--seed", "6"))),
+    Match("codecup-sudoku", {}, (("sudoku_random.py", "--seed", "7", "--game", "codecup-sudoku"),
+                                 ("sudoku_claimer.py", "--seed", "8", "--game", "codecup-sudoku")), "codecup"),
+    Match("codecup-sudoku", {}, (("sudoku_winner.py", "--seed", "9", "--game", "codecup-sudoku"),
+                                 ("random_bot.py", "--seed", "10", "--game", "codecup-sudoku")), "codecup"),
+]
+
+
+def test_every_bundled_bot_is_in_a_match() -> None:
+    bundled = {p.name for p in PLAYERS.glob("*.py") if p.name != "__init__.py"}
+    assert bundled <= {seat[0] for match in MATCHES for seat in match.seats}
+
+
+def _game(record: GameRecord) -> tuple[object, ...]:
+    """What must not depend on the transport: the moves and the result."""
+    return record.termination, record.winner, record.scores, [m.move for m in record.moves]
+
+
+@pytest.mark.parametrize("match", MATCHES, ids=lambda m: f"{m.game}-{m.seats[0][0][:-3]}-{m.seats[1][0][:-3]}")
+def test_a_bundled_bot_plays_the_same_game_over_zmq_as_over_pipes(match: Match, tmp_path: Path) -> None:
+    marker = new_marker()
+    seats = [PlayerSpec(name=script[:-3], command=(sys.executable, str(PLAYERS / script), *args),
+                        env={MARK: marker, "ARBITER_CACHE": str(tmp_path / "cache")}, dialect=match.dialect)
+             for script, *args in match.seats]
+    game = find_game(match.game, **match.params)
+    time_control = TimeControl(time_ms=20000)
+    over_pipes = play_game(game, seats, time=time_control, log_dir=tmp_path)
+    over_zmq = play_game(game, [replace(s, transport="zmq") for s in seats], time=time_control, log_dir=tmp_path)
+    assert over_zmq.termination is Termination.NORMAL, over_zmq.detail
+    assert _game(over_zmq) == _game(over_pipes)
+    assert live_marked(marker) == []
+
+
+@dataclass(frozen=True)
+class Fault:
+    script: str
+    termination: Termination
+    detail: str  # a fragment of the record's detail sentence
+    time: TimeControl | None = None  # the misbehaving seat's own time control
+    env: dict[str, str] = field(default_factory=dict)
+
+
+# The misbehaving bots of the referee's suite that run over a socket unchanged (through the
+# bot kit), and the socket-only ones of zmq_misbehave_bot.py.
+FAULTS = [
+    Fault("crash_bot.py", Termination.CRASH, "exited with status 3 before the game ended (last line on stderr: "
+                                             "'crash_bot: giving up now')"),
+    Fault("segfault_bot.py", Termination.CRASH, "was killed by SIGSEGV"),
+    Fault("loop_bot.py", Termination.TIMEOUT, "ran out of time: it had 1000 ms", TimeControl(time_ms=1000)),
+    Fault("sleep_bot.py", Termination.TIMEOUT, "ran out of time: it had 1000 ms", TimeControl(time_ms=1000)),
+    Fault("sleep_bot.py", Termination.TIMEOUT, "per-move cap of 300 ms",
+          TimeControl(time_ms=10000, move_ms=300), {"SLEEP_S": "2"}),
+    Fault("illegal_bot.py", Termination.ILLEGAL, "played '1 99', which is illegal: pile 1 has limit"),
+    Fault("memory_bot.py", Termination.CRASH, "MemoryError", TimeControl(time_ms=5000, memory_mb=200)),
+    Fault("zmq_misbehave_bot.py", Termination.MALFORMED, "sent 'hello, referee', which is not a move",
+          env={"ZMQ_FAULT": "garbage"}),
+    Fault("zmq_misbehave_bot.py", Termination.MALFORMED, "not valid UTF-8", env={"ZMQ_FAULT": "bad_utf8"}),
+    Fault("zmq_misbehave_bot.py", Termination.MALFORMED, "a message of 2 parts", env={"ZMQ_FAULT": "two_parts"}),
+    Fault("zmq_misbehave_bot.py", Termination.PROTOCOL, "wrote '1 1' when it was not its turn",
+          env={"ZMQ_FAULT": "two_moves"}),
+    Fault("zmq_misbehave_bot.py", Termination.CRASH, "lost its connection from 127.0.0.1 to tcp://127.0.0.1:",
+          env={"ZMQ_FAULT": "disconnect"}),
+]
+
+
+@pytest.mark.parametrize("number", range(len(FAULTS)),
+                         ids=[f"{f.env.get('ZMQ_FAULT', f.script[:-3])}-{f.termination.value}" for f in FAULTS])
+def test_a_misbehaving_bot_over_zmq_loses_the_same_way_and_leaves_nothing(number: int, tmp_path: Path) -> None:
+    fault = FAULTS[number]
+    offender = number % 2
+    marker = new_marker()
+    culprit = replace(bot(fault.script, fault.script[:-3], marker, time=fault.time, **fault.env), transport="zmq")
+    other = replace(honest(marker), transport="zmq")
+    seats = [culprit, other] if offender == 0 else [other, culprit]
+    budget = fault.time or GAME_TIME
+
+    started = time.monotonic()
+    record = play_game(find_game("limit-nim"), seats, time=GAME_TIME, log_dir=tmp_path)
+    elapsed_s = time.monotonic() - started
+
+    assert (record.termination, record.offender, record.winner) == (fault.termination, offender, 1 - offender)
+    assert fault.detail in record.detail
+    assert elapsed_s < budget.time_ms / 1000 + MARGIN_S
+    if fault.termination is Termination.TIMEOUT and budget.move_ms is None:
+        assert budget.time_ms <= record.time_used_ms[offender] < budget.time_ms + CUT_OFF_MS
+    assert live_marked(marker) == []
+
+
+def test_a_hung_bot_is_cut_off_at_its_deadline_over_zmq_as_over_pipes(tmp_path: Path) -> None:
+    marker = new_marker()
+    seats = [bot("sleep_bot.py", "sleepy", marker, MISBEHAVE_AT="1"), honest(marker)]
+    record = play_game(find_game("limit-nim"), [replace(s, transport="zmq") for s in seats],
+                       time=TimeControl(time_ms=500), log_dir=tmp_path)
+    assert record.termination is Termination.TIMEOUT
+    assert 500 <= record.time_used_ms[0] < 500 + CUT_OFF_MS  # never blocks past the deadline
+    assert live_marked(marker) == []
+
+
+def test_a_bot_on_a_non_loopback_bind_gets_curve_keys_made_for_its_game(tmp_path: Path) -> None:
+    marker = new_marker()
+    seats = [replace(honest(marker, seed), transport="zmq", socket=SocketSpec(bind="tcp://0.0.0.0:*"))
+             for seed in (1, 2)]
+    keys_before = set(Path("/tmp").glob("arbiter-bot-*.key_secret"))
+    record = play_game(find_game("limit-nim"), seats, time=GAME_TIME, log_dir=tmp_path)
+    assert record.termination is Termination.NORMAL, record.detail
+    assert set(Path("/tmp").glob("arbiter-bot-*.key_secret")) <= keys_before  # removed with the game
+    assert live_marked(marker) == []
+
+
+def test_a_bot_that_never_connects_loses_on_time(tmp_path: Path) -> None:
+    marker = new_marker()
+    deaf = PlayerSpec(name="deaf", command=(sys.executable, "-c", "import time; time.sleep(60)"),
+                      env={MARK: marker}, transport="zmq")
+    record = play_game(find_game("limit-nim"), [deaf, replace(honest(marker), transport="zmq")],
+                       time=TimeControl(time_ms=300), log_dir=tmp_path)
+    assert (record.termination, record.offender) == (Termination.TIMEOUT, 0)
+    assert live_marked(marker) == []
