@@ -387,19 +387,32 @@ def test_the_kit_claims_and_exits_when_the_input_closes_after_its_win(bot_seat: 
     assert channel.state.outcome == f"seat {bot_seat} WIN (correct claim)"
 
 
+class ScriptedChannel:
+    """Fixed incoming lines; what the bot sends is kept."""
+
+    def __init__(self, incoming: list[str]) -> None:
+        self.incoming = incoming
+        self.sent: list[str] = []
+
+    def lines(self) -> Iterator[str]:
+        yield from self.incoming
+
+    def send(self, line: str) -> None:
+        self.sent.append(line)
+
+
 def test_the_kit_stops_at_quit() -> None:
-    sent: list[str] = []
+    channel = ScriptedChannel(["", "Start", "Quit", "Ee5"])
+    assert run_bot(choose_random, argv=["--game", "codecup-sudoku"], channel=channel) == 0
+    assert len(channel.sent) == 1
+    GAME.new_state().play(channel.sent[0])
 
-    class Scripted:
-        def lines(self) -> Iterator[str]:
-            yield from ["", "Start", "Quit", "Ee5"]
 
-        def send(self, line: str) -> None:
-            sent.append(line)
-
-    run_bot(choose_random, argv=["--game", "codecup-sudoku"], channel=Scripted())
-    assert len(sent) == 1
-    GAME.new_state().play(sent[0])
+def test_the_kit_takes_a_relayed_game_ending_claim_without_answering() -> None:
+    # The arbiter relays the move that ended the game (here the opponent's wrong claim) before Quit.
+    channel = ScriptedChannel(["Ee5", "!"])
+    assert run_bot(choose_random, argv=["--game", "codecup-sudoku"], channel=channel) == 0
+    assert len(channel.sent) == 1
 
 
 # --- programs on pipes: the sample players and a CodeCup-style entry --------------------
