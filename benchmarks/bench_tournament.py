@@ -10,6 +10,7 @@ Start-up cost is measured in the same run: a bot process launched, sent `Game ..
 from __future__ import annotations
 
 import argparse
+import io
 import subprocess
 import sys
 import tempfile
@@ -36,7 +37,7 @@ def tournament_seconds(folder: Path, games: int, concurrency: int) -> float:
     )
     config = load_config(config_path)
     started = time.perf_counter()
-    run_tournament(config, Progress(quiet=True, tty=False), fresh=True)
+    run_tournament(config, Progress(io.StringIO(), quiet=True, tty=False), fresh=True)
     return time.perf_counter() - started
 
 
