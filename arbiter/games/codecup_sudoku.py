@@ -7,16 +7,16 @@ followed by `!` to claim that the grid has exactly one solution after it (`Dg7!`
 
 What ends the game, and the points (the player who ended it first, then the other):
 
-| how                                                        | outcome name          | points |
-| ---------------------------------------------------------- | --------------------- | ------ |
-| a correct claim                                            | WIN                   | 2-1    |
-| a wrong claim                                              | LOSE                  | 0-2    |
-| a placement that leaves no solution                        | NO_SOLUTIONS_LEFT     | 1-2    |
-| a placement every solution already had (does not reduce)  | NO_SOLUTION_DECREASED | 1-2    |
-| unparsable move, occupied cell, digit already in its unit  | ILLEGAL (a fault)     | 0-2    |
-| time limit exceeded                                        | TIMEOUT (a fault)     | 1-2    |
-| crash or early exit                                        | EXIT (a fault)        | 0-2    |
-| a protocol violation                                       | ILLEGAL (a fault)     | 0-2    |
+| how                                                         | outcome name          | points |
+| ----------------------------------------------------------- | --------------------- | ------ |
+| a correct claim                                             | WIN                   | 2-1    |
+| a wrong claim                                               | LOSE                  | 0-2    |
+| a placement that leaves no solution                         | NO_SOLUTIONS_LEFT     | 1-2    |
+| a placement every solution already had (does not reduce)    | NO_SOLUTION_DECREASED | 1-2    |
+| unparsable move, occupied cell, digit already in its unit   | ILLEGAL (a fault)     | 0-2    |
+| time limit exceeded                                         | TIMEOUT (a fault)     | 1-2    |
+| crash or early exit                                         | EXIT (a fault)        | 0-2    |
+| a protocol violation                                        | ILLEGAL (a fault)     | 0-2    |
 
 A placement is judged before its claim: a claiming placement that leaves no solution or
 does not reduce the solutions loses 1-2 as that, whatever the claim. The rules' last row,
