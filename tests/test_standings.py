@@ -1,0 +1,80 @@
+"""Standings from records: counts, points, faults, timings and ratings on hand-computed cases."""
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arbiter.reports.standings import compute_standings, format_standings
+
+from tournament_helpers import ROOT, write_config
+
+
+def record(a: str, b: str, winner: int | None, *, termination: str = "normal", offender: int | None = None,
+           times: tuple[float, ...] = (10.0, 20.0)) -> dict:
+    moves = [{"seat": i % 2, "move": "x", "wall_ms": t, "cpu_ms": t, "forced": False} for i, t in enumerate(times)]
+    return {"names": [a, b], "winner": winner, "termination": termination, "offender": offender,
+            "moves": moves, "scores": [0, 0]}
+
+
+def test_three_wins_in_four_is_400_log10_3_elo_apart() -> None:
+    games = [record("a", "b", 0), record("b", "a", 1), record("a", "b", 0), record("b", "a", 0)]
+    standings = compute_standings(games)
+    first, second = standings.players
+    assert (first.name, first.wins, first.losses, first.points, first.score_pct) == ("a", 3, 1, 3.0, 75.0)
+    assert first.rating - second.rating == pytest.approx(400 * math.log10(3))
+    assert first.rating == pytest.approx(-second.rating)  # anchored on the mean
+    assert standings.head_to_head is not None
+    assert standings.head_to_head.elo == pytest.approx(400 * math.log10(3), rel=1e-6)
+    assert standings.crosstable == {"a": {"b": 3.0}, "b": {"a": 1.0}}
+
+
+def test_anchor_rates_the_named_player_zero() -> None:
+    games = [record("a", "b", 0), record("b", "a", 1), record("a", "b", 0), record("b", "a", 0)]
+    standings = compute_standings(games, anchor="b")
+    ratings = {row.name: row.rating for row in standings.players}
+    assert ratings["b"] == 0 and ratings["a"] == pytest.approx(400 * math.log10(3))
+
+
+def test_faults_draws_and_move_times_are_counted_per_player() -> None:
+    games = [
+        record("a", "b", None, times=(5.0, 7.0, 9.0)),
+        record("a", "b", 1, termination="timeout", offender=0, times=(40.0,)),
+        record("b", "a", 0, termination="illegal", offender=1, times=(1.0, 2.0)),
+    ]
+    rows = {row.name: row for row in compute_standings(games).players}
+    a, b = rows["a"], rows["b"]
+    assert (a.wins, a.draws, a.losses, a.points) == (0, 1, 2, 0.5)
+    assert (b.wins, b.draws, b.losses, b.points) == (2, 1, 0, 2.5)
+    assert a.faults["timeout"] == 1 and a.faults["illegal"] == 1 and b.fault_total == 0
+    # a moved at 5, 9 (seat 0 of game 1), 40 (game 2), 2 (seat 1 of game 3)
+    assert a.move_count == 4 and a.avg_move_ms == pytest.approx(14.0) and a.max_move_ms == 40.0
+    assert "1 timeout, 1 illegal" in format_standings(compute_standings(games))
+
+
+def test_scoring_points_stored_in_records_are_used() -> None:
+    game = record("a", "b", 0) | {"points": [3, 0]}
+    rows = {row.name: row for row in compute_standings([game]).players}
+    assert rows["a"].points == 3 and rows["b"].points == 0
+
+
+def test_report_regenerated_from_games_jsonl_matches_the_one_printed_at_the_end(tmp_path: Path) -> None:
+    body = (f"game: limit-nim\nparams: {{piles: '4/3,3/2'}}\ngames_per_pairing: 2\nconcurrency: 2\n"
+            f"openings: {{random_moves: 1, seed: 2}}\nplayers:\n"
+            f"  - {{name: r1, command: python {ROOT}/players/random_bot.py --seed 1}}\n"
+            f"  - {{name: r2, command: python {ROOT}/players/random_bot.py --seed 2}}\n"
+            f"  - {{name: r3, command: python {ROOT}/players/random_bot.py --seed 3}}\n")
+    path = write_config(tmp_path, body)
+    run = subprocess.run([sys.executable, "-m", "arbiter", "run", str(path), "--quiet"],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    report = subprocess.run([sys.executable, "-m", "arbiter", "report", str(tmp_path / "results")],
+                            capture_output=True, text=True, timeout=60)
+    assert report.returncode == 0, report.stderr
+    printed = run.stdout.split("Report: ")[0]
+    assert printed == report.stdout
+    assert (tmp_path / "results" / "standings.txt").read_text() == report.stdout
+    assert (tmp_path / "results" / "report.html").exists()
