@@ -70,6 +70,7 @@ HEARTBEAT_TIMEOUT_MS = 3000  # ...and a connection silent this long is dropped
 HEARTBEAT_TTL_MS = 10000  # the bot's side drops the arbiter after this long without a PING
 DEFAULT_CONNECT_WAIT_MS = 10000  # how long a game waits for a remote bot that is not connected
 REFUSAL_LOG_INTERVAL_S = 10.0  # a peer that keeps retrying is logged once per interval
+IDLE_SERVICE_S = 0.1  # how often seats between games are looked after
 MAX_REFUSED_REMEMBERED = 1024  # refused connections remembered per seat (told `Refused` once each)
 _ZAP_ENDPOINT = "inproc://zeromq.zap.01"  # fixed by RFC 27
 _WATCHED_EVENTS = (
@@ -335,7 +336,11 @@ class _ZapGate:
 
 
 class _Runtime:
-    """The arbiter process's ZeroMQ context, ZAP handler and remote seats; closed at exit."""
+    """The arbiter process's ZeroMQ context, ZAP handler and remote seats; closed at exit.
+
+    Between games a thread looks after the remote seats no game holds, so that a second
+    connection is refused (and told so) at once, and a restarted bot is noticed.
+    """
 
     def __init__(self) -> None:
         self.context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
@@ -343,12 +348,43 @@ class _Runtime:
         self.gate = _ZapGate(self.context, self.refusals)
         self.remote_lock = threading.Lock()
         self.remote: dict[tuple[str, str], ZmqChannel] = {}
+        self._stop_idle = threading.Event()
+        self._idle_thread: threading.Thread | None = None
 
-    def shut(self) -> None:
+    def add_remote(self, key: tuple[str, str], seat: ZmqChannel) -> None:
+        """Keep a new remote seat (the caller holds `remote_lock`)."""
+        self.remote[key] = seat
+        if self._idle_thread is None:
+            self._idle_thread = threading.Thread(target=self._look_after_idle_seats, name="arbiter-remote-seats",
+                                                 daemon=True)
+            self._idle_thread.start()
+
+    def _look_after_idle_seats(self) -> None:
+        while not self._stop_idle.wait(IDLE_SERVICE_S):
+            with self.remote_lock:
+                seats = list(self.remote.values())
+            for seat in seats:
+                if seat._lease.acquire(blocking=False):
+                    try:
+                        seat._between_games()
+                    finally:
+                        seat._lease.release()
+
+    def close_remote(self) -> None:
+        """Close every remote seat's socket, each once no game holds it."""
         with self.remote_lock:
             seats, self.remote = list(self.remote.values()), {}
         for seat in seats:
+            held = seat._lease.acquire(timeout=1.0)  # a game still on it is about to end, or stuck
             seat.shut()
+            if held:
+                seat._lease.release()
+
+    def shut(self) -> None:
+        self._stop_idle.set()
+        if self._idle_thread is not None:
+            self._idle_thread.join(2.0)
+        self.close_remote()
         self.gate.stop()
         self.context.term()  # sockets are closed; this waits at most LINGER_MS for last messages
 
@@ -505,6 +541,16 @@ class ZmqChannel:
             self._service()
         if stale:
             log.info("%s: dropped %d line(s) the bot sent after its last game ended", self.label, stale)
+
+    def _between_games(self) -> None:
+        """Take in connections and refusals while no game holds the seat; lines now are dropped."""
+        if self._shut:
+            return
+        self._service()
+        while self._inbox:
+            self._inbox.clear()
+            log.info("%s: dropped a line the bot sent between games", self.label)
+            self._service()
 
     def _wait_for_owner(self, deadline: float) -> bool:
         """Wait until a bot owns the seat; whether one does by `deadline`."""
@@ -817,19 +863,14 @@ def _remote_seat(runtime: _Runtime, label: str, spec: SocketSpec) -> ZmqChannel:
             raise EndpointError(f"{label}: {endpoint} is already the seat of a remote player with other keys")
         return channel
     channel = ZmqChannel(label, bind=spec.bind, connect=spec.connect, curve=curve, heartbeat=True, remote=True)
-    runtime.remote[key] = channel
+    runtime.add_remote(key, channel)
     return channel
 
 
 def close_remote_seats() -> None:
     """Close every remote seat's socket (the end of a tournament; tests). Bots must reconnect after."""
-    runtime = _RUNTIME
-    if runtime is None:
-        return
-    with runtime.remote_lock:
-        seats, runtime.remote = list(runtime.remote.values()), {}
-    for seat in seats:
-        seat.shut()
+    if _RUNTIME is not None:
+        _RUNTIME.close_remote()
 
 
 __all__ = [

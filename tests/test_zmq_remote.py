@@ -1,0 +1,222 @@
+"""Remote bots: processes the arbiter did not start, on sockets it binds or connects to.
+
+They serve game after game on one connection, are admitted only with their own CURVE key,
+cannot be displaced by a second connection, and lose by crash or on time when they vanish,
+without the arbiter ever waiting past a deadline."""
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from arbiter.games import find_game
+from arbiter.records import Termination
+from arbiter.referee import PlayerSpec, TimeControl, play_game
+from arbiter.transport.keys import KeyPair, write_key_pair
+from arbiter.transport.zmq import HEARTBEAT_TIMEOUT_MS, SocketSpec, close_remote_seats
+from referee_support import BOTS, MARK, RANDOM_BOT, honest, live_marked, new_marker
+
+LOGGER = "arbiter.transport.zmq"
+GAME = "limit-nim"
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on right now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class RemoteBots:
+    """Bot processes started by a test as if on another machine; all killed at the end."""
+
+    def __init__(self, marker: str) -> None:
+        self.marker = marker
+        self.processes: list[subprocess.Popen[str]] = []
+
+    def start(self, script: Path, *args: str, **env: str) -> subprocess.Popen[str]:
+        process = subprocess.Popen([sys.executable, str(script), *args], env={**os.environ, MARK: self.marker, **env},
+                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                   text=True, start_new_session=True)
+        self.processes.append(process)
+        return process
+
+    def kill_all(self) -> None:
+        for process in self.processes:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+            process.stderr.close()  # type: ignore[union-attr]
+
+
+@pytest.fixture
+def remote() -> Iterator[RemoteBots]:
+    bots = RemoteBots(new_marker())
+    yield bots
+    close_remote_seats()
+    bots.kill_all()
+    assert live_marked(bots.marker) == []
+
+
+def remote_player(name: str, *, wait_ms: int = 5000, **socket_keys: str) -> PlayerSpec:
+    return PlayerSpec(name=name, command=(), transport="remote",
+                      socket=SocketSpec(connect_wait_ms=wait_ms, **socket_keys))
+
+
+def keys(folder: Path, name: str) -> tuple[KeyPair, Path, Path]:
+    """A key pair written as `arbiter keys NAME` would: (pair, secret file, public file)."""
+    pair = KeyPair.generate()
+    secret_path, public_path = write_key_pair(folder, name, pair)
+    return pair, secret_path, public_path
+
+
+def play(players: list[PlayerSpec], tmp_path: Path, time_ms: int = 10000):
+    return play_game(find_game(GAME), players, time=TimeControl(time_ms=time_ms), log_dir=tmp_path)
+
+
+def test_a_remote_bot_serves_several_games_in_a_row_on_one_connection(
+        remote: RemoteBots, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    endpoint = f"tcp://127.0.0.1:{free_port()}"
+    server = remote.start(RANDOM_BOT, "--connect", endpoint, "--serve", "--seed", "1")
+    guest = remote_player("guest", bind=endpoint)
+    local = honest(remote.marker, seed=2)
+    with caplog.at_level(logging.WARNING, LOGGER):
+        records = [play([guest, local] if n % 2 == 0 else [local, guest], tmp_path) for n in range(4)]
+    assert [r.termination for r in records] == [Termination.NORMAL] * 4, [r.detail for r in records]
+    assert {r.players[n % 2].command for n, r in enumerate(records)} == {f"remote {endpoint} (the bot connects)"}
+    assert server.poll() is None  # one process, still waiting for its next game
+    assert caplog.text == ""  # never refused, never reconnected
+
+
+def test_the_arbiter_connects_to_a_remote_bot_that_binds_and_admits_its_curve_key(
+        remote: RemoteBots, tmp_path: Path) -> None:
+    endpoint = f"tcp://127.0.0.1:{free_port()}"
+    arbiter_pair, arbiter_secret, arbiter_public = keys(tmp_path, "arbiter")
+    bot_pair, bot_secret, _ = keys(tmp_path, "alice")
+    remote.start(RANDOM_BOT, "--bind", endpoint, "--serve", "--keys", str(bot_secret),
+                 "--server-key", str(arbiter_public))
+    alice = remote_player("alice", connect=endpoint, public_key=bot_pair.public, arbiter_keys=str(arbiter_secret))
+    records = [play([alice, honest(remote.marker)], tmp_path) for _ in range(2)]
+    assert [r.termination for r in records] == [Termination.NORMAL] * 2, [r.detail for r in records]
+    assert records[0].players[0].command == f"remote {endpoint} (the arbiter connects)"
+
+
+def test_a_bot_with_another_key_is_refused_logged_and_its_seat_loses_unconnected(
+        remote: RemoteBots, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    endpoint = f"tcp://127.0.0.1:{free_port()}"
+    _, arbiter_secret, arbiter_public = keys(tmp_path, "arbiter")
+    alice_pair, _, _ = keys(tmp_path, "alice")
+    mallory_pair, mallory_secret, _ = keys(tmp_path, "mallory")
+    remote.start(RANDOM_BOT, "--connect", endpoint, "--serve", "--keys", str(mallory_secret),
+                 "--server-key", str(arbiter_public))
+    alice = remote_player("alice", bind=endpoint, public_key=alice_pair.public, arbiter_keys=str(arbiter_secret),
+                          wait_ms=1000)
+    with caplog.at_level(logging.WARNING, LOGGER):
+        record = play([alice, honest(remote.marker)], tmp_path)
+    assert (record.termination, record.offender, record.moves) == (Termination.CRASH, 0, [])
+    assert record.detail == f"seat 0 (alice) never connected: no bot connected to {endpoint} within 1 s"
+    assert f"remote player alice: refused a connection from 127.0.0.1: its public key {mallory_pair.public} " \
+           "is not this player's key" in caplog.text
+
+
+def test_a_second_connection_cannot_take_over_a_seat_in_use_even_with_the_right_key(
+        remote: RemoteBots, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    endpoint = f"tcp://127.0.0.1:{free_port()}"
+    _, arbiter_secret, arbiter_public = keys(tmp_path, "arbiter")
+    alice_pair, alice_secret, _ = keys(tmp_path, "alice")
+    curve_args = ("--keys", str(alice_secret), "--server-key", str(arbiter_public))
+    alice = remote_player("alice", bind=endpoint, public_key=alice_pair.public, arbiter_keys=str(arbiter_secret))
+    owner = remote.start(RANDOM_BOT, "--connect", endpoint, "--serve", *curve_args)
+    assert play([alice, honest(remote.marker)], tmp_path).termination is Termination.NORMAL
+    usurper = remote.start(RANDOM_BOT, "--connect", endpoint, "--serve", *curve_args)
+    with caplog.at_level(logging.WARNING, LOGGER):
+        record = play([honest(remote.marker), alice], tmp_path)
+    assert record.termination is Termination.NORMAL, record.detail
+    assert usurper.wait(5) == 1
+    assert "the arbiter refused this connection: the seat is in use by another connection" in usurper.stderr.read()
+    assert "remote player alice: refused a connection from 127.0.0.1 with key " \
+           f"{alice_pair.public}: the seat is in use by another connection" in caplog.text
+    assert owner.poll() is None
+
+
+def test_a_remote_bot_restarted_between_games_takes_its_seat_back(remote: RemoteBots, tmp_path: Path) -> None:
+    endpoint = f"tcp://127.0.0.1:{free_port()}"
+    guest = remote_player("guest", bind=endpoint)
+    first = remote.start(RANDOM_BOT, "--connect", endpoint, "--serve")
+    assert play([guest, honest(remote.marker)], tmp_path).termination is Termination.NORMAL
+    first.kill()
+    first.wait()
+    remote.start(RANDOM_BOT, "--connect", endpoint, "--serve")
+    record = play([guest, honest(remote.marker)], tmp_path)
+    assert record.termination is Termination.NORMAL, record.detail
+
+
+def test_a_remote_bot_that_dies_mid_game_loses_by_crash_at_once(remote: RemoteBots, tmp_path: Path) -> None:
+    endpoint = f"tcp://127.0.0.1:{free_port()}"
+    remote.start(BOTS / "crash_bot.py", "--connect", endpoint)
+    started = time.monotonic()
+    record = play([remote_player("crashy", bind=endpoint), honest(remote.marker)], tmp_path, time_ms=20000)
+    assert (record.termination, record.offender) == (Termination.CRASH, 0)
+    assert record.detail.startswith(f"seat 0 (crashy) lost its connection from 127.0.0.1 to {endpoint}")
+    assert time.monotonic() - started < 3  # not the 20 s budget
+
+
+def test_a_remote_bot_that_hangs_loses_on_time_at_its_deadline(remote: RemoteBots, tmp_path: Path) -> None:
+    endpoint = f"tcp://127.0.0.1:{free_port()}"
+    remote.start(BOTS / "sleep_bot.py", "--connect", endpoint)
+    record = play([remote_player("sleepy", bind=endpoint), honest(remote.marker)], tmp_path, time_ms=800)
+    assert (record.termination, record.offender) == (Termination.TIMEOUT, 0)
+    assert 800 <= record.time_used_ms[0] < 850
+
+
+def test_a_remote_machine_that_freezes_is_dropped_by_heartbeats_before_its_deadline(
+        remote: RemoteBots, tmp_path: Path) -> None:
+    endpoint = f"tcp://127.0.0.1:{free_port()}"
+    guest = remote_player("frozen", bind=endpoint)
+    server = remote.start(RANDOM_BOT, "--connect", endpoint, "--serve")
+    assert play([guest, honest(remote.marker)], tmp_path).termination is Termination.NORMAL
+    os.killpg(server.pid, signal.SIGSTOP)  # alive, connected, and silent: as a machine that hangs
+    started = time.monotonic()
+    record = play([guest, honest(remote.marker)], tmp_path, time_ms=30000)
+    elapsed_s = time.monotonic() - started
+    assert (record.termination, record.offender) == (Termination.CRASH, 0)
+    assert "lost its connection" in record.detail
+    assert HEARTBEAT_TIMEOUT_MS / 1000 <= elapsed_s < HEARTBEAT_TIMEOUT_MS / 1000 + 2.5
+
+
+def test_a_remote_bot_cannot_be_timed_by_the_cpu_clock() -> None:
+    player = remote_player("guest", bind="tcp://127.0.0.1:5555")
+    with pytest.raises(ValueError, match=r"seat 0 \(guest\): a remote bot's time can only be measured with clock: wall"):
+        play_game(find_game(GAME), [player, honest("x")], time=TimeControl(clock="cpu"))
+
+
+def test_a_remote_bot_on_a_non_loopback_address_without_keys_is_refused_before_the_game() -> None:
+    player = remote_player("guest", bind="tcp://0.0.0.0:5555")
+    with pytest.raises(ValueError, match=r"seat 1 \(guest\): bind: tcp://0.0.0.0:5555 is not a loopback address, "
+                                         "so it needs CURVE keys"):
+        play_game(find_game(GAME), [honest("x"), player])
+
+
+def test_a_remote_seat_is_leased_to_one_game_at_a_time(remote: RemoteBots, tmp_path: Path) -> None:
+    """Two games at once with the same remote bot: the second waits for the first to end."""
+    endpoint = f"tcp://127.0.0.1:{free_port()}"
+    remote.start(RANDOM_BOT, "--connect", endpoint, "--serve")
+    guest = remote_player("guest", bind=endpoint)
+    records = []
+    games = [threading.Thread(target=lambda: records.append(play([guest, honest(remote.marker)], tmp_path)))
+             for _ in range(2)]
+    for game in games:
+        game.start()
+    for game in games:
+        game.join(30)
+    # Had the games shared the connection, the bot would have seen two games' lines interleaved.
+    assert [r.termination for r in records] == [Termination.NORMAL] * 2, [r.detail for r in records]
