@@ -28,7 +28,7 @@ class PlayerStanding:
     draws: int = 0
     losses: int = 0
     points: float = 0.0
-    max_points: float = 0.0
+    points_in_games: float = 0.0  # all points awarded in this player's games, both seats
     faults: dict[str, int] = field(default_factory=lambda: {kind: 0 for kind in FAULT_KINDS})
     move_count: int = 0
     move_ms_total: float = 0.0
@@ -40,7 +40,9 @@ class PlayerStanding:
 
     @property
     def score_pct(self) -> float:
-        return 100.0 * self.points / self.max_points if self.max_points else 0.0
+        """The player's share of the points awarded in its games (with 1/0.5/0 scoring:
+        points per game)."""
+        return 100.0 * self.points / self.points_in_games if self.points_in_games else 0.0
 
     @property
     def avg_move_ms(self) -> float:
@@ -105,7 +107,7 @@ def compute_standings(records: Sequence[dict[str, Any]], *, players: Sequence[st
                 row.losses += 1
             earned = game_points(record, seat, scoring)
             row.points += earned
-            row.max_points += scoring["win"]
+            row.points_in_games += sum(game_points(record, s, scoring) for s in range(len(names)))
             other = names[1 - seat]
             cross.setdefault(name, {}).setdefault(other, 0.0)
             cross[name][other] += earned

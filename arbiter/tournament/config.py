@@ -33,11 +33,13 @@ SCRIPT_SUFFIXES = (".py", ".js", ".jar", ".rb", ".pl", ".sh", ".lua", ".php")
 
 @dataclass(frozen=True)
 class Scoring:
-    """Points per game result."""
+    """Points per game result, or (`game_points`) each seat's own score in the game, as
+    CodeCup totals its game points."""
 
     win: float = 1.0
     draw: float = 0.5
     loss: float = 0.0
+    game_points: bool = False
 
 
 @dataclass(frozen=True)
@@ -156,12 +158,15 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
         problems.add(("rounds",), f"only applies to format: swiss, not {fmt}")
     concurrency = top.get("concurrency", os.cpu_count() or 1, integer(1, 256))
     time = _read_time(problems, ("time",), top.raw("time"), TimeControl(), allowed=TIME_KEYS)
-    scoring_map = Mapping(problems, ("scoring",), top.raw("scoring"), ("win", "draw", "loss"))
-    scoring = Scoring(
-        win=scoring_map.get("win", 1.0, number()),
-        draw=scoring_map.get("draw", 0.5, number()),
-        loss=scoring_map.get("loss", 0.0, number()),
-    )
+    if top.raw("scoring") == "game":
+        scoring = Scoring(game_points=True)
+    else:
+        scoring_map = Mapping(problems, ("scoring",), top.raw("scoring"), ("win", "draw", "loss"))
+        scoring = Scoring(
+            win=scoring_map.get("win", 1.0, number()),
+            draw=scoring_map.get("draw", 0.5, number()),
+            loss=scoring_map.get("loss", 0.0, number()),
+        )
     sprt = None
     if fmt == "sprt":
         players = [player for player in (

@@ -80,10 +80,13 @@ def prepare_results(config: TournamentConfig, *, fresh: bool) -> GameStore:
 def tournament_record(config: TournamentConfig, scheduled: ScheduledGame, record: GameRecord) -> dict[str, Any]:
     """The referee's record plus the tournament's fields: id, round, opening, names, points."""
     scoring = config.scoring
-    points = [
-        scoring.draw if record.winner is None else (scoring.win if record.winner == seat else scoring.loss)
-        for seat in range(len(scheduled.seats))
-    ]
+    if scoring.game_points:
+        points = [float(score) for score in record.scores]
+    else:
+        points = [
+            scoring.draw if record.winner is None else (scoring.win if record.winner == seat else scoring.loss)
+            for seat in range(len(scheduled.seats))
+        ]
     record.extra.update({
         "id": scheduled.id, "round": scheduled.round, "opening": list(scheduled.opening),
         "names": list(scheduled.seats), "points": points,

@@ -100,7 +100,8 @@ class Mapping:
         self.allowed = tuple(allowed)
         self.ok = isinstance(value, dict)
         if value is not None and not self.ok:
-            problems.add(path, f"{value!r} is not allowed: must be a mapping of {', '.join(self.allowed)}")
+            problems.add(path, f"{value!r} is not allowed: must be a mapping of {', '.join(self.allowed)}"
+                               + (" (or `game`: each seat scores its game points)" if path == ("scoring",) else ""))
         self.data: dict[str, Any] = value if self.ok else {}
         for key in self.data:
             if key not in self.allowed:
