@@ -16,15 +16,19 @@ from typing import Any, Literal
 
 from ..games import Game, GameError, find_game, game_names
 from ..referee import PlayerSpec, TimeControl
+from ..transport.keys import KeyFileError, read_key_file, read_public_key
+from ..transport.zmq import DEFAULT_CONNECT_WAIT_MS, SocketSpec, socket_problems
 from .validate import ConfigError, KeyPath, Mapping, Problems, boolean, integer, load_yaml, number, one_of, text
 
 Format = Literal["round-robin", "gauntlet", "swiss", "sprt"]
 FORMATS: tuple[str, ...] = ("round-robin", "gauntlet", "swiss", "sprt")
 TIME_KEYS = ("time_ms", "move_ms", "clock", "suspend_idle", "memory_mb")
-PLAYER_KEYS = ("name", "command", "cwd", "env", "dialect") + TIME_KEYS
+SOCKET_KEYS = ("transport", "bind", "connect", "public_key", "connect_wait_ms")  # docs/config.md, Players over sockets
+PLAYER_KEYS = ("name", "command", "cwd", "env", "dialect") + TIME_KEYS + SOCKET_KEYS
 TOP_KEYS = (
     "name", "game", "params", "format", "games_per_pairing", "rounds", "openings", "time",
     "concurrency", "scoring", "players", "gauntlet", "results", "candidate", "baseline", "sprt",
+    "arbiter_keys",
 )
 SPRT_KEYS = ("elo0", "elo1", "alpha", "beta", "max_games", "fail_on_fault", "log_pattern")
 DEFAULT_LOG_PATTERN = "warn|error|exception|traceback|assert"
@@ -158,6 +162,7 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
         problems.add(("rounds",), f"only applies to format: swiss, not {fmt}")
     concurrency = top.get("concurrency", os.cpu_count() or 1, integer(1, 256))
     time = _read_time(problems, ("time",), top.raw("time"), TimeControl(), allowed=TIME_KEYS)
+    arbiter_keys = _read_arbiter_keys(problems, top.get("arbiter_keys", None, text), folder)
     if top.raw("scoring") == "game":
         scoring = Scoring(game_points=True)
     else:
@@ -170,14 +175,15 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
     sprt = None
     if fmt == "sprt":
         players = [player for player in (
-            _read_player(problems, (role,), top.raw(role), folder, time, default_name=role)
+            _read_player(problems, (role,), top.raw(role), folder, time, default_name=role,
+                         arbiter_keys=arbiter_keys)
             for role in ("candidate", "baseline")) if player]
         if len(players) == 2 and players[0].name == players[1].name:
             problems.add(("baseline", "name"), f"{players[1].name!r} is not allowed: "
                                                "the candidate and the baseline need different names")
         sprt = _read_sprt(problems, top.raw("sprt"))
     else:
-        players = _read_players(problems, top.raw("players"), folder, time)
+        players = _read_players(problems, top.raw("players"), folder, time, arbiter_keys)
     names = [p.name for p in players]
     candidate = players[0].name if fmt == "sprt" and players else None
     if fmt == "gauntlet":
@@ -216,14 +222,15 @@ def _read_time(problems: Problems, path: KeyPath, value: Any, base: TimeControl,
     )
 
 
-def _read_players(problems: Problems, value: Any, folder: Path, time: TimeControl) -> list[PlayerSpec]:
+def _read_players(problems: Problems, value: Any, folder: Path, time: TimeControl,
+                  arbiter_keys: str | None = None) -> list[PlayerSpec]:
     if not isinstance(value, list) or len(value) < 2:
         problems.add(("players",), "must be a list of at least two players, each {name, command}")
         return []
     players: list[PlayerSpec] = []
     seen: set[str] = set()
     for index, entry in enumerate(value):
-        player = _read_player(problems, ("players", index), entry, folder, time)
+        player = _read_player(problems, ("players", index), entry, folder, time, arbiter_keys=arbiter_keys)
         if player is None:
             continue
         if player.name in seen:
@@ -234,15 +241,23 @@ def _read_players(problems: Problems, value: Any, folder: Path, time: TimeContro
 
 
 def _read_player(problems: Problems, path: KeyPath, entry: Any, folder: Path, time: TimeControl,
-                 default_name: str | None = None) -> PlayerSpec | None:
-    """One player entry {name, command, cwd, env, dialect, time keys}; None if it is unusable."""
+                 default_name: str | None = None, arbiter_keys: str | None = None) -> PlayerSpec | None:
+    """One player entry {name, command, cwd, env, dialect, time keys, socket keys}; None if it is unusable."""
     m = Mapping(problems, path, entry, PLAYER_KEYS)
     if not m.ok:
         if entry is None:
             problems.add(path, "is required: a player {name, command}")
         return None
     name = m.get("name", default_name, text, required=default_name is None)
-    command = _read_command(problems, path + ("command",), m.raw("command"))
+    transport = m.get("transport", "pipe", one_of(("pipe", "zmq", "remote")))
+    socket = _read_socket(problems, path, m, folder, transport, arbiter_keys)
+    if transport == "remote":  # the arbiter does not start it
+        command = None
+        if m.has("command"):
+            problems.add(path + ("command",), "does not apply to transport: remote (the bot is already running; "
+                                              "give bind: or connect:)")
+    else:
+        command = _read_command(problems, path + ("command",), m.raw("command"))
     cwd_text = m.get("cwd", None, text)
     cwd = (folder / cwd_text).resolve() if cwd_text else folder
     if cwd_text and not cwd.is_dir():
@@ -254,16 +269,56 @@ def _read_player(problems: Problems, path: KeyPath, entry: Any, folder: Path, ti
     dialect = m.get("dialect", "arbiter", one_of(("arbiter", "codecup")))
     own_time = {k: entry[k] for k in TIME_KEYS if k in entry}
     player_time = _read_time(problems, path, own_time, time, TIME_KEYS) if own_time else None
+    if transport == "remote" and (player_time or time).clock != "wall":
+        problems.add(path + ("transport",), "a remote bot can only be timed with clock: wall "
+                                            "(the arbiter cannot see its CPU time)")
     if command and cwd.is_dir():
         why = unstartable(command, cwd)
         if why:
             problems.add(path + ("command",), f"cannot be started: {why}")
-    if not (name and command):
+    if not name or not (command or transport == "remote"):
         return None
     return PlayerSpec(
-        name=name, command=tuple(command), cwd=str(cwd),
+        name=name, command=tuple(command or ()), cwd=str(cwd),
         env={str(k): str(v) for k, v in env.items()}, dialect=dialect, time=player_time,
+        transport=transport, socket=socket,
     )
+
+
+def _read_arbiter_keys(problems: Problems, value: str | None, folder: Path) -> str | None:
+    """The arbiter's key pair file (top-level `arbiter_keys`), checked; its absolute path or None."""
+    if value is None:
+        return None
+    path = (folder / value).resolve()
+    try:
+        read_key_file(path, need_secret=True)
+    except KeyFileError as exc:
+        problems.add(("arbiter_keys",), str(exc))
+    return str(path)
+
+
+def _read_socket(problems: Problems, path: KeyPath, m: Mapping, folder: Path, transport: str,
+                 arbiter_keys: str | None) -> SocketSpec:
+    """A player's socket keys, checked by the transport's own rules (`socket_problems`)."""
+    public_key = m.get("public_key", None, text)
+    if public_key is not None:
+        try:
+            public_key = read_public_key(public_key, relative_to=folder)
+        except KeyFileError as exc:
+            problems.add(path + ("public_key",), str(exc))
+            public_key = None
+    spec = SocketSpec(
+        bind=m.get("bind", None, text), connect=m.get("connect", None, text), public_key=public_key,
+        arbiter_keys=arbiter_keys if transport == "remote" and public_key else None,
+        connect_wait_ms=m.get("connect_wait_ms", DEFAULT_CONNECT_WAIT_MS, integer(0)),
+    )
+    for key, message in socket_problems(transport, spec):
+        if key == "arbiter_keys":
+            if arbiter_keys is None:  # else its file's problem is reported once, at the top level
+                problems.add(path + ("public_key",), message + " (set the top-level arbiter_keys:)")
+            continue
+        problems.add(path + (key,), message)
+    return spec
 
 
 def _read_sprt(problems: Problems, value: Any) -> SprtSettings:
