@@ -472,9 +472,7 @@ class ZmqChannel:
         except zmq.ZMQError as exc:
             self.shut()
             raise LaunchError(f"{label}: cannot {side} {endpoint.text}: {exc.strerror}") from None
-        self._poller = zmq.Poller()
-        self._poller.register(socket, zmq.POLLIN)
-        self._poller.register(self._monitor, zmq.POLLIN)
+        self._poll_items = [(socket, zmq.POLLIN), (self._monitor, zmq.POLLIN)]
         self._open_fds: set[int] = set()
         self._owner: _Peer | None = None
         self._successor: _Peer | None = None  # a new hello after the owner was lost: owner of the next game
@@ -488,7 +486,8 @@ class ZmqChannel:
         """Send each line as one message; queued until the bot connects, if it has not yet."""
         if isinstance(self._finished, Closed):
             return self._finished
-        self._service()
+        if self._owner is None:
+            self._service()  # its hello may be waiting (a lost owner shows when sending to it fails)
         owner = self._owner
         if owner is None:
             self._pending.extend(line.encode() for line in lines)
@@ -502,7 +501,6 @@ class ZmqChannel:
         while True:
             if self._finished is not None:
                 return self._finished
-            self._service()
             if self._inbox:
                 return self._decode(self._inbox.popleft())
             if self._owner is not None and self._owner.gone:
@@ -511,9 +509,8 @@ class ZmqChannel:
                     self._finish_closed()
                 continue
             remaining_ms = math.ceil((deadline - time.monotonic()) * 1000)
-            if remaining_ms <= 0:
+            if not self._step(max(remaining_ms, 0)) and remaining_ms <= 0:
                 return TIMEOUT
-            self._poller.poll(remaining_ms)
 
     def close(self) -> None:
         """Close the socket (a remote seat's games use a `RemoteChannel` lease instead)."""
@@ -561,30 +558,39 @@ class ZmqChannel:
             remaining_ms = math.ceil((deadline - time.monotonic()) * 1000)
             if remaining_ms <= 0:
                 return False
-            self._poller.poll(remaining_ms)
+            self._step(remaining_ms)
 
     # --- inside ------------------------------------------------------------------
     def _service(self) -> None:
         """Take in monitor events and messages without blocking, until the owner has a line waiting."""
-        if self._monitor.get(zmq.EVENTS) & zmq.POLLIN:
-            self._watch()
-        while not self._inbox:
-            try:
-                frames = self._socket.recv_multipart(zmq.NOBLOCK, copy=False)
-            except zmq.Again:
-                return
-            self._take(frames)
+        while not self._inbox and self._step(0):
+            pass
 
-    def _take(self, frames: list[zmq.Frame]) -> None:
+    def _step(self, timeout_ms: int) -> bool:
+        """Wait up to `timeout_ms` for the socket or its monitor; take in one message and the
+        monitor's events. Whether anything was ready."""
+        ready = zmq.zmq_poll(self._poll_items, timeout_ms)
+        for socket, _ in ready:
+            if socket is self._monitor:
+                self._watch()
+            else:
+                self._take()
+        return bool(ready)
+
+    def _take(self) -> None:
         """Route one incoming message: the owner's line, a hello that claims the seat, or a refusal."""
-        routing_id = frames[0].bytes
-        body = frames[1:]
+        socket = self._socket
+        routing_id = socket.recv(zmq.NOBLOCK)
         owner = self._owner
         if owner is not None and routing_id == owner.routing_id:
-            self._inbox.append([frame.bytes for frame in body])
+            parts = [socket.recv(zmq.NOBLOCK)]
+            while socket.getsockopt(zmq.RCVMORE):
+                parts.append(socket.recv(zmq.NOBLOCK))
+            self._inbox.append(parts)
             return
-        if not body:
-            return  # cannot be sent by a peer; ROUTER always has a routing id and a body
+        body = [socket.recv(zmq.NOBLOCK, copy=False)]  # frames: a stranger's address and key are asked
+        while body[-1].more:
+            body.append(socket.recv(zmq.NOBLOCK, copy=False))
         hello = len(body) == 1 and not body[0].bytes
         peer = _Peer(routing_id, _frame_property(body[0], zmq.SRCFD, -1),
                      str(_frame_property(body[0], "Peer-Address", "?")),
