@@ -13,6 +13,9 @@ All in one run, interleaved, so a load spike hits every kind alike:
   two bots that answer `1 1` at once, over pipes and over zmq (`transport: zmq`). Per
   move: the time between turns, the bot's share (its recorded `wall_ms`) and the arbiter's
   overhead (the difference, paired move by move), as in bench_referee.py.
+- Dead peers: a remote seat (heartbeats on) waits for a line from an echo bot, which is
+  then SIGKILLed (its connection closes) or SIGSTOPped (a frozen machine: connected and
+  silent); how long until `read_line` reports `Closed`.
 Medians throughout (the means carry other people's load on a shared machine).
 
 Run: python benchmarks/bench_zmq.py [--moves 1000] [--repeats 5]
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -33,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from arbiter.games import find_game  # noqa: E402
 from arbiter.referee import PlayerSpec, TimeControl, play_game  # noqa: E402
+from arbiter.transport import Closed  # noqa: E402
 from arbiter.transport.pipe import PipeChannel  # noqa: E402
 from arbiter.transport.zmq import ZmqChannel  # noqa: E402
 
@@ -162,12 +167,31 @@ def refereed_us(transport: str, moves: int) -> tuple[list[float], list[float]]:
     return between_us, bots_us
 
 
+def detection_ms(how: signal.Signals) -> float:
+    """Milliseconds from signalling a connected bot (SIGKILL or SIGSTOP) to its seat reporting `Closed`."""
+    channel = ZmqChannel("bench", bind="tcp://127.0.0.1:*", heartbeat=True, remote=True)
+    echo = subprocess.Popen([sys.executable, "-c", ZMQ_ECHO], env={**os.environ, "ARBITER_ENDPOINT": channel.endpoint})
+    channel.send_lines(["1 1"], time.monotonic() + 10)
+    assert channel.read_line(time.monotonic() + 10) == "1 1"
+    os.kill(echo.pid, how)
+    signalled = time.monotonic()
+    result = channel.read_line(signalled + 30)
+    detected = time.monotonic()
+    assert isinstance(result, Closed), result
+    if how == signal.SIGSTOP:
+        echo.kill()
+    echo.wait()
+    channel.shut()
+    return (detected - signalled) * 1000
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--moves", type=int, default=1000, help="moves per refereed game (and round trips per ping-pong)")
     parser.add_argument("--repeats", type=int, default=5, help="runs of each; medians are reported")
     args = parser.parse_args()
 
+    detections: dict[signal.Signals, list[float]] = {signal.SIGKILL: [], signal.SIGSTOP: []}
     bare: list[float] = []
     channels: dict[str, list[float]] = {"pipe": [], "zmq": []}
     games: dict[str, tuple[list[float], list[float]]] = {"pipe": ([], []), "zmq": ([], [])}
@@ -178,6 +202,9 @@ def main() -> None:
             between, bots = refereed_us(transport, args.moves)
             games[transport][0].extend(between)
             games[transport][1].extend(bots)
+    for _ in range(min(args.repeats, 3)):  # a frozen peer takes seconds each
+        for how in detections:
+            detections[how].append(detection_ms(how))
 
     floor_us = statistics.median(bare)
     print(f"bare pyzmq ping-pong (ROUTER here, DEALER echo process, tcp loopback): {floor_us:.1f} us per round "
@@ -200,6 +227,11 @@ def main() -> None:
         share = statistics.median(bots)
         overhead = statistics.median(b - w for b, w in zip(between, bots))
         print(f"| transport: {transport} | {per_move:.1f} | {share:.1f} | {overhead:.1f} | {per_move / floor_us:.2f}x |")
+    print()
+    for how, what in ((signal.SIGKILL, "killed (its connection closes)"), (signal.SIGSTOP, "frozen (SIGSTOP)")):
+        times = detections[how]
+        print(f"a remote bot {what}: reported Closed after {statistics.median(times):.1f} ms "
+              f"(median of {len(times)}; max {max(times):.1f} ms)")
 
 
 if __name__ == "__main__":
