@@ -5,6 +5,7 @@ cannot be displaced by a second connection, and lose by crash or on time when th
 without the arbiter ever waiting past a deadline."""
 from __future__ import annotations
 
+import json
 import logging
 import os
 import signal
@@ -221,3 +222,31 @@ def test_a_remote_seat_is_leased_to_one_game_at_a_time(remote: RemoteBots, tmp_p
         game.join(30)
     # Had the games shared the connection, the bot would have seen two games' lines interleaved.
     assert [r.termination for r in records] == [Termination.NORMAL] * 2, [r.detail for r in records]
+
+
+def test_a_class_contest_tournament_with_remote_bots_runs_from_its_config(remote: RemoteBots, tmp_path: Path) -> None:
+    """The docs/remote-bots.md set-up end to end: keys from `arbiter keys`, a config with
+    remote players, `arbiter run` with two games at once, students' bots serving games."""
+    def arbiter(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "arbiter", *args], cwd=tmp_path, text=True,
+                              capture_output=True, timeout=120)
+
+    for name in ("arbiter", "alice", "bob"):
+        assert arbiter("keys", name).returncode == 0
+    ports = {name: free_port() for name in ("alice", "bob")}
+    for name, port in ports.items():
+        remote.start(RANDOM_BOT, "--connect", f"tcp://127.0.0.1:{port}", "--serve",
+                     "--keys", str(tmp_path / f"{name}.key_secret"), "--server-key", str(tmp_path / "arbiter.key"))
+    (tmp_path / "contest.yaml").write_text(
+        "game: limit-nim\nresults: results\nconcurrency: 2\ngames_per_pairing: 2\n"
+        "arbiter_keys: arbiter.key_secret\n"
+        "players:\n"
+        f"  - {{name: house, command: python {RANDOM_BOT}, env: {{{MARK}: {remote.marker}}}}}\n"
+        f"  - {{name: alice, transport: remote, bind: 'tcp://127.0.0.1:{ports['alice']}', public_key: alice.key}}\n"
+        f"  - {{name: bob, transport: remote, bind: 'tcp://127.0.0.1:{ports['bob']}', public_key: bob.key}}\n")
+    run = arbiter("run", "contest.yaml", "--quiet")
+    assert run.returncode == 0, run.stderr
+    records = [json.loads(line) for line in (tmp_path / "results" / "games.jsonl").read_text().splitlines()]
+    assert len(records) == 6
+    assert {r["termination"] for r in records} == {"normal"}, [r["detail"] for r in records]
+    assert all(p.poll() is None for p in remote.processes)  # the students' bots are still serving
