@@ -15,7 +15,7 @@ How the strategy plays, given the position:
 - Cells to capture: take them, but when keeping control is worth more than taking
   everything (judged by the value of what remains, below), stop short of the last two
   cells of a chain (four of a loop) and play the double-dealing move.
-- Safe moves left: play one. When few are left (at most `safe_search_moves`), search to
+- Safe moves left: play one. When few are left (at most `SAFE_SEARCH_MOVES`), search to
   the end of the safe phase, safe moves and sacrifices alike (giving a cell or two can
   change who runs out of safe moves first), and steer toward the component structure
   that leaves the opponent to open the first long chain: what the long chain rule
@@ -32,9 +32,10 @@ falls back to the greedy choice (random safe move, or the cheapest gift).
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, Iterable
 
 from arbiter.bot import BotContext
 from arbiter.games.dots import DotsGame, DotsState
@@ -43,8 +44,12 @@ from .cell_index import CellIndex, bits, capture_run, missing_sides, tracked_ind
 from .greedy import best_keys, cheapest_gifts, greedy_move
 
 GROUND = -1  # the rim, in the strings-and-coins picture
-SAFE_SEARCH_MOVES = 10  # search the safe phase once at most this many safe moves are left
-SEARCH_NODES = 10_000  # positions valued per decision before giving up on the search
+SAFE_SEARCH_MOVES = 10  # search the safe phase once at most this many safe moves are left,
+SEARCH_EDGES = 40  # and at most this many edges are free (else the search is hopeless)
+SEARCH_NODES = 20_000  # positions valued per decision before giving up on the search
+MAX_DECISION_S = 0.5  # and at most this long, or this share of the clock left:
+DECISION_SHARE = 0.02
+DEFAULT_TIME_MS = 30_000  # the arbiter's default game budget, when the Game line gives none
 
 
 @dataclass(frozen=True)
@@ -77,13 +82,23 @@ class Group:
         return self.edges[-1] if self.end == "ground" else self.edges[1]
 
 
-def capture_groups(game: DotsGame, drawn: int) -> list[Group]:
-    """The capturable runs of cells, each followed from a cell missing one side."""
-    missing = [missing_sides(game, drawn, c) for c in range(len(game.cells))]
+def capture_groups(game: DotsGame, drawn: int, starts: Iterable[int] | None = None) -> list[Group]:
+    """The capturable runs of cells, each followed from a cell missing one side.
+
+    `starts` limits where runs may begin (after one edge is drawn in a position with
+    nothing to capture, only that edge's cells can be); by default every cell.
+    """
+    missing: dict[int, int] = {}
+
+    def missing_of(cell: int) -> int:
+        if cell not in missing:
+            missing[cell] = missing_sides(game, drawn, cell)
+        return missing[cell]
+
     seen: set[int] = set()
     groups = []
-    for start in range(len(game.cells)):
-        if missing[start] != 1 or start in seen:
+    for start in range(len(game.cells)) if starts is None else starts:
+        if start in seen or missing_of(start) != 1:
             continue
         cells, edges = [start], []
         seen.add(start)
@@ -96,12 +111,12 @@ def capture_groups(game: DotsGame, drawn: int) -> list[Group]:
                 end = "ground"
                 break
             nxt = ahead[0]
-            if missing[nxt] == 1:
+            if missing_of(nxt) == 1:
                 cells.append(nxt)
                 seen.add(nxt)
                 end = "both"
                 break
-            if missing[nxt] != 2:
+            if missing_of(nxt) != 2:
                 break  # a junction: capturing up to it leaves it with one side fewer
             cells.append(nxt)
             seen.add(nxt)
@@ -110,8 +125,25 @@ def capture_groups(game: DotsGame, drawn: int) -> list[Group]:
     return groups
 
 
-def components(game: DotsGame, drawn: int) -> tuple[tuple[str, int], ...] | None:
-    """A position of only chains and loops as sorted (kind, cells) pairs; None with junctions.
+@dataclass(frozen=True)
+class Component:
+    """A chain (ends on the ground) or a loop of cells each missing two sides, with its free edges."""
+
+    kind: str  # "chain" or "loop"
+    cells: tuple[int, ...]
+    edges: tuple[int, ...]
+    ground: tuple[int, ...]  # the edges that border only one cell: a chain's two ends
+
+    def openings(self) -> tuple[int, ...]:
+        """Where to open it: a two-chain in the middle (so it cannot be handed back), a
+        longer chain at an end, a loop anywhere."""
+        if self.kind == "chain" and len(self.cells) == 2:
+            return tuple(e for e in self.edges if e not in self.ground)
+        return self.ground if self.kind == "chain" else self.edges
+
+
+def chains_and_loops(game: DotsGame, drawn: int) -> list[Component] | None:
+    """The components of a position of only chains and loops; None when there are junctions.
 
     Meant for positions with nothing to capture and no safe move: every cell not taken
     misses exactly two sides there, unless it is a junction.
@@ -129,20 +161,28 @@ def components(game: DotsGame, drawn: int) -> tuple[tuple[str, int], ...] | None
     for start in free_of:
         if start in seen:
             continue
-        size, grounded, todo = 0, 0, [start]
+        cells, edges, ground, todo = [], set(), set(), [start]
         seen.add(start)
         while todo:
             cell = todo.pop()
-            size += 1
+            cells.append(cell)
             for edge in free_of[cell]:
+                edges.add(edge)
                 across = [c for c in game.edge_cells[edge] if c != cell]
                 if not across:
-                    grounded += 1
+                    ground.add(edge)
                 elif across[0] not in seen:
                     seen.add(across[0])
                     todo.append(across[0])
-        found.append(("chain" if grounded else "loop", size))
-    return tuple(sorted(found))
+        found.append(Component("chain" if ground else "loop", tuple(sorted(cells)), tuple(sorted(edges)),
+                               tuple(sorted(ground))))
+    return found
+
+
+def components(game: DotsGame, drawn: int) -> tuple[tuple[str, int], ...] | None:
+    """A position of only chains and loops as sorted (kind, cells) pairs; None with junctions."""
+    found = chains_and_loops(game, drawn)
+    return None if found is None else tuple(sorted((c.kind, len(c.cells)) for c in found))
 
 
 @lru_cache(maxsize=None)
@@ -150,36 +190,37 @@ def components_value(parts: tuple[tuple[str, int], ...]) -> int:
     """Net cells for the player who must open one of these chains and loops, both sides at their best."""
     if not parts:
         return 0
-    best = None
-    for i, part in enumerate(parts):
-        if i and parts[i - 1] == part:
-            continue
-        rest = components_value(parts[:i] + parts[i + 1 :])
-        kind, size = part
-        reply = size + rest  # the opponent takes it all and opens the next one
-        keep = 2 if kind == "chain" and size >= 3 else 4 if kind == "loop" and size >= 4 else 0
-        # A two-chain is opened in the middle (a hard-hearted handout): nothing to keep.
-        if keep:
-            reply = max(reply, size - 2 * keep - rest)
-        best = -reply if best is None else max(best, -reply)
-    assert best is not None
-    return best
+    return max(opening_value(parts, i) for i in range(len(parts)))
+
+
+def opening_value(parts: tuple[tuple[str, int], ...], i: int) -> int:
+    """Net cells for the opener of `parts[i]` (sorted parts): the other side then takes it
+    all and opens the next one, or keeps control by handing back the last two cells of a
+    chain of three or more (four of a loop); a two-chain is opened in the middle, where
+    nothing can be handed back."""
+    rest = components_value(parts[:i] + parts[i + 1 :])
+    kind, size = parts[i]
+    reply = size + rest
+    keep = 2 if kind == "chain" and size >= 3 else 4 if kind == "loop" and size >= 4 else 0
+    if keep:
+        reply = max(reply, size - 2 * keep - rest)
+    return -reply
 
 
 class SearchBudgetExceeded(Exception):
-    """A decision needed more positions than its budget allows."""
+    """A decision needed more positions, or more time, than its budget allows."""
 
 
 class DoubleCross:
     """The double-cross player's knowledge of one game: values of positions, memoized."""
 
-    def __init__(self, game: DotsGame, safe_search_moves: int = SAFE_SEARCH_MOVES,
-                 search_nodes: int = SEARCH_NODES) -> None:
+    def __init__(self, game: DotsGame, search_nodes: int = SEARCH_NODES) -> None:
         self.game = game
-        self.safe_search_moves = safe_search_moves
         self.search_nodes = search_nodes
-        self.values: dict[int, int] = {}  # capture-free positions -> value for the mover
-        self._budget = 0
+        self.values: dict[int, int] = {}  # positions with nothing to capture -> value for the mover
+        self.unsearchable: set[int] = set()  # positions whose search ran out of budget
+        self._nodes_left = 0
+        self._deadline = float("inf")
 
     # --- values -------------------------------------------------------------------
     def quiet_value(self, drawn: int) -> int:
@@ -192,12 +233,12 @@ class DoubleCross:
         if drawn == game.full_mask:
             value = 0
         else:
-            safe = CellIndex(game, drawn).safe
+            safe = safe_edges(game, drawn)
             parts = None if safe else components(game, drawn)
             if parts is not None:
                 value = components_value(parts)
-            elif len(safe) > self.safe_search_moves:
-                value = 0  # too early to tell who will have to open the first long chain
+            elif len(safe) > SAFE_SEARCH_MOVES or free_count(game, drawn) > SEARCH_EDGES:
+                value = 0  # too early, or too big, to tell who will have to open the first long chain
             else:
                 value = max(self.move_values(drawn, safe).values())
         self.values[drawn] = value
@@ -210,19 +251,19 @@ class DoubleCross:
         opponent cells, who then takes all or keeps control. Sacrifices count too: giving
         a cell or two early can change who runs out of safe moves first.
         """
+        game = self.game
         return {
-            e: -self.quiet_value(drawn | (1 << e)) if e in safe else -self.reply_value(drawn | (1 << e))
-            for e in free_edges(self.game, drawn)
+            e: -self.quiet_value(drawn | (1 << e)) if e in safe
+            else -self.capture_plan(drawn | (1 << e), game.edge_cells[e])[1]
+            for e in free_edges(game, drawn)
         }
 
-    def reply_value(self, drawn: int) -> int:
-        """Value for the mover of a position with cells to capture (take all, or keep control)."""
-        return self.capture_plan(drawn)[1]
-
-    def capture_plan(self, drawn: int) -> tuple[Group | None, int]:
-        """The group to hand back (None: take everything) and the resulting value for the mover."""
-        groups = capture_groups(self.game, drawn)
-        count, after = capture_run(self.game, drawn)
+    def capture_plan(self, drawn: int, starts: Iterable[int] | None = None) -> tuple[Group | None, int]:
+        """The group to hand back (None: take everything) and the resulting value for the
+        mover, in a position with cells to capture (starting among `starts` if given)."""
+        self._spend()
+        groups = capture_groups(self.game, drawn, starts)
+        count, after = capture_run(self.game, drawn, starts)
         rest = self.quiet_value(after)
         take_all = count + rest
         keepable = [g for g in groups if g.keep]
@@ -234,20 +275,27 @@ class DoubleCross:
         return None, take_all
 
     def _spend(self) -> None:
-        self._budget -= 1
-        if self._budget < 0:
+        self._nodes_left -= 1
+        if self._nodes_left < 0 or (self._nodes_left % 64 == 0 and time.monotonic() > self._deadline):
             raise SearchBudgetExceeded
 
     # --- moves --------------------------------------------------------------------
-    def choose(self, index: CellIndex, rng: Any) -> int:
-        """The double-cross move in the indexed position."""
+    def choose(self, index: CellIndex, rng: Any, time_limit_s: float | None = None) -> int:
+        """The double-cross move in the indexed position (searching for at most `time_limit_s`)."""
         drawn = index.drawn
-        self._budget = self.search_nodes
+        self._nodes_left = self.search_nodes
+        self._deadline = float("inf") if time_limit_s is None else time.monotonic() + time_limit_s
         try:
             if index.opportunities:
                 return self._capture_move(index, rng)
-            if len(index.safe) > self.safe_search_moves:
+            if len(index.safe) > SAFE_SEARCH_MOVES:
                 return rng.choice(sorted(index.safe))
+            if not index.safe:
+                found = chains_and_loops(self.game, drawn)
+                if found is not None:
+                    return rng.choice(cheapest_openings(found))
+            if free_count(self.game, drawn) > SEARCH_EDGES:
+                return greedy_move(index, rng)
             return rng.choice(best_keys(self.move_values(drawn, index.safe)))
         except SearchBudgetExceeded:
             if index.opportunities or index.safe:
@@ -255,7 +303,15 @@ class DoubleCross:
             return rng.choice(cheapest_gifts(self.game, drawn))
 
     def _capture_move(self, index: CellIndex, rng: Any) -> int:
-        kept, _ = self.capture_plan(index.drawn)
+        after = capture_run(self.game, index.drawn)[1]
+        if after in self.unsearchable:  # the same captures, one move later: do not search again
+            kept = None
+        else:
+            try:
+                kept, _ = self.capture_plan(index.drawn)
+            except SearchBudgetExceeded:
+                self.unsearchable.add(after)
+                raise
         if kept is None:
             return rng.choice(best_keys(index.capture_moves()))
         others = [g for g in capture_groups(self.game, index.drawn) if g.cells != kept.cells]
@@ -266,9 +322,38 @@ class DoubleCross:
         return kept.double_deal()
 
 
+def cheapest_openings(found: list[Component]) -> list[int]:
+    """Where to open, in a position of chains and loops: the components worth the most to
+    open (short chains first, then the smallest long ones), each at its opening edges."""
+    parts = tuple(sorted((c.kind, len(c.cells)) for c in found))
+    values = {part: opening_value(parts, parts.index(part)) for part in set(parts)}
+    best = max(values.values())
+    return sorted(e for c in found if values[(c.kind, len(c.cells))] == best for e in c.openings())
+
+
+def safe_edges(game: DotsGame, drawn: int) -> set[int]:
+    """The free edges that hand the opponent no cell: every cell they border misses 3+ sides."""
+    unsafe = drawn
+    for cell, mask in enumerate(game.cell_masks):
+        if len(game.cells[cell]) - (drawn & mask).bit_count() <= 2:
+            unsafe |= mask
+    return set(bits(game.full_mask & ~unsafe))
+
+
 def free_edges(game: DotsGame, drawn: int) -> list[int]:
     """The undrawn edges, in index order."""
     return [e for e in range(len(game.edges)) if not (drawn >> e) & 1]
+
+
+def free_count(game: DotsGame, drawn: int) -> int:
+    """How many edges are undrawn."""
+    return len(game.edges) - drawn.bit_count()
+
+
+def decision_time_limit_s(time_ms: int | None, used_s: float) -> float:
+    """How long one decision may search: a small share of what is left of the game clock."""
+    left_s = (DEFAULT_TIME_MS if time_ms is None else time_ms) / 1000 - used_s
+    return max(0.0, min(MAX_DECISION_S, left_s * DECISION_SHARE))
 
 
 def choose_double_cross(state: DotsState, ctx: BotContext) -> int:
@@ -280,4 +365,10 @@ def choose_double_cross(state: DotsState, ctx: BotContext) -> int:
     if not isinstance(player, DoubleCross) or player.game is not state.game:
         player = DoubleCross(state.game)
         ctx.memory["double_cross"] = player
-    return player.choose(index, ctx.rng)
+        ctx.memory["double_cross_used_s"] = 0.0
+    started = time.monotonic()
+    limit_s = decision_time_limit_s(ctx.time_ms, ctx.memory["double_cross_used_s"])
+    try:
+        return player.choose(index, ctx.rng, limit_s)
+    finally:
+        ctx.memory["double_cross_used_s"] += time.monotonic() - started

@@ -80,8 +80,9 @@ def solve_values(edge_count: int, cell_masks: list[int]) -> np.ndarray:
                         _improve(best, slice(None), sources, child, completed)
             table[r0:r1, c0:c1] = best
     # Back to natural order: entry [high][low] is the value of the subset high << low_bits | low.
-    natural = np.take(np.take(table, rows.position, axis=0), cols.position, axis=1)
-    return natural.reshape(-1)
+    table = np.take(table, rows.position, axis=0)  # one copy at a time: memory peaks at twice the table
+    table = np.take(table, cols.position, axis=1)
+    return table.reshape(-1)
 
 
 class _Levels:

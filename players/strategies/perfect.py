@@ -22,7 +22,7 @@ from arbiter.games.dots import DotsGame, DotsState
 from arbiter.games.dots_and_triangles import DotsAndTriangles
 
 from .cell_index import tracked_index
-from .double_cross import DoubleCross
+from .double_cross import DEFAULT_TIME_MS, DoubleCross, decision_time_limit_s
 from .exact import ExactTable, board_table, build_table, cached_board_table, save_board_table
 from .greedy import greedy_move
 
@@ -31,7 +31,6 @@ from .greedy import greedy_move
 BUDGET_STATES_PER_S = 4_000_000
 BUILD_SHARE = 0.5  # at most this share of the remaining clock goes into one solve
 MAX_EXACT_EDGES = 26  # 2^26 int8 values = 64 MiB; beyond that, memory rather than time binds
-DEFAULT_TIME_MS = 30_000  # the arbiter's default game budget, when the Game line gives none
 
 VALUE_LINE = re.compile(r"value (-?\d+) margin (-?\d+) move (.+)")
 
@@ -62,7 +61,8 @@ class PerfectPlayer:
         if self.table is None:
             if self.fallback is None:
                 self.fallback = DoubleCross(self.game)
-            move = self.fallback.choose(tracked_index(self.game, drawn, ctx.memory), ctx.rng)
+            limit_s = decision_time_limit_s(ctx.time_ms, self.used_s)
+            move = self.fallback.choose(tracked_index(self.game, drawn, ctx.memory), ctx.rng, limit_s)
             free = len(self.game.edges) - drawn.bit_count()
             ctx.log(f"heuristic move {self.game.format_move(move)} "
                     f"(double-cross: {free} free edges are too many to solve within the clock)")
