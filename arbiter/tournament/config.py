@@ -253,9 +253,10 @@ def _read_player(problems: Problems, path: KeyPath, entry: Any, folder: Path, ti
     socket = _read_socket(problems, path, m, folder, transport, arbiter_keys)
     if transport == "remote":  # the arbiter does not start it
         command = None
-        if m.has("command"):
-            problems.add(path + ("command",), "does not apply to transport: remote (the bot is already running; "
-                                              "give bind: or connect:)")
+        for key in ("command", "cwd", "env", "memory_mb", "suspend_idle"):
+            if m.has(key):
+                problems.add(path + (key,), "does not apply to transport: remote (the arbiter does not start "
+                                            "the bot; give bind: or connect:)")
     else:
         command = _read_command(problems, path + ("command",), m.raw("command"))
     cwd_text = m.get("cwd", None, text)
