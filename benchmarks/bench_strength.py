@@ -7,7 +7,7 @@ openings of two random legal moves, each opening played twice with the seats swa
 Games are played in-process, by calling the bots' strategy functions (the same
 `choose(state, ctx)` the bot programs run) on rules-library states: no processes, no
 referee, the same moves. The score is the stronger bot's (win 1, draw 1/2) in percent,
-with a 95% interval from the spread of the per-opening pair scores.
+with a 95% Wilson score interval over the games (which stays sensible at 0% and 100%).
 
 It also checks the claim on perfect play from perfect_dp's own log: in every game, the
 final margin it guaranteed at its first move (`value V margin M`) must be met (so it
@@ -67,18 +67,20 @@ class PairResult:
 
     strong: str
     weak: str
-    pair_scores: list[float] = field(default_factory=list)  # mean score per opening
+    game_scores: list[float] = field(default_factory=list)  # 1 win, 1/2 draw, 0 loss
     seconds: dict[str, float] = field(default_factory=dict)  # thinking time per bot
-    perfect_checked: int = 0
+    perfect_checked: int = 0  # games where perfect_dp logged a value at its first move
+    perfect_could_win: int = 0  # ... that promised a positive final margin
+    perfect_won: int = 0  # ... of those, the games it won
     perfect_broken: list[str] = field(default_factory=list)
 
     def interval(self) -> tuple[float, float, float]:
-        """Score percent and its 95% interval (normal approximation over openings)."""
-        n = len(self.pair_scores)
-        mean = sum(self.pair_scores) / n
-        var = sum((s - mean) ** 2 for s in self.pair_scores) / (n - 1) if n > 1 else 0.0
-        half = 1.96 * math.sqrt(var / n)
-        return 100 * mean, 100 * max(0.0, mean - half), 100 * min(1.0, mean + half)
+        """Score percent and its 95% Wilson score interval."""
+        n, z = len(self.game_scores), 1.96
+        p = sum(self.game_scores) / n
+        center = (p + z * z / (2 * n)) / (1 + z * z / n)
+        half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+        return 100 * p, 100 * (center - half), 100 * (center + half)
 
 
 def play_game(game: DotsGame, opening: list[int], seats: tuple[str, str], seed: int,
@@ -110,6 +112,9 @@ def check_perfect(lines: list[str], final_margin: int, result: PairResult) -> No
         if match:
             result.perfect_checked += 1
             promised = int(match[2])
+            if promised > 0:
+                result.perfect_could_win += 1
+                result.perfect_won += final_margin > 0
             if final_margin < promised:
                 result.perfect_broken.append(f"promised margin {promised}, got {final_margin}")
             return
@@ -126,13 +131,11 @@ def play_pair(game: DotsGame, strong: str, weak: str, games: int, seed: int) -> 
             move = rng.choice(state.legal_moves())
             state.apply(move)
             opening.append(move)
-        total = 0.0
         for strong_seat in (0, 1):
             seats = (strong, weak) if strong_seat == 0 else (weak, strong)
             scores = play_game(game, opening, seats, seed * 100_003 + 2 * k + strong_seat, result)
             mine, theirs = scores[strong_seat], scores[1 - strong_seat]
-            total += 1.0 if mine > theirs else 0.5 if mine == theirs else 0.0
-        result.pair_scores.append(total / 2)
+            result.game_scores.append(1.0 if mine > theirs else 0.5 if mine == theirs else 0.0)
     return result
 
 
@@ -159,8 +162,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"| {game.describe()} | {strong} vs {weak} | {args.games} | {score:.1f}% | "
                   f"{low:.1f}-{high:.1f}% | {per_game[0]:.3f}, {per_game[1]:.3f} |", flush=True)
             if result.perfect_checked:
-                print(f"|  | perfect_dp margins checked in {result.perfect_checked} games: "
-                      f"{len(result.perfect_broken)} broken | | | | |", flush=True)
+                print(f"|  | perfect_dp: {result.perfect_checked} games checked against the margin logged at "
+                      f"its first move; could win {result.perfect_could_win}, won {result.perfect_won}; "
+                      f"margin not met in {len(result.perfect_broken)} | | | | |", flush=True)
             broken += len(result.perfect_broken)
             for line in result.perfect_broken:
                 print(f"BROKEN: {line}", file=sys.stderr)

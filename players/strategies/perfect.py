@@ -26,8 +26,8 @@ from .double_cross import DEFAULT_TIME_MS, DoubleCross, decision_time_limit_s
 from .exact import ExactTable, board_table, build_table, cached_board_table, save_board_table
 from .greedy import greedy_move
 
-# Solver speed assumed when budgeting a solve: well under the 12-25 M states/s that
-# benchmarks/bench_solver.py measures, to allow for a loaded machine.
+# Solver speed assumed when budgeting a solve: well under the 10-40 M states/s that
+# benchmarks/bench_solver.py measures on 2^18-2^24 states, to allow for a loaded machine.
 BUDGET_STATES_PER_S = 4_000_000
 BUILD_SHARE = 0.5  # at most this share of the remaining clock goes into one solve
 MAX_EXACT_EDGES = 26  # 2^26 int8 values = 64 MiB; beyond that, memory rather than time binds
