@@ -2,7 +2,8 @@
 """Strength of the reference bots: each against the next weaker one.
 
 Pairs: perfect_dp vs double_cross, double_cross vs greedy, greedy vs random, on the
-4-row triangle board and on 3 x 3 boxes. Each pair plays `--games` games (default 100):
+4-row triangle board and on 3 x 3 boxes; nim_perfect vs nim_greedy and nim_greedy vs
+random on Limit Nim's default piles. Each pair plays `--games` games (default 100):
 openings of two random legal moves, each opening played twice with the seats swapped.
 Games are played in-process, by calling the bots' strategy functions (the same
 `choose(state, ctx)` the bot programs run) on rules-library states: no processes, no
@@ -30,23 +31,26 @@ from typing import Any, Callable
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
 from arbiter.bot import BotContext  # noqa: E402
-from arbiter.games import find_game  # noqa: E402
-from arbiter.games.dots import DotsGame, DotsState  # noqa: E402
+from arbiter.games import Game, find_game  # noqa: E402
 from players.random_bot import choose as choose_random  # noqa: E402
 from players.strategies.double_cross import choose_double_cross  # noqa: E402
 from players.strategies.greedy import choose_greedy  # noqa: E402
+from players.strategies.nim import choose_nim_greedy, make_nim_perfect_chooser  # noqa: E402
 from players.strategies.perfect import VALUE_LINE, choose_perfect  # noqa: E402
 
-BOTS: dict[str, Callable[[DotsState, BotContext], Any]] = {
+BOTS: dict[str, Callable[[Any, BotContext], Any]] = {
     "perfect_dp": choose_perfect,
     "double_cross": choose_double_cross,
     "greedy": choose_greedy,
     "random": choose_random,
+    "nim_perfect": make_nim_perfect_chooser(),
+    "nim_greedy": choose_nim_greedy,
 }
-PAIRS = (("perfect_dp", "double_cross"), ("double_cross", "greedy"), ("greedy", "random"))
-BOARDS = {
-    "triangles": ("dots-and-triangles", {"rows": 4}),
-    "boxes": ("dots-and-boxes", {"rows": 3, "cols": 3}),
+DOTS_PAIRS = (("perfect_dp", "double_cross"), ("double_cross", "greedy"), ("greedy", "random"))
+BOARDS: dict[str, tuple[str, dict[str, Any], tuple[tuple[str, str], ...]]] = {
+    "triangles": ("dots-and-triangles", {"rows": 4}, DOTS_PAIRS),
+    "boxes": ("dots-and-boxes", {"rows": 3, "cols": 3}, DOTS_PAIRS),
+    "nim": ("limit-nim", {}, (("nim_perfect", "nim_greedy"), ("nim_greedy", "random"))),
 }
 OPENING_MOVES = 2
 
@@ -83,7 +87,7 @@ class PairResult:
         return 100 * p, 100 * (center - half), 100 * (center + half)
 
 
-def play_game(game: DotsGame, opening: list[int], seats: tuple[str, str], seed: int,
+def play_game(game: Game[Any], opening: list[Any], seats: tuple[str, str], seed: int,
               result: PairResult) -> list[int]:
     """Play one game in-process; returns the final scores per seat."""
     state = game.new_state()
@@ -120,7 +124,7 @@ def check_perfect(lines: list[str], final_margin: int, result: PairResult) -> No
             return
 
 
-def play_pair(game: DotsGame, strong: str, weak: str, games: int, seed: int) -> PairResult:
+def play_pair(game: Game[Any], strong: str, weak: str, games: int, seed: int) -> PairResult:
     """`games` games, two per random opening, seats swapped."""
     rng = random.Random(seed)
     result = PairResult(strong, weak)
@@ -144,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=100, help="games per pair (even), default 100")
     parser.add_argument("--seed", type=int, default=1, help="seed of the openings and the bots")
     parser.add_argument("--board", choices=sorted(BOARDS), action="append",
-                        help="only this board (repeatable); default both")
+                        help="only this board (repeatable); default all")
     args = parser.parse_args(argv)
     if args.games < 2 or args.games % 2:
         parser.error("--games must be an even number >= 2")
@@ -153,9 +157,9 @@ def main(argv: list[str] | None = None) -> int:
     print("|---|---|---:|---:|---|---|")
     broken = 0
     for board in args.board or list(BOARDS):
-        name, params = BOARDS[board]
+        name, params, pairs = BOARDS[board]
         game = find_game(name, **params)
-        for strong, weak in PAIRS:
+        for strong, weak in pairs:
             result = play_pair(game, strong, weak, args.games, args.seed)
             score, low, high = result.interval()
             per_game = [result.seconds.get(bot, 0.0) / args.games for bot in (strong, weak)]

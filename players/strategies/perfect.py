@@ -23,7 +23,7 @@ from arbiter.games.dots_and_triangles import DotsAndTriangles
 
 from .cell_index import tracked_index
 from .double_cross import DEFAULT_TIME_MS, DoubleCross, decision_time_limit_s
-from .exact import ExactTable, board_table, build_table, cached_board_table, save_board_table
+from .exact import ExactTable, board_key, board_table, build_table, cached_board_table, save_board_table
 from .greedy import greedy_move
 
 # Solver speed assumed when budgeting a solve: well under the 10-40 M states/s that
@@ -44,6 +44,8 @@ class PerfectPlayer:
     table: ExactTable | None = None
     used_s: float = 0.0  # time spent choosing moves so far
     board_checked: bool = False  # whether the whole-board table was tried already
+    # Whole-board tables by board key, shared by the games of one process (--serve, benchmarks).
+    board_tables: dict[str, ExactTable] = field(default_factory=dict, repr=False)
     fallback: DoubleCross | None = field(default=None, repr=False)
 
     def choose(self, state: DotsState, ctx: BotContext) -> int:
@@ -83,15 +85,21 @@ class PerfectPlayer:
         edges = len(game.edges)
         if not self.board_checked and edges <= self.max_exact_edges:
             self.board_checked = True
+            key = board_key(game)
+            table = self.board_tables.get(key)
+            if table is not None:
+                ctx.log(f"exact play: whole-board table ({edges} edges) kept from an earlier game")
+                return table
             table = cached_board_table(game)
             if table is not None:
                 ctx.log(f"exact play: whole-board table ({edges} edges) loaded from the cache")
-                return table
-            if (1 << edges) / BUDGET_STATES_PER_S <= allowance_s:
+            elif (1 << edges) / BUDGET_STATES_PER_S <= allowance_s:
                 table, seconds = timed_build(game, 0)
                 saved = save_board_table(table)
                 ctx.log(f"exact play: solved the whole board (2^{edges} states) in {seconds:.2f} s"
                         + (f", cached in {saved}" if saved else ", cache not writable"))
+            if table is not None:
+                self.board_tables[key] = table
                 return table
         free = edges - drawn.bit_count()
         if free <= self.max_exact_edges and (1 << free) / BUDGET_STATES_PER_S <= allowance_s:
@@ -110,6 +118,7 @@ def timed_build(game: DotsGame, drawn: int) -> tuple[ExactTable, float]:
 
 def make_perfect_chooser(max_exact_edges: int = MAX_EXACT_EDGES):
     """A bot-kit chooser playing perfectly (greedy when more than two seats play)."""
+    board_tables: dict[str, ExactTable] = {}
 
     def choose(state: DotsState, ctx: BotContext) -> int:
         if state.game.num_players != 2:
@@ -119,7 +128,7 @@ def make_perfect_chooser(max_exact_edges: int = MAX_EXACT_EDGES):
             return greedy_move(tracked_index(state.game, state.drawn, ctx.memory), ctx.rng)
         player = ctx.memory.get("perfect")
         if not isinstance(player, PerfectPlayer) or player.game is not state.game:
-            player = PerfectPlayer(state.game, max_exact_edges)
+            player = PerfectPlayer(state.game, max_exact_edges, board_tables=board_tables)
             ctx.memory["perfect"] = player
         return player.choose(state, ctx)
 
