@@ -7,7 +7,10 @@ board is checked against the published one. The baseline, in the same run, is th
 memoized recursion over the same values (pure Python, a dict keyed by the drawn-edge
 bitmask) on the 4-row triangle board: the ratio says how much the vectorized DP gains.
 Then the perfect_dp bot itself is timed as a process answering `Start` on 3 x 3 boxes,
-with an empty table cache (it must solve first) and with the table cached.
+with an empty table cache (it must solve first) and with the table cached. Last, on
+boards too big to solve from the start, one in-process game of perfect_dp against
+double_cross under the default 30 s budget: when perfect_dp switched to exact play, and
+the clock each side used.
 
     python benchmarks/bench_solver.py
     python benchmarks/bench_solver.py --repeat 1 --no-bot
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
 import subprocess
 import sys
 import tempfile
@@ -28,8 +32,16 @@ sys.path.insert(0, str(ROOT))  # run from a checkout
 
 from arbiter.games import find_game  # noqa: E402
 from arbiter.games.dots import DotsGame  # noqa: E402
+from arbiter.bot import BotContext  # noqa: E402
+from players.strategies.double_cross import choose_double_cross  # noqa: E402
 from players.strategies.exact import build_table  # noqa: E402
+from players.strategies.perfect import choose_perfect  # noqa: E402
 
+BIG_BOARDS: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("dots-and-triangles", {"rows": 6}),  # 45 edges
+    ("dots-and-boxes", {"rows": 5, "cols": 5}),  # 60 edges
+    ("dots-and-boxes", {"rows": 15, "cols": 15}),  # 480 edges
+)
 BOARDS: tuple[tuple[str, dict[str, Any], int], ...] = (  # game, parameters, published value
     ("dots-and-triangles", {"rows": 4}, -3),
     ("dots-and-boxes", {"rows": 2, "cols": 3}, -2),
@@ -82,6 +94,36 @@ def bot_first_move_seconds(cache: str) -> tuple[float, str]:
     return time.perf_counter() - started, done.stderr.strip().splitlines()[0]
 
 
+class LogKeeper(BotContext):
+    """A bot context that keeps the log lines."""
+
+    def __init__(self, game: DotsGame, seat: int) -> None:
+        super().__init__(game=game, seat=seat, rng=random.Random(seat), time_ms=30_000)
+        self.lines: list[str] = []
+
+    def log(self, message: str) -> None:
+        self.lines.append(message)
+
+
+def big_board_game(game: DotsGame) -> str:
+    """One game perfect_dp (seat 0) vs double_cross, in-process: the switch and the clocks."""
+    state = game.new_state()
+    contexts = [LogKeeper(game, 0), LogKeeper(game, 1)]
+    players = (choose_perfect, choose_double_cross)
+    used_s = [0.0, 0.0]
+    while not state.is_over():
+        seat = state.current_player
+        started = time.perf_counter()
+        move = players[seat](state, contexts[seat])
+        used_s[seat] += time.perf_counter() - started
+        state.apply(move)
+    lines = contexts[0].lines
+    heuristic = sum(line.startswith("heuristic move") for line in lines)
+    switch = next((line for line in lines if line.startswith("exact play")), "never solved")
+    return (f"| {game.describe()} | {len(game.edges)} | {heuristic} | {switch} | "
+            f"{used_s[0]:.2f} | {used_s[1]:.2f} | {state.scores[0]}-{state.scores[1]} |")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3, help="runs per board; the best counts (default 3)")
@@ -112,6 +154,11 @@ def main(argv: list[str] | None = None) -> int:
             warm, warm_log = bot_first_move_seconds(cache)
         print(f"perfect_dp process, 3x3 boxes, Game+Start+Quit: {cold:.2f} s with an empty cache "
               f"({cold_log!r}), {warm:.2f} s with the table cached ({warm_log!r})")
+    print("\n| board (perfect_dp vs double_cross) | edges | double-cross moves | then | perfect_dp s "
+          "| double_cross s | score |")
+    print("|---|---:|---:|---|---:|---:|---|")
+    for name, params in BIG_BOARDS:
+        print(big_board_game(find_game(name, **params)), flush=True)
     if wrong:
         print(f"{wrong} value(s) differ from the published ones", file=sys.stderr)
     return 1 if wrong else 0
