@@ -20,9 +20,12 @@ import random
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol
 
 from .games import Game, GameError, State, find_game
+
+if TYPE_CHECKING:
+    from .transport.zmq_bot import ZmqBotChannel
 
 PROTOCOL_KEYS = ("seat", "time_ms", "move_ms")  # Game-line keys that are not game parameters
 
@@ -49,6 +52,9 @@ class StdioChannel:
     def send(self, line: str) -> None:
         sys.stdout.write(line + "\n")
         sys.stdout.flush()
+
+    def close(self) -> None:
+        """Nothing to release: the standard streams belong to the process."""
 
 
 @dataclass
@@ -109,25 +115,30 @@ def run_bot(choose: Chooser, *, description: str = "an arbiter bot",
             argv: list[str] | None = None, channel: LineChannel | None = None) -> int:
     """Run a bot on the protocol until `Quit` (or, with --serve, until the channel closes)."""
     args = (parser or bot_arguments(description)).parse_args(argv)
+    opened = None  # a channel the kit opens, the kit closes
     if channel is None:
-        channel = open_channel(args)
+        channel = opened = open_channel(args)
     fixed_game = None
     if args.game:
         fixed_game = find_game(args.game, **dict(p.split("=", 1) for p in args.param))
     rng = random.Random(args.seed)
     session = _Session(choose, channel, rng, fixed_game)
-    for line in channel.lines():
-        line = line.strip()
-        if not line:
-            continue  # CodeCup's arbiter has been seen to send empty lines
-        if not session.handle(line):
-            if not args.serve:
-                break
-            session = _Session(choose, channel, rng, fixed_game)
+    try:
+        for line in channel.lines():
+            line = line.strip()
+            if not line:
+                continue  # CodeCup's arbiter has been seen to send empty lines
+            if not session.handle(line):
+                if not args.serve:
+                    break
+                session = _Session(choose, channel, rng, fixed_game)
+    finally:
+        if opened is not None:
+            opened.close()  # a socket lets the last move leave before the bot exits
     return 0
 
 
-def open_channel(args: argparse.Namespace) -> LineChannel:
+def open_channel(args: argparse.Namespace) -> StdioChannel | ZmqBotChannel:
     """stdin/stdout, or a ZeroMQ channel for --connect/--bind or $ARBITER_ENDPOINT."""
     import os
 

@@ -386,7 +386,9 @@ class _Runtime:
             self._idle_thread.join(2.0)
         self.close_remote()
         self.gate.stop()
-        self.context.term()  # sockets are closed; this waits at most LINGER_MS for last messages
+        # Closes any socket left open too (term alone would wait for it forever), then lets
+        # the last messages out for at most LINGER_MS.
+        self.context.destroy(linger=LINGER_MS)
 
 
 _RUNTIME: _Runtime | None = None

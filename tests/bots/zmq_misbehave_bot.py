@@ -51,4 +51,7 @@ def choose(state, ctx):
     wait_for_quit()
 
 
-sys.exit(run_bot(choose, channel=channel))
+try:
+    sys.exit(run_bot(choose, channel=channel))
+finally:
+    channel.close()
