@@ -185,6 +185,14 @@ def test_with_no_time_to_solve_it_plays_double_cross_and_says_so() -> None:
     assert ctx.lines[-1].startswith(f"heuristic move {game.format_move(move)} (double-cross")
 
 
+def test_a_per_move_cap_too_short_for_the_solve_means_double_cross_first() -> None:
+    game = find_game("dots-and-boxes", rows=3, cols=3)
+    ctx = QuietContext(game)
+    ctx.move_ms = 200  # 2^24 positions do not fit in half of 0.2 s
+    PerfectPlayer(game).choose(game.new_state(), ctx)
+    assert ctx.lines[-1].startswith("heuristic move")
+
+
 def test_on_a_board_too_big_to_solve_it_switches_to_exact_play_when_few_edges_remain() -> None:
     game = find_game("dots-and-boxes", rows=2, cols=3)  # 17 edges; allow solving 10 at most
     scores, ctx = play_out(game, PerfectPlayer(game, max_exact_edges=10), 0, seed=5)

@@ -43,7 +43,6 @@ from arbiter.games.dots import DotsGame, DotsState
 from .cell_index import CellIndex, bits, capture_run, missing_sides, tracked_index
 from .greedy import best_keys, cheapest_gifts, greedy_move
 
-GROUND = -1  # the rim, in the strings-and-coins picture
 SAFE_SEARCH_MOVES = 10  # search the safe phase once at most this many safe moves are left,
 SEARCH_EDGES = 40  # and at most this many edges are free (else the search is hopeless)
 SEARCH_NODES = 20_000  # positions valued per decision before giving up on the search
@@ -350,10 +349,14 @@ def free_count(game: DotsGame, drawn: int) -> int:
     return len(game.edges) - drawn.bit_count()
 
 
-def decision_time_limit_s(time_ms: int | None, used_s: float) -> float:
-    """How long one decision may search: a small share of what is left of the game clock."""
+def decision_time_limit_s(time_ms: int | None, used_s: float, move_ms: int | None = None) -> float:
+    """How long one decision may search: a small share of what is left of the game clock
+    (and at most a quarter of the per-move cap, if there is one)."""
     left_s = (DEFAULT_TIME_MS if time_ms is None else time_ms) / 1000 - used_s
-    return max(0.0, min(MAX_DECISION_S, left_s * DECISION_SHARE))
+    limit_s = min(MAX_DECISION_S, left_s * DECISION_SHARE)
+    if move_ms is not None:
+        limit_s = min(limit_s, move_ms / 1000 / 4)
+    return max(0.0, limit_s)
 
 
 def choose_double_cross(state: DotsState, ctx: BotContext) -> int:
@@ -367,7 +370,7 @@ def choose_double_cross(state: DotsState, ctx: BotContext) -> int:
         ctx.memory["double_cross"] = player
         ctx.memory["double_cross_used_s"] = 0.0
     started = time.monotonic()
-    limit_s = decision_time_limit_s(ctx.time_ms, ctx.memory["double_cross_used_s"])
+    limit_s = decision_time_limit_s(ctx.time_ms, ctx.memory["double_cross_used_s"], ctx.move_ms)
     try:
         return player.choose(index, ctx.rng, limit_s)
     finally:

@@ -192,7 +192,12 @@ def build_table(game: DotsGame, drawn: int = 0) -> ExactTable:
 def cache_dir() -> Path:
     """Where solved tables are kept between runs: $ARBITER_CACHE, else ~/.cache/arbiter."""
     configured = os.environ.get("ARBITER_CACHE")
-    return Path(configured) if configured else Path.home() / ".cache" / "arbiter"
+    if configured:
+        return Path(configured)
+    try:
+        return Path.home() / ".cache" / "arbiter"
+    except RuntimeError:  # no home directory (a bare environment): the temporary folder
+        return Path(tempfile.gettempdir()) / "arbiter-cache"
 
 
 def board_key(game: DotsGame) -> str:

@@ -29,7 +29,7 @@ from .greedy import greedy_move
 # Solver speed assumed when budgeting a solve: well under the 10-40 M states/s that
 # benchmarks/bench_solver.py measures on 2^18-2^24 states, to allow for a loaded machine.
 BUDGET_STATES_PER_S = 4_000_000
-BUILD_SHARE = 0.5  # at most this share of the remaining clock goes into one solve
+BUILD_SHARE = 0.5  # at most this share of the remaining clock (or of move_ms) goes into one solve
 MAX_EXACT_EDGES = 26  # 2^26 int8 values = 64 MiB; beyond that, memory rather than time binds
 
 VALUE_LINE = re.compile(r"value (-?\d+) margin (-?\d+) move (.+)")
@@ -63,7 +63,7 @@ class PerfectPlayer:
         if self.table is None:
             if self.fallback is None:
                 self.fallback = DoubleCross(self.game)
-            limit_s = decision_time_limit_s(ctx.time_ms, self.used_s)
+            limit_s = decision_time_limit_s(ctx.time_ms, self.used_s, ctx.move_ms)
             move = self.fallback.choose(tracked_index(self.game, drawn, ctx.memory), ctx.rng, limit_s)
             free = len(self.game.edges) - drawn.bit_count()
             ctx.log(f"heuristic move {self.game.format_move(move)} "
@@ -82,6 +82,8 @@ class PerfectPlayer:
         game = self.game
         time_ms = ctx.time_ms if ctx.time_ms is not None else DEFAULT_TIME_MS
         allowance_s = (time_ms / 1000 - self.used_s) * BUILD_SHARE
+        if ctx.move_ms is not None:  # a per-move cap binds the solve too
+            allowance_s = min(allowance_s, ctx.move_ms / 1000 * BUILD_SHARE)
         edges = len(game.edges)
         if not self.board_checked and edges <= self.max_exact_edges:
             self.board_checked = True
