@@ -124,8 +124,8 @@ def make_perfect_chooser(max_exact_edges: int = MAX_EXACT_EDGES):
 
     def choose(state: DotsState, ctx: BotContext) -> int:
         if state.game.num_players != 2:
-            if not ctx.memory.get("warned"):
-                ctx.memory["warned"] = True
+            if not ctx.memory.get("perfect_warned"):
+                ctx.memory["perfect_warned"] = True
                 ctx.log("perfect: exact values assume two seats; playing greedy")
             return greedy_move(tracked_index(state.game, state.drawn, ctx.memory), ctx.rng)
         player = ctx.memory.get("perfect")
