@@ -3,6 +3,7 @@ the same faults adjudicated the same way, and no process left behind."""
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -151,3 +152,43 @@ def test_a_bot_that_never_connects_loses_on_time(tmp_path: Path) -> None:
                        time=TimeControl(time_ms=300), log_dir=tmp_path)
     assert (record.termination, record.offender) == (Termination.TIMEOUT, 0)
     assert live_marked(marker) == []
+
+
+def test_a_bot_on_zmq_is_stopped_between_turns_and_its_grandchild_dies_with_the_game(tmp_path: Path) -> None:
+    """Process control is the pipe transport's: the whole process group is stopped while it
+    is not its turn, and every process of the session is ended after the game."""
+    marker = new_marker()
+    seats = [bot("grandchild_bot.py", "parent", marker), bot("sleep_bot.py", "sleepy", marker, SLEEP_S="0.3")]
+    seen: set[tuple[str, str]] = set()
+    done = threading.Event()
+
+    def watch() -> None:  # while the sleepy bot sleeps over its move, look at its opponent
+        while not done.is_set():
+            seen.update(_states(marker).items())
+            time.sleep(0.01)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        record = play_game(find_game("limit-nim"), [replace(s, transport="zmq") for s in seats],
+                           time=TimeControl(time_ms=5000), log_dir=tmp_path)
+    finally:
+        done.set()
+        watcher.join()
+    assert record.termination is Termination.NORMAL, record.detail
+    assert {("grandchild_bot.py", "T"), ("grandchild", "T")} <= seen  # T: stopped by SIGSTOP
+    assert live_marked(marker) == []
+
+
+def _states(marker: str) -> dict[str, str]:
+    """State letters of the marked processes, by which script (or the grandchild) each runs."""
+    found = {}
+    for pid in live_marked(marker):
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+            state = Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0].decode()
+        except OSError:
+            continue
+        name = "grandchild" if b"# grandchild" in cmdline else Path(cmdline.split(b"\0")[1].decode()).name
+        found[name] = state
+    return found
