@@ -12,7 +12,7 @@ import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import yaml
 
@@ -141,10 +141,10 @@ class TournamentRunner:
         return games
 
     def _play_batch(self, games: list[ScheduledGame]) -> None:
-        pending = [g for g in games if g.id not in self.done_ids]
-        if not pending:
-            return
-        queue = iter(pending)
+        self._play((g for g in games if g.id not in self.done_ids))
+
+    def _play(self, queue: Iterator[ScheduledGame]) -> None:
+        """Play games from `queue`, `concurrency` at once, until it is empty or `_decided()`."""
         running: dict[Future[GameRecord], ScheduledGame] = {}
         with ThreadPoolExecutor(max_workers=self.config.concurrency, thread_name_prefix="game") as pool:
             try:
@@ -153,8 +153,10 @@ class TournamentRunner:
                     finished, _ = wait(running, timeout=0.5, return_when=FIRST_COMPLETED)
                     self.progress.tick()
                     for future in finished:
-                        scheduled = running.pop(future)
-                        self._record(scheduled, future.result())
+                        self._finished(running.pop(future), future)
+                    if self._decided():
+                        self._end_running(running)
+                        return
                     self._fill(pool, queue, running)
             except KeyboardInterrupt:
                 self.cancel.set()
@@ -166,6 +168,23 @@ class TournamentRunner:
                 self.cancel.set()
                 wait(running)
                 raise
+
+    def _finished(self, scheduled: ScheduledGame, future: Future[GameRecord]) -> None:
+        """A game's future completed: record it (an arbiter bug in it re-raises here)."""
+        self._record(scheduled, future.result())
+
+    def _decided(self) -> bool:
+        """Whether to stop before the queue is empty (a tournament never does)."""
+        return False
+
+    def _end_running(self, running: dict[Future[GameRecord], ScheduledGame]) -> None:
+        """Stop early: end the games still running; record those that finish anyway."""
+        self.cancel.set()
+        wait(running)
+        for future, scheduled in running.items():
+            if not isinstance(future.exception(), GameAborted):
+                self._finished(scheduled, future)
+        running.clear()
 
     def _fill(self, pool: ThreadPoolExecutor, queue: Any, running: dict[Future[GameRecord], ScheduledGame]) -> None:
         while len(running) < self.config.concurrency:

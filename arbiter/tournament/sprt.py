@@ -13,14 +13,14 @@ from __future__ import annotations
 import re
 import shutil
 import time
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Literal, Sequence, TextIO
 
 from ..games import Game
 from ..records import GameRecord
-from ..referee import GameAborted, play_game
+from ..referee import play_game
 from ..stats import EloEstimate, SprtState, elo_from_pentanomial, nelo_from_pentanomial, sprt_status
 from .config import SprtSettings, TournamentConfig
 from .progress import Progress
@@ -264,45 +264,16 @@ class SprtRunner(TournamentRunner):
                     yield scheduled
 
     def _play_until_decided(self) -> None:
-        queue = self._pending()
-        running: dict[Future[GameRecord], ScheduledGame] = {}
-        with ThreadPoolExecutor(max_workers=self.config.concurrency, thread_name_prefix="game") as pool:
-            try:
-                self._fill(pool, queue, running)
-                while running:
-                    finished, _ = wait(running, timeout=0.5, return_when=FIRST_COMPLETED)
-                    self.progress.tick()
-                    for future in finished:
-                        self._take(running.pop(future), future)
-                    if self.test.verdict is not None:
-                        self._end_running(running)
-                        return
-                    self._fill(pool, queue, running)
-            except KeyboardInterrupt:
-                self.cancel.set()
-                for future in running:
-                    future.cancel()
-                wait(running)
-                raise Interrupted() from None
-            except BaseException:
-                self.cancel.set()
-                wait(running)
-                raise
+        self._play(self._pending())
 
-    def _take(self, scheduled: ScheduledGame, future: Future[GameRecord]) -> None:
+    def _finished(self, scheduled: ScheduledGame, future: Future[GameRecord]) -> None:
         """Record a finished game (durably, via the tournament's `_record`) and count it."""
-        self._record(scheduled, future.result())
+        super()._finished(scheduled, future)
         self.test.add(self.records[-1])
         self.sprt_progress.status(self.test)
 
-    def _end_running(self, running: dict[Future[GameRecord], ScheduledGame]) -> None:
-        """The verdict is known: end the games still running; record those that finish anyway."""
-        self.cancel.set()
-        wait(running)
-        for future, scheduled in running.items():
-            if not isinstance(future.exception(), GameAborted):
-                self._take(scheduled, future)
-        running.clear()
+    def _decided(self) -> bool:
+        return self.test.verdict is not None
 
 
 def run_sprt(config: TournamentConfig, progress: SprtProgress, *, fresh: bool = False) -> SprtOutcome:
