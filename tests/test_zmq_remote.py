@@ -120,11 +120,11 @@ def test_a_bot_with_another_key_is_refused_logged_and_its_seat_loses_unconnected
     remote.start(RANDOM_BOT, "--connect", endpoint, "--serve", "--keys", str(mallory_secret),
                  "--server-key", str(arbiter_public))
     alice = remote_player("alice", bind=endpoint, public_key=alice_pair.public, arbiter_keys=str(arbiter_secret),
-                          wait_ms=1000)
+                          wait_ms=2500)  # time for the bot to start and be refused
     with caplog.at_level(logging.WARNING, LOGGER):
         record = play([alice, honest(remote.marker)], tmp_path)
     assert (record.termination, record.offender, record.moves) == (Termination.CRASH, 0, [])
-    assert record.detail == f"seat 0 (alice) never connected: no bot connected to {endpoint} within 1 s"
+    assert record.detail == f"seat 0 (alice) never connected: no bot connected to {endpoint} within 2.5 s"
     assert f"remote player alice: refused a connection from 127.0.0.1: its public key {mallory_pair.public} " \
            "is not this player's key" in caplog.text
 
