@@ -4,6 +4,7 @@ context), so every case takes milliseconds."""
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -317,3 +318,35 @@ def test_a_peer_that_keeps_retrying_is_logged_once_per_interval(
         "refused 10.0.0.9", "refused 10.0.0.8",
         "refused 10.0.0.9 (9 more refusals of this peer since the last report)",
     ]
+
+
+def test_a_flooding_stranger_cannot_hold_a_read_past_its_deadline(seats: list[ZmqChannel],
+                                                                  peers: zmq.Context) -> None:
+    channel = seat(seats)
+    owner = bot_socket(peers, channel.endpoint)
+    start(channel, owner)
+    stop = threading.Event()
+    sent = []
+
+    def flood() -> None:  # its own socket, in its own thread, as fast as it goes
+        flooder = bot_socket(peers, channel.endpoint, hello=False)
+        while not stop.is_set():
+            if flooder.poll(1, zmq.POLLOUT):
+                flooder.send(b"9 9", zmq.NOBLOCK)
+                sent.append(1)
+        flooder.close()
+
+    flooder_thread = threading.Thread(target=flood)
+    flooder_thread.start()
+    try:
+        while len(sent) < 2000:
+            channel.read_line(soon(0.01))
+        started = time.monotonic()
+        assert channel.read_line(started + 0.1) is TIMEOUT
+        assert channel.read_line(0.0) is TIMEOUT
+        assert time.monotonic() - started < 0.3
+        owner.send(b"1 1")
+        assert channel.read_line(soon()) == "1 1"
+    finally:
+        stop.set()
+        flooder_thread.join()

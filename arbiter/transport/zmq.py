@@ -71,6 +71,7 @@ HEARTBEAT_TTL_MS = 10000  # the bot's side drops the arbiter after this long wit
 DEFAULT_CONNECT_WAIT_MS = 10000  # how long a game waits for a remote bot that is not connected
 REFUSAL_LOG_INTERVAL_S = 10.0  # a peer that keeps retrying is logged once per interval
 IDLE_SERVICE_S = 0.1  # how often seats between games are looked after
+SERVICE_STEPS = 256  # messages and events taken in by one non-blocking look at a seat
 MAX_REFUSED_REMEMBERED = 1024  # refused connections remembered per seat (told `Refused` once each)
 _ZAP_ENDPOINT = "inproc://zeromq.zap.01"  # fixed by RFC 27
 _WATCHED_EVENTS = (
@@ -511,7 +512,11 @@ class ZmqChannel:
                     self._finish_closed()
                 continue
             remaining_ms = math.ceil((deadline - time.monotonic()) * 1000)
-            if not self._step(max(remaining_ms, 0)) and remaining_ms <= 0:
+            if remaining_ms > 0:
+                self._step(remaining_ms)
+                continue
+            self._service()  # what has already arrived (bounded: a flood cannot hold us past the deadline)
+            if not self._inbox and not (self._owner is not None and self._owner.gone):
                 return TIMEOUT
 
     def close(self) -> None:
@@ -564,9 +569,12 @@ class ZmqChannel:
 
     # --- inside ------------------------------------------------------------------
     def _service(self) -> None:
-        """Take in monitor events and messages without blocking, until the owner has a line waiting."""
-        while not self._inbox and self._step(0):
-            pass
+        """Take in monitor events and messages without blocking, until the owner has a line
+        waiting; at most SERVICE_STEPS of them, so that strangers flooding the seat cannot
+        keep the arbiter here."""
+        for _ in range(SERVICE_STEPS):
+            if self._inbox or not self._step(0):
+                return
 
     def _step(self, timeout_ms: int) -> bool:
         """Wait up to `timeout_ms` for the socket or its monitor; take in one message and the
