@@ -450,6 +450,8 @@ class _Referee:
         """End every bot at once (cancel, or the arbiter's own error)."""
         for seat in self.seats:
             if seat.channel is not None:
+                if seat.process is None:  # a remote bot outlives the game: tell it the game is over
+                    seat.channel.send_lines(["Quit"], _now() + 0.05)
                 seat.channel.close()
         end_all([s.process for s in self.seats if s.process is not None], grace_s=0, term_grace_s=0)
 

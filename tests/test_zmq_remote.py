@@ -250,3 +250,25 @@ def test_a_class_contest_tournament_with_remote_bots_runs_from_its_config(remote
     assert len(records) == 6
     assert {r["termination"] for r in records} == {"normal"}, [r["detail"] for r in records]
     assert all(p.poll() is None for p in remote.processes)  # the students' bots are still serving
+
+
+def test_a_cancelled_game_tells_its_remote_bot_to_quit_and_frees_the_seat(remote: RemoteBots, tmp_path: Path) -> None:
+    endpoint = f"tcp://127.0.0.1:{free_port()}"
+    bot = remote.start(BOTS / "sleep_bot.py", "--connect", endpoint, MISBEHAVE_AT="1", SLEEP_S="1.5")
+    cancel = threading.Event()
+    outcome: list[BaseException] = []
+
+    def game() -> None:
+        try:
+            play_game(find_game(GAME), [remote_player("sleepy", bind=endpoint), honest(remote.marker)],
+                      time=TimeControl(time_ms=60000), log_dir=tmp_path, cancel=cancel)
+        except BaseException as exc:  # noqa: BLE001 - the test inspects it
+            outcome.append(exc)
+
+    worker = threading.Thread(target=game)
+    worker.start()
+    time.sleep(0.8)  # nothing to await from outside: by now the bot is asleep over its first move
+    cancel.set()
+    worker.join(5)
+    assert not worker.is_alive() and type(outcome[0]).__name__ == "GameAborted"
+    assert bot.wait(10) == 0  # it woke, found `Quit` waiting, dropped its move and exited
