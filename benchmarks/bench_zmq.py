@@ -187,7 +187,8 @@ def detection_ms(how: signal.Signals) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--moves", type=int, default=1000, help="moves per refereed game (and round trips per ping-pong)")
+    parser.add_argument("--moves", type=int, default=1000,
+                        help="moves per refereed game (and round trips per ping-pong)")
     parser.add_argument("--repeats", type=int, default=5, help="runs of each; medians are reported")
     args = parser.parse_args()
 
@@ -226,7 +227,8 @@ def main() -> None:
         per_move = statistics.median(between)
         share = statistics.median(bots)
         overhead = statistics.median(b - w for b, w in zip(between, bots))
-        print(f"| transport: {transport} | {per_move:.1f} | {share:.1f} | {overhead:.1f} | {per_move / floor_us:.2f}x |")
+        print(f"| transport: {transport} | {per_move:.1f} | {share:.1f} | {overhead:.1f} "
+              f"| {per_move / floor_us:.2f}x |")
     print()
     for how, what in ((signal.SIGKILL, "killed (its connection closes)"), (signal.SIGSTOP, "frozen (SIGSTOP)")):
         times = detections[how]

@@ -197,7 +197,8 @@ def test_a_remote_machine_that_freezes_is_dropped_by_heartbeats_before_its_deadl
 
 def test_a_remote_bot_cannot_be_timed_by_the_cpu_clock() -> None:
     player = remote_player("guest", bind="tcp://127.0.0.1:5555")
-    with pytest.raises(ValueError, match=r"seat 0 \(guest\): a remote bot's time can only be measured with clock: wall"):
+    with pytest.raises(ValueError, match=r"seat 0 \(guest\): a remote bot's time can only be measured with "
+                                         "clock: wall"):
         play_game(find_game(GAME), [player, honest("x")], time=TimeControl(clock="cpu"))
 
 

@@ -890,7 +890,7 @@ def close_remote_seats() -> None:
 
 
 __all__ = [
-    "DEFAULT_BIND", "ENV_ENDPOINT", "ENV_KEYS", "ENV_SERVER_KEY", "Endpoint", "EndpointError", "KeyFileError",
-    "REFUSED", "RemoteChannel", "SeatCurve", "SocketSpec", "ZmqChannel", "check_socket", "close_remote_seats", "connectable",
-    "launch_zmq_bot", "lease_remote_seats", "parse_endpoint", "socket_problems",
+    "DEFAULT_BIND", "ENV_ENDPOINT", "ENV_KEYS", "ENV_SERVER_KEY", "REFUSED", "Endpoint", "EndpointError",
+    "RemoteChannel", "SeatCurve", "SocketSpec", "ZmqChannel", "check_socket", "close_remote_seats",
+    "connectable", "launch_zmq_bot", "lease_remote_seats", "parse_endpoint", "socket_problems",
 ]

@@ -11,8 +11,6 @@ import os
 import sys
 import time
 
-import zmq
-
 from misbehave import first_legal
 
 from arbiter.bot import run_bot
