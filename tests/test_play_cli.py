@@ -119,3 +119,20 @@ def test_killing_the_arbiter_mid_game_leaves_no_bot_process(signum: int, status:
         arbiter_process.wait()
         for pid in live_marked(marker):
             os.kill(pid, signal.SIGKILL)
+
+
+def test_html_writes_a_self_contained_viewer_of_the_game(tmp_path: Path) -> None:
+    page = tmp_path / "game.html"
+    done = arbiter("play", "dots-and-boxes", "-p", "rows=2", "-p", "cols=2", RANDOM, RANDOM,
+                   "--html", str(page), "--log-dir", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    assert f"viewer: {page}" in done.stdout
+    html = page.read_text()
+    assert html.startswith("<!DOCTYPE html>") or html.lower().startswith("<!doctype html>")
+    assert "dots-and-boxes" in html and "http://" not in html.replace("http://www.w3.org", "")
+
+
+def test_html_into_a_missing_folder_is_a_usage_error(tmp_path: Path) -> None:
+    done = arbiter("play", "limit-nim", RANDOM, RANDOM, "--html", str(tmp_path / "no" / "x.html"))
+    assert done.returncode == 2
+    assert "--html" in done.stderr and "does not exist" in done.stderr

@@ -14,6 +14,7 @@ from typing import Any, Callable, TextIO
 from ..errors import UsageError
 from ..games import State, find_game
 from ..records import GameRecord
+from ..reports.html import write_game_page
 from ..referee import PlayerSpec, TimeControl, play_game
 
 DEFAULT_LOG_DIR = Path("results") / "play"
@@ -49,6 +50,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--show", action="store_true", help="print the board after each turn")
     parser.add_argument("--json", metavar="FILE", default=None,
                         help="write the game record as JSON to FILE, or to stdout with -")
+    parser.add_argument("--html", metavar="FILE", type=Path, default=None,
+                        help="write a self-contained page with the game viewer to FILE")
     parser.add_argument("--log-dir", type=Path, default=DEFAULT_LOG_DIR, metavar="DIR",
                         help="where the bots' stderr logs go (default %(default)s)")
     parser.set_defaults(func=run)
@@ -68,8 +71,9 @@ def run(args: argparse.Namespace) -> int:
         if value is not None and value <= 0:
             raise UsageError(f"--{option.replace('_', '-')} must be a positive number of milliseconds, not {value}")
     json_path = None if args.json in (None, "-") else Path(args.json)
-    if json_path is not None and not json_path.parent.is_dir():
-        raise UsageError(f"--json {args.json}: the folder {str(json_path.parent)!r} does not exist")
+    for flag, path in (("--json", json_path), ("--html", args.html)):
+        if path is not None and not path.parent.is_dir():
+            raise UsageError(f"{flag} {path}: the folder {str(path.parent)!r} does not exist")
     dialects = [args.dialect] * game.num_players
     for seat, override in enumerate((args.dialect_a, args.dialect_b)):
         if override is not None and seat < game.num_players:
@@ -95,6 +99,8 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
     elif json_path is not None:
         json_path.write_text(json.dumps(record.to_json(), indent=2) + "\n", encoding="utf-8")
+    if args.html is not None:
+        print(f"viewer: {write_game_page(record, args.html)}", file=out, flush=True)
     return 0
 
 
