@@ -153,7 +153,7 @@ def test_stepping_through_a_game_draws_one_edge_per_move_with_the_running_score(
     record = tournament["records"][0]
     open_file(page, tournament["report"])
     page.click(f'#games-table tr[data-game="{record.extra["id"]}"]')
-    assert page.locator("#viewer-overlay").is_visible()
+    page.locator("#viewer-overlay").wait_for(state="visible", timeout=10_000)  # opens on the next frame
     assert drawn_edges(page) == 0 and seat_scores(page) == [0, 0]
     # Far enough that some triangle has been completed.
     moves = next(n for n in range(1, len(record.moves)) if sum(replay(record, n).scores) >= 2)
