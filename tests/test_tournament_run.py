@@ -130,3 +130,27 @@ def test_summary_json_is_strict_json_even_for_a_clean_sweep(tmp_path: Path) -> N
     text = json.dumps(summary, allow_nan=False)  # raises on inf/nan
     idle = next(p for p in json.loads(text)["players"] if p["name"] == "idle")
     assert idle["games"] == 0 and idle["rating_low"] is None
+
+
+def test_progress_on_a_terminal_shows_a_bar_eta_and_leaders(tmp_path: Path) -> None:
+    import io
+
+    stream = io.StringIO()
+    path = write_config(tmp_path, BODY)
+    config = load_config(path)
+    TournamentRunner(config, prepare_results(config, fresh=False), Progress(stream, tty=True), play=fake_play).run()
+    last = stream.getvalue().split("\r\x1b[K")[-1]
+    assert last.startswith("[" + "#" * 24 + "] 12/12 ETA 0:00")
+    leaders = last.split("ETA 0:00")[1].split()
+    assert len(leaders) == 6 and set(leaders[::2]) <= {"a", "b", "c"}
+
+
+def test_progress_off_a_terminal_logs_one_line_per_game(tmp_path: Path) -> None:
+    import io
+
+    stream = io.StringIO()
+    config = load_config(write_config(tmp_path, BODY))
+    TournamentRunner(config, prepare_results(config, fresh=False), Progress(stream, tty=False), play=fake_play).run()
+    lines = stream.getvalue().splitlines()
+    assert len(lines) == 12 and lines[0].startswith("[1/12] 001-a-b: ")
+    assert "\x1b" not in stream.getvalue()
