@@ -39,6 +39,7 @@ MOVE_TEXTS = st.one_of(
     st.text(max_size=12),
     st.from_regex(r"\A[0-9]{1,3} [0-9]{1,3}( [hv])?\Z"),
 )
+MOVE_BOUND = 200  # far above any game of the cases, in moves per game and legal moves
 PROPERTY = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -59,8 +60,9 @@ def playout(game: Game[Any], data: st.DataObject, step: Step | None = None) -> S
     """Play hypothesis-chosen legal moves to the end; `step(before, move, after)` after each."""
     state = game.new_state()
     while True:
-        moves = state.legal_moves()
+        moves = legal(state)
         assert state.is_over() == (moves == [])
+        assert len(state.history) <= MOVE_BOUND, "the game does not end"
         if not moves:
             return state
         move = moves[data.draw(st.integers(0, len(moves) - 1), label="move index")]
@@ -68,6 +70,13 @@ def playout(game: Game[Any], data: st.DataObject, step: Step | None = None) -> S
         state.apply(move)
         if step is not None:
             step(before, move, state)
+
+
+def legal(state: State[Any]) -> list[Any]:
+    """The legal moves, checked to stay few (a broken rule must fail, not exhaust memory)."""
+    moves = state.legal_moves()
+    assert len(moves) <= MOVE_BOUND, f"{len(moves)} legal moves"
+    return moves
 
 
 def cells_completed_by(game: DotsGame, drawn: int, edge: int) -> int:
@@ -121,7 +130,7 @@ def test_any_text_is_a_move_malformed_or_illegal(game: Game[Any], text: str, dat
     for _ in range(data.draw(st.integers(0, 30), label="moves before")):
         if state.is_over():
             break
-        state.apply(data.draw(st.sampled_from(state.legal_moves()), label="move"))
+        state.apply(data.draw(st.sampled_from(legal(state)), label="move"))
     key = state.key()
     try:
         state.play(text)
@@ -247,7 +256,7 @@ def test_the_same_position_reached_in_another_order_has_the_same_key(
 def test_render_shows_every_edge_and_owner(game: DotsGame, data: st.DataObject) -> None:
     end = game.new_state()
     for _ in range(data.draw(st.integers(0, len(game.edges)), label="moves")):
-        end.apply(data.draw(st.sampled_from(end.legal_moves()), label="move"))
+        end.apply(data.draw(st.sampled_from(legal(end)), label="move"))
     assert isinstance(end, DotsState)
     assert_render_matches(game, end)
 
