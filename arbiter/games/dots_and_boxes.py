@@ -39,7 +39,7 @@ class DotsAndBoxes(DotsGame):
         ]
         index = self.line_index
         self.cells = [
-            tuple(sorted((index[(r, c, "h")], index[(r + 1, c, "h")], index[(r, c, "v")], index[(r, c + 1, "v")])))
+            tuple(sorted(index[line] for line in ((r, c, "h"), (r + 1, c, "h"), (r, c, "v"), (r, c + 1, "v"))))
             for r in range(1, rows + 1)
             for c in range(1, cols + 1)
         ]
@@ -53,8 +53,13 @@ class DotsAndBoxes(DotsGame):
         move = self.line_index.get(line)
         if move is None:
             rows, cols = self.params["rows"], self.params["cols"]
-            limit = f"rows 1-{rows + 1}, cols 1-{cols}" if line[2] == "h" else f"rows 1-{rows}, cols 1-{cols + 1}"
-            raise MalformedMove(text, f"no such line on a {rows}x{cols} board ({line[2]} lines start at {limit})")
+            if line[2] == "h":
+                starts = f"rows 1-{rows + 1}, cols 1-{cols}"
+            else:
+                starts = f"rows 1-{rows}, cols 1-{cols + 1}"
+            raise MalformedMove(
+                text, f"no such line on a {rows}x{cols} board ({line[2]} lines start at {starts})"
+            )
         return move
 
     def format_move(self, move: int) -> str:
@@ -70,7 +75,8 @@ class DotsAndBoxes(DotsGame):
 
         out: list[str] = []
         for r in range(1, rows + 2):
-            out.append("+" + "+".join("---" if drawn((r, c, "h")) else "   " for c in range(1, cols + 1)) + "+")
+            dashes = ("---" if drawn((r, c, "h")) else "   " for c in range(1, cols + 1))
+            out.append("+" + "+".join(dashes) + "+")
             if r <= rows:
                 row = ""
                 for c in range(1, cols + 2):
