@@ -129,6 +129,41 @@ def test_a_process_is_suspended_and_resumed_and_its_cpu_time_measured(tmp_path: 
     assert not Path(f"/proc/{process.pid}").exists()
 
 
+# Waits for a line, then runs a child that burns CPUs_MS of CPU and waits for it (from a
+# second thread when THREAD is set), says `done` and waits again.
+CHILD_RUNNER = """
+import os, subprocess, sys, threading
+BURN = "import time\\nend = time.process_time() + 0.15\\nwhile time.process_time() < end: pass\\n"
+def run():
+    subprocess.run([sys.executable, "-c", BURN], check=True)
+sys.stdout.write("ready\\n"); sys.stdout.flush()
+for line in sys.stdin:
+    if os.environ.get("THREAD"):
+        worker = threading.Thread(target=run); worker.start(); worker.join()
+    else:
+        run()
+    sys.stdout.write("done\\n"); sys.stdout.flush()
+"""
+
+
+@pytest.mark.parametrize("from_thread", [False, True], ids=["main thread", "second thread"])
+def test_a_child_started_and_reaped_between_two_readings_counts(tmp_path: Path, from_thread: bool) -> None:
+    # The readings before found the bot alone; the child must not be missed for that.
+    env = {"THREAD": "1"} if from_thread else {}
+    process, stdin_fd, stdout_fd = BotProcess.launch([sys.executable, "-c", CHILD_RUNNER], env=env)
+    channel = PipeChannel(stdin_fd, stdout_fd)
+    try:
+        assert channel.read_line(soon(5)) == "ready"
+        readings = [process.cpu_ms() for _ in range(3)]
+        assert readings == sorted(readings)
+        assert channel.send_lines(["go"], soon()) is None
+        assert channel.read_line(soon(10)) == "done"
+        assert process.cpu_ms() - readings[-1] >= 140  # the child's 150 ms, in 10 ms ticks
+    finally:
+        channel.close()
+        end_all([process], grace_s=1, term_grace_s=0.1)
+
+
 def _wait_for_state(pid: int, state: str) -> None:
     deadline = time.monotonic() + 2
     while _state(pid) != state:

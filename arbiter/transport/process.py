@@ -34,6 +34,9 @@ LOG_CAP_BYTES = 1 << 20  # a bot's stderr log keeps this much, then a note, then
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
 _CLOCK_TICKS_PER_S = os.sysconf("SC_CLK_TCK")
+# The pid most recently handed out in our pid namespace (to any process or thread).
+_LAST_PID_PATH = "/proc/sys/kernel/ns_last_pid"
+_STAT_MAX_BYTES = 2048  # a stat line: 52 numbers of at most 20 digits and a 64-byte name at most
 
 
 class LaunchError(Exception):
@@ -150,38 +153,62 @@ def _open_proc(path: str) -> int | None:
         return None
 
 
-def _pread_proc(fd: int | None, path: str) -> bytes | None:
-    """An open /proc file read again from the start, else the file at `path` read afresh."""
+def _pread_proc(fd: int | None, path: str, max_bytes: int = 65536) -> bytes | None:
+    """An open /proc file read again from the start, else the file at `path` read afresh.
+
+    `max_bytes` is worth keeping small for the files read on every move: Python allocates
+    that much, and a sysctl file (ns_last_pid) has the kernel zero that much, per read."""
     if fd is None:
         return _read_proc(path)
     try:
-        return os.pread(fd, 65536, 0)
+        return os.pread(fd, max_bytes, 0)
     except OSError:
         return None  # the process is gone
 
 
-def _sample_cpu(pid: int, stat_fd: int | None = None, children_fd: int | None = None) -> tuple[int, int, list[int]]:
-    """One process: (its CPU ns, its reaped children's CPU ticks, its children's pids)."""
+def _cpu_clock(pid: int) -> int:
+    """The clock id of a process's CPU-time clock (Linux's CPUCLOCK_SCHED for the whole process)."""
+    return ((~pid) << 3) | 2
+
+
+def _sample_cpu(pid: int, stat_fd: int | None = None,
+                children_fds: dict[int, int] | None = None) -> tuple[int, int, list[int], bool] | None:
+    """One process: (its CPU ns, its reaped children's CPU ticks, its children's pids, whether
+    every thread's `children` file is open in `children_fds`), or None when it is gone.
+
+    `children_fds` (tid -> open `children` file), when given, is brought up to date with
+    the process's threads, and used; otherwise the files are opened and closed here.
+    """
     # The main thread's stat: cheaper than the process's (no walk over threads), and its
     # cutime, cstime and num_threads are the whole process's.
-    stat = _pread_proc(stat_fd, f"/proc/{pid}/task/{pid}/stat")
+    stat = _pread_proc(stat_fd, f"/proc/{pid}/task/{pid}/stat", _STAT_MAX_BYTES)
     if not stat:
-        return 0, 0, []
+        return None
     fields = stat.rsplit(b")", 1)[1].split(None, 18)
     try:
-        own_ns = time.clock_gettime_ns(((~pid) << 3) | 2)  # the process's CPUCLOCK_SCHED
+        own_ns = time.clock_gettime_ns(_cpu_clock(pid))
     except OSError:
         own_ns = 0  # exited between the two reads
     reaped_ticks = int(fields[13]) + int(fields[14])  # cutime + cstime
     if int(fields[17]) == 1:  # num_threads: children hang off the thread that forked them
-        listed = _pread_proc(children_fd, f"/proc/{pid}/task/{pid}/children") or b""
+        tids = [pid]
     else:
         try:
-            tids = os.listdir(f"/proc/{pid}/task")
+            tids = [int(tid) for tid in os.listdir(f"/proc/{pid}/task")]
         except OSError:
             tids = []
-        listed = b" ".join(_read_proc(f"/proc/{pid}/task/{tid}/children") or b"" for tid in tids)
-    return own_ns, reaped_ticks, [int(child) for child in listed.split()]
+    if children_fds is not None:
+        for tid in [t for t in children_fds if t not in tids]:
+            os.close(children_fds.pop(tid))
+        for tid in tids:
+            if tid not in children_fds and (fd := _open_proc(f"/proc/{pid}/task/{tid}/children")) is not None:
+                children_fds[tid] = fd
+        fds: dict[int, int] = children_fds
+    else:
+        fds = {}
+    listed = b" ".join(_pread_proc(fds.get(tid), f"/proc/{pid}/task/{tid}/children") or b"" for tid in tids)
+    all_open = bool(tids) and all(tid in fds for tid in tids)
+    return own_ns, reaped_ticks, [int(child) for child in listed.split()], all_open
 
 
 def session_members(session_ids: Iterable[int]) -> dict[int, list[tuple[int, str, int]]]:
@@ -314,7 +341,12 @@ class BotProcess:
         self.drain = drain
         self._pidfd = os.pidfd_open(popen.pid)
         self._stat_fd = _open_proc(f"/proc/{popen.pid}/task/{popen.pid}/stat")
-        self._children_fd = _open_proc(f"/proc/{popen.pid}/task/{popen.pid}/children")
+        self._children_fds: dict[int, int] = {}  # the bot's thread ids -> their open `children` files
+        self._last_pid_fd = _open_proc(_LAST_PID_PATH)
+        # Set when the last full CPU reading found the bot alone (no child process): the
+        # last pid handed out before it, and the bot's reaped children's CPU time then.
+        self._alone_since: bytes | None = None
+        self._alone_reaped_ms = 0.0
         self._status: int | None = None
         self._closed = False
 
@@ -382,16 +414,46 @@ class BotProcess:
 
         Live processes are read with nanosecond precision (their CPU-time clocks); the
         children they have reaped only in clock ticks (10 ms). A descendant orphaned
-        mid-game no longer counts. The bot's own /proc files stay open, so the common case
-        (a bot without children) costs two `pread`s and a `clock_gettime`.
+        mid-game no longer counts. The bot's own /proc files stay open.
+
+        A bot without children (the common case) costs a `clock_gettime` and two small
+        `pread`s: while no pid has been handed out since a full reading found it alone, it
+        cannot have started (or reaped) a child, so its reaped children's time is as it
+        was then. Its threads' `children` files are read as well, for a child whose fork
+        was under way during that reading (its pid taken, not yet listed).
         """
-        total_ns, reaped_ticks, pending = _sample_cpu(self.pid, self._stat_fd, self._children_fd)
+        last_pid = _pread_proc(self._last_pid_fd, _LAST_PID_PATH, 32)
+        if last_pid is not None and last_pid == self._alone_since and self._no_children():
+            try:
+                return time.clock_gettime_ns(_cpu_clock(self.pid)) / 1e6 + self._alone_reaped_ms
+            except OSError:
+                pass  # it is gone: the full reading says what is left
+        self._alone_since = None
+        sample = _sample_cpu(self.pid, self._stat_fd, self._children_fds)
+        if sample is None:
+            return 0.0
+        total_ns, reaped_ticks, pending, all_open = sample
+        if not pending and all_open:
+            self._alone_since = last_pid
+            self._alone_reaped_ms = reaped_ticks * 1000 / _CLOCK_TICKS_PER_S
         while pending:
-            ns, ticks, children = _sample_cpu(pending.pop())
-            total_ns += ns
-            reaped_ticks += ticks
-            pending.extend(children)
+            sample = _sample_cpu(pending.pop())
+            if sample is not None:
+                total_ns += sample[0]
+                reaped_ticks += sample[1]
+                pending.extend(sample[2])
         return total_ns / 1e6 + reaped_ticks * 1000 / _CLOCK_TICKS_PER_S
+
+    def _no_children(self) -> bool:
+        """Whether every known thread of the bot lists no child (a thread that ended lists none:
+        its children went to another thread of the bot)."""
+        for fd in self._children_fds.values():
+            try:
+                if os.pread(fd, 64, 0):
+                    return False
+            except OSError:
+                return False
+        return True
 
     def exit_status(self) -> int | None:
         """The bot's exit status if it has exited (negative: killed by that signal), else None.
@@ -436,9 +498,10 @@ class BotProcess:
                 self._status = status
         except subprocess.TimeoutExpired:
             pass  # stuck in the kernel (uninterruptible); Popen reaps it later
-        for fd in (self._pidfd, self._stat_fd, self._children_fd):
+        for fd in (self._pidfd, self._stat_fd, self._last_pid_fd, *self._children_fds.values()):
             if fd is not None:
                 os.close(fd)
+        self._children_fds.clear()
         self.drain.finish(0.5)
 
     def kill_tree(self) -> None:
