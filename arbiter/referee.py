@@ -25,7 +25,8 @@ from .records import GameRecord, MoveRecord, PlayerRef, Termination
 from .transport import TIMEOUT, BadLine, Channel, Closed, ReadResult
 from .transport.pipe import launch_pipe_bot
 from .transport.process import BotProcess, LaunchError, end_all
-from .transport.zmq import EndpointError, SocketSpec, check_socket, launch_zmq_bot, lease_remote_seats
+from .transport.zmq import (EndpointError, LeaseCancelled, SocketSpec, check_socket, launch_zmq_bot,
+                             lease_remote_seats)
 
 QUIT_GRACE_S = 0.5  # after `Quit`, how long a bot may take to exit before SIGTERM
 TERM_GRACE_S = 0.3  # after SIGTERM, before SIGKILL
@@ -129,8 +130,7 @@ def play_game(game: Game[Any], players: Sequence[PlayerSpec], *, time: TimeContr
     return referee.record(ending, started_at, _now() - started)
 
 
-def _now() -> float:
-    return time.monotonic()
+_now = time.monotonic  # every clock of the referee (bound here: no extra call per reading)
 
 
 def _check_arguments(game: Game[Any], players: Sequence[PlayerSpec], opening: Sequence[str],
@@ -212,7 +212,11 @@ class _Referee:
         opening = [m.move for m in self.moves]
         remote = [seat for seat in self.seats if seat.spec.transport == "remote"]
         if remote:  # all at once: they may wait for each other's bots to connect, or for other games
-            leases = lease_remote_seats([(f"remote player {s.spec.name}", s.spec.socket) for s in remote])
+            try:
+                leases = lease_remote_seats([(f"remote player {s.spec.name}", s.spec.socket) for s in remote],
+                                            cancel=None)
+            except LeaseCancelled:
+                raise GameAborted("the game was cancelled") from None
             for seat, channel in zip(remote, leases):
                 seat.channel = channel
         for seat in self.seats:
@@ -270,52 +274,57 @@ class _Referee:
 
     def _play_turn(self, seat: _Seat) -> _Ending | None:
         """Hand the turn to `seat` and apply its moves until the turn passes; a fault, or None."""
-        assert seat.channel is not None
-        tc = seat.time
+        channel, process, tc = seat.channel, seat.process, seat.time
+        assert channel is not None
+        suspends = seat.suspends
+        cpu_clock = tc.clock == "cpu"
         # A stopped bot used no CPU since its last move was read: reuse that reading.
-        cpu_start = seat.cpu_mark_ms if seat.suspends and seat.cpu_mark_ms is not None else self._cpu_ms(seat)
+        cpu_start = seat.cpu_mark_ms if suspends and seat.cpu_mark_ms is not None else self._cpu_ms(seat)
         budget_ms = max(tc.time_ms - seat.used_ms, 0.0)
-        factor = CPU_CLOCK_WALL_FACTOR if tc.clock == "cpu" else 1
+        factor = CPU_CLOCK_WALL_FACTOR if cpu_clock else 1
         turn_start = move_start = _now()  # the clock runs from the hand-over's first byte
+        turn_deadline = turn_start + factor * budget_ms / 1000
         if seat.pending:
             lines, seat.pending = seat.pending, []
             # Written while the bot is still stopped, so that SIGCONT finds the lines waiting:
             # one wake-up instead of two (a stopped bot wakes, reads nothing, sleeps again).
-            sent = seat.channel.send_lines(lines, turn_start + factor * budget_ms / 1000)
+            sent = channel.send_lines(lines, turn_deadline)
             if sent is not None:
                 return self._send_fault(seat, sent)
-        if seat.suspends:
-            assert seat.process is not None
-            seat.process.resume()
+        if suspends:
+            assert process is not None
+            process.resume()
         cpu_move_start = cpu_start
         while True:
-            wall_deadline = turn_start + factor * budget_ms / 1000
+            wall_deadline = turn_deadline
             if tc.move_ms is not None:
                 wall_deadline = min(wall_deadline, move_start + factor * tc.move_ms / 1000)
             result = self._await_line(seat, wall_deadline, cpu_start, cpu_move_start, budget_ms)
             arrived = _now()
             cpu_now = self._cpu_ms(seat)
-            turn_used_ms = (cpu_now - cpu_start) if tc.clock == "cpu" else (arrived - turn_start) * 1000
-            move_used_ms = (cpu_now - cpu_move_start) if tc.clock == "cpu" else (arrived - move_start) * 1000
-            # Under the wall clock a line that was there by the deadline is in time; CPU time
-            # can only be read after the fact.
-            late = tc.clock == "cpu" and (
-                turn_used_ms > budget_ms or (tc.move_ms is not None and move_used_ms > tc.move_ms)
-            )
+            if cpu_clock:
+                turn_used_ms, move_used_ms = cpu_now - cpu_start, cpu_now - cpu_move_start
+                # CPU time can only be read after the fact.
+                late = turn_used_ms > budget_ms or (tc.move_ms is not None and move_used_ms > tc.move_ms)
+            else:  # under the wall clock a line that was there by the deadline is in time
+                turn_used_ms, move_used_ms = (arrived - turn_start) * 1000, (arrived - move_start) * 1000
+                late = False
             if result is TIMEOUT or late:
                 seat.used_ms += turn_used_ms
                 return self._timeout(seat, move_used_ms, turn_used_ms, budget_ms)
-            if not isinstance(result, str):
+            if result.__class__ is not str:
                 seat.used_ms += turn_used_ms
                 if isinstance(result, Closed):
                     return self._crash(seat, result)
+                assert isinstance(result, BadLine)
                 return _Ending(Termination.MALFORMED, seat.index, f"{seat.label} sent {result.describe()}")
             fault = self._apply(seat, result, (arrived - move_start) * 1000, cpu_now - cpu_move_start)
-            if fault or self.state.is_over() or self.state.current_player != seat.index:
+            state = self.state
+            if fault or state.is_over() or state.current_player != seat.index:
                 seat.used_ms += turn_used_ms
-                if seat.suspends and not fault:
-                    assert seat.process is not None
-                    seat.process.suspend()
+                if suspends and not fault:
+                    assert process is not None
+                    process.suspend()
                     seat.cpu_mark_ms = cpu_now
                 return fault
             move_start, cpu_move_start = arrived, cpu_now  # another move is due in the same turn
@@ -368,7 +377,9 @@ class _Referee:
             why = getattr(exc, "why", str(exc))
             return _Ending(Termination.ILLEGAL, seat.index, f"{seat.label} played {text[:80]!r}, which is illegal: {why}")
         canonical = self.game.format_move(move)
-        self.moves.append(MoveRecord(seat.index, canonical, round(wall_ms, 3), round(cpu_ms, 3)))
+        # To the microsecond: round(x * 1000) / 1000 is round(x, 3), four times faster.
+        self.moves.append(MoveRecord(seat.index, canonical, round(wall_ms * 1000) / 1000,
+                                     round(cpu_ms * 1000) / 1000))
         for other in self.seats:
             if other is not seat:
                 other.pending.append(canonical)

@@ -35,7 +35,9 @@ class PipeChannel:
 
     def send_lines(self, lines: Sequence[str], deadline: float) -> SendResult:
         """Write every line with its `\\n` in as few writes as the pipe allows."""
-        data = memoryview("".join(line + "\n" for line in lines).encode())
+        if not lines:
+            return None
+        data = memoryview(("\n".join(lines) + "\n").encode())
         while data:
             try:
                 written = os.write(self._write_fd, data)
@@ -51,23 +53,19 @@ class PipeChannel:
 
     def read_line(self, deadline: float) -> ReadResult:
         """The next line (line ending removed), waiting at most until `deadline`."""
-        while True:
-            if self._finished is not None:
-                return self._finished
-            newline = self._buffer.find(b"\n")
+        buffer = self._buffer
+        while self._finished is None:
+            newline = buffer.find(b"\n")
             if newline >= 0:
-                raw = bytes(self._buffer[:newline])
-                del self._buffer[: newline + 1]
-                line = decode_line(raw)
-                if isinstance(line, BadLine):
+                line = decode_line(bytes(buffer[:newline]))
+                del buffer[: newline + 1]
+                if line.__class__ is not str:
                     self._finished = line
                 return line
-            if len(self._buffer) > MAX_LINE_BYTES:
+            if len(buffer) > MAX_LINE_BYTES:
                 # Give up on the line here: a 10 MB line is never held in memory whole.
-                self._finished = BadLine(
-                    f"a line longer than {MAX_LINE_BYTES} bytes", bytes(self._buffer[:40])
-                )
-                continue
+                self._finished = BadLine(f"a line longer than {MAX_LINE_BYTES} bytes", bytes(buffer[:40]))
+                break
             if not self._wait_ready(self._reader, deadline):
                 return TIMEOUT
             try:
@@ -76,17 +74,18 @@ class PipeChannel:
                 continue
             if not chunk:
                 self._finished = Closed("its standard output reached end of file")
-            self._buffer += chunk
+            buffer += chunk
+        return self._finished
 
     @staticmethod
     def _wait_ready(poller: select.poll, deadline: float) -> bool:
         """Wait until the poller's descriptor is ready; False if the deadline passes first."""
         while True:
             remaining_ms = math.ceil((deadline - time.monotonic()) * 1000)
-            if poller.poll(max(remaining_ms, 0)):
-                return True  # ready, or hung up / in error: the next read or write says which
             if remaining_ms <= 0:
-                return False
+                return bool(poller.poll(0))  # only a look: ready now, or not
+            if poller.poll(remaining_ms):
+                return True  # ready, or hung up / in error: the next read or write says which
 
     def close(self) -> None:
         """Close both pipes; later reads report `Closed`."""

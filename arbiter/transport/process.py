@@ -343,6 +343,7 @@ class BotProcess:
         self._stat_fd = _open_proc(f"/proc/{popen.pid}/task/{popen.pid}/stat")
         self._children_fds: dict[int, int] = {}  # the bot's thread ids -> their open `children` files
         self._last_pid_fd = _open_proc(_LAST_PID_PATH)
+        self._cpu_clock = _cpu_clock(popen.pid)
         # Set when the last full CPU reading found the bot alone (no child process): the
         # last pid handed out before it, and the bot's reaped children's CPU time then.
         self._alone_since: bytes | None = None
@@ -423,9 +424,9 @@ class BotProcess:
         was under way during that reading (its pid taken, not yet listed).
         """
         last_pid = _pread_proc(self._last_pid_fd, _LAST_PID_PATH, 32)
-        if last_pid is not None and last_pid == self._alone_since and self._no_children():
+        if self._alone_since is not None and last_pid == self._alone_since and self._no_children():
             try:
-                return time.clock_gettime_ns(_cpu_clock(self.pid)) / 1e6 + self._alone_reaped_ms
+                return time.clock_gettime_ns(self._cpu_clock) / 1e6 + self._alone_reaped_ms
             except OSError:
                 pass  # it is gone: the full reading says what is left
         self._alone_since = None
