@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 import signal
 import socket
@@ -14,17 +15,18 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from arbiter.games import find_game
-from arbiter.records import Termination
-from arbiter.referee import PlayerSpec, TimeControl, play_game
+from arbiter.records import GameRecord, Termination
+from arbiter.referee import GameAborted, PlayerSpec, TimeControl, play_game
 from arbiter.transport.keys import KeyPair, write_key_pair
 from arbiter.transport.zmq import HEARTBEAT_IVL_MS, HEARTBEAT_TIMEOUT_MS, SocketSpec, close_remote_seats
-from referee_support import BOTS, MARK, RANDOM_BOT, honest, live_marked, new_marker
+from referee_support import BOTS, MARK, RANDOM_BOT, bot, honest, live_marked, new_marker
 
 LOGGER = "arbiter.transport.zmq"
 GAME = "limit-nim"
@@ -273,3 +275,134 @@ def test_a_cancelled_game_tells_its_remote_bot_to_quit_and_frees_the_seat(remote
     worker.join(5)
     assert not worker.is_alive() and type(outcome[0]).__name__ == "GameAborted"
     assert bot.wait(10) == 0  # it woke, found `Quit` waiting, dropped its move and exited
+
+
+class LogSeen(logging.Handler):
+    """Sets `seen` once the logger emits a message containing `text`."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(logging.DEBUG)
+        self.text = text
+        self.seen = threading.Event()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if self.text in record.getMessage():
+            self.seen.set()
+
+
+@pytest.fixture
+def lease_wait() -> Iterator[threading.Event]:
+    """Set when a game starts waiting for the game that holds its remote seat."""
+    handler = LogSeen("waiting for the game that holds this seat")
+    logger = logging.getLogger(LOGGER)
+    level = logger.level
+    logger.setLevel(logging.DEBUG)
+    logger.addHandler(handler)
+    yield handler.seen
+    logger.removeHandler(handler)
+    logger.setLevel(level)
+
+
+class GameThread(threading.Thread):
+    """One game in its own thread, as a tournament runs them; `outcome` is its record or exception."""
+
+    def __init__(self, players: list[PlayerSpec], log_dir: Path, name: str,
+                 on_turn: Callable[[Any], None] | None) -> None:
+        super().__init__(name=name, daemon=True)
+        self.players, self.log_dir, self.on_turn = players, log_dir, on_turn
+        self.cancel = threading.Event()  # each game its own, so that one can be cancelled alone
+        self.outcome: GameRecord | BaseException | None = None
+        self.ended_at = math.inf
+
+    def run(self) -> None:
+        try:
+            self.outcome = play_game(find_game(GAME), self.players, time=TimeControl(time_ms=60000),
+                                     log_dir=self.log_dir, log_prefix=f"{self.name}-", cancel=self.cancel,
+                                     on_turn=self.on_turn)
+        except BaseException as exc:  # noqa: BLE001 - the test inspects it
+            self.outcome = exc
+        self.ended_at = time.monotonic()
+
+
+StartGame = Callable[..., GameThread]
+
+
+@pytest.fixture
+def start_game(remote: RemoteBots, tmp_path: Path) -> Iterator[StartGame]:
+    """Starts games in threads: `start_game(players, name, on_turn=None)`; all are cancelled and
+    joined at the end, before `remote` looks for processes left over."""
+    threads: list[GameThread] = []
+
+    def start(players: list[PlayerSpec], name: str, on_turn: Callable[[Any], None] | None = None) -> GameThread:
+        thread = GameThread(players, tmp_path, name, on_turn)
+        threads.append(thread)
+        thread.start()
+        return thread
+
+    yield start
+    for thread in threads:
+        thread.cancel.set()
+    for thread in threads:
+        thread.join(5)
+
+
+def hold_seat(start_game: StartGame, guest: PlayerSpec, marker: str) -> GameThread:
+    """A game that holds `guest`'s seat until its own `cancel` is set: its opponent thinks for an hour."""
+    moved = threading.Event()
+    holder = start_game([guest, bot("sleep_bot.py", "sleeper", marker, MISBEHAVE_AT="1")], "holder",
+                        lambda state: moved.set())
+    assert moved.wait(10)  # the guest has moved: this game has its seat
+    return holder
+
+
+PROMPT_S = 0.5  # a cancelled wait ends within CANCEL_CHECK_MS; the rest is slack for a loaded machine
+
+
+def test_a_game_waiting_for_another_games_remote_seat_is_cancelled_at_once_and_holds_no_lease(
+        remote: RemoteBots, tmp_path: Path, lease_wait: threading.Event, start_game: StartGame) -> None:
+    endpoint = f"tcp://127.0.0.1:{free_port()}"
+    remote.start(RANDOM_BOT, "--connect", endpoint, "--serve")
+    guest = remote_player("guest", bind=endpoint)
+    holder = hold_seat(start_game, guest, remote.marker)
+    waiter = start_game([guest, honest(remote.marker)], "waiter")
+    assert lease_wait.wait(10)
+    waiter.cancel.set()
+    cancelled = time.monotonic()
+    waiter.join(5)
+    assert isinstance(waiter.outcome, GameAborted)
+    assert waiter.ended_at - cancelled < PROMPT_S  # not when the holder's game ends
+    assert holder.is_alive()  # its own game goes on
+    holder.cancel.set()
+    holder.join(5)
+    assert isinstance(holder.outcome, GameAborted)
+    assert play([guest, honest(remote.marker)], tmp_path).termination is Termination.NORMAL  # the seat is free
+
+
+def test_a_game_waiting_for_a_remote_bot_to_connect_is_cancelled_at_once_and_hands_back_its_other_seat(
+        remote: RemoteBots, tmp_path: Path, start_game: StartGame) -> None:
+    here, absent = (f"tcp://127.0.0.1:{free_port()}" for _ in range(2))
+    remote.start(RANDOM_BOT, "--connect", here, "--serve")
+    guest = remote_player("guest", bind=here)
+    assert play([guest, honest(remote.marker)], tmp_path).termination is Termination.NORMAL  # connected
+    game = start_game([guest, remote_player("absent", bind=absent, wait_ms=60000)], "game")
+    time.sleep(0.3)  # nothing to await: the game waits for a bot that never comes
+    game.cancel.set()
+    cancelled = time.monotonic()
+    game.join(5)
+    assert isinstance(game.outcome, GameAborted)
+    assert game.ended_at - cancelled < PROMPT_S  # not the 60 s connect_wait_ms
+    assert play([guest, honest(remote.marker)], tmp_path).termination is Termination.NORMAL  # the seat is free
+
+
+def test_waiting_for_another_games_remote_seat_does_not_count_against_connect_wait_ms(
+        remote: RemoteBots, lease_wait: threading.Event, start_game: StartGame) -> None:
+    endpoint = f"tcp://127.0.0.1:{free_port()}"
+    remote.start(RANDOM_BOT, "--connect", endpoint, "--serve")
+    holder = hold_seat(start_game, remote_player("guest", bind=endpoint), remote.marker)
+    waiter = start_game([remote_player("guest", bind=endpoint, wait_ms=200), honest(remote.marker)], "waiter")
+    assert lease_wait.wait(10)
+    time.sleep(0.5)  # the waiter has now waited longer than its connect_wait_ms
+    holder.cancel.set()
+    holder.join(5)
+    waiter.join(10)
+    assert isinstance(waiter.outcome, GameRecord) and waiter.outcome.termination is Termination.NORMAL, waiter.outcome

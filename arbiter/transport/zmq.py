@@ -71,6 +71,7 @@ HEARTBEAT_TTL_MS = 10000  # the bot's side drops the arbiter after this long wit
 DEFAULT_CONNECT_WAIT_MS = 10000  # how long a game waits for a remote bot that is not connected
 REFUSAL_LOG_INTERVAL_S = 10.0  # a peer that keeps retrying is logged once per interval
 IDLE_SERVICE_S = 0.1  # how often seats between games are looked after
+CANCEL_CHECK_MS = 50  # a wait for a remote seat looks at its game's `cancel` this often
 SERVICE_STEPS = 256  # messages and events taken in by one non-blocking look at a seat
 MAX_REFUSED_REMEMBERED = 1024  # refused connections remembered per seat (told `Refused` once each)
 _ZAP_ENDPOINT = "inproc://zeromq.zap.01"  # fixed by RFC 27
@@ -82,6 +83,10 @@ _WATCHED_EVENTS = (
 
 class EndpointError(ValueError):
     """An endpoint or key set-up the arbiter refuses; the message says what to change."""
+
+
+class LeaseCancelled(Exception):
+    """A game's wait for its remote seats was cancelled; it holds none of them."""
 
 
 # --- endpoints -----------------------------------------------------------------------
@@ -556,16 +561,17 @@ class ZmqChannel:
             log.info("%s: dropped a line the bot sent between games", self.label)
             self._service()
 
-    def _wait_for_owner(self, deadline: float) -> bool:
-        """Wait until a bot owns the seat; whether one does by `deadline`."""
+    def _wait_for_owner(self, deadline: float, cancel: threading.Event | None) -> bool:
+        """Wait until a bot owns the seat; whether one does by `deadline`. LeaseCancelled once `cancel` is set."""
         while True:
+            _check_cancel(cancel)
             self._service()
             if self._owner is not None and not self._owner.gone:
                 return True
             remaining_ms = math.ceil((deadline - time.monotonic()) * 1000)
             if remaining_ms <= 0:
                 return False
-            self._step(remaining_ms)
+            self._step(min(remaining_ms, CANCEL_CHECK_MS))
 
     # --- inside ------------------------------------------------------------------
     def _service(self) -> None:
@@ -814,15 +820,19 @@ class RemoteChannel:
                 self.seat._lease.release()
 
 
-def lease_remote_seats(seats: Sequence[tuple[str, SocketSpec]]) -> list[RemoteChannel]:
+def lease_remote_seats(seats: Sequence[tuple[str, SocketSpec]], *,
+                       cancel: threading.Event | None = None) -> list[RemoteChannel]:
     """The channels of remote seats for one game, given (label, spec) pairs; `close()` hands each back.
 
     A seat's socket is made on first use and kept for the life of the arbiter process, so
     a bot can serve many games on one connection. Each seat is used by one game at a time:
     leases are taken in a fixed order, so concurrent games wait for each other instead of
-    deadlocking. Waits up to each spec's `connect_wait_ms` for bots that are not connected;
-    a seat still without a bot, or whose socket cannot be set up, answers `Closed` saying
-    why. Raises EndpointError for settings `socket_problems` rejects.
+    deadlocking. Then waits up to each spec's `connect_wait_ms` (counted from when every
+    lease is held: waiting for another game is not the bot's fault) for bots that are not
+    connected; a seat still without a bot, or whose socket cannot be set up, answers
+    `Closed` saying why. Every wait looks at `cancel` at least every CANCEL_CHECK_MS and
+    then raises LeaseCancelled, holding no lease. Raises EndpointError for settings
+    `socket_problems` rejects.
     """
     for label, spec in seats:
         try:
@@ -843,26 +853,43 @@ def lease_remote_seats(seats: Sequence[tuple[str, SocketSpec]]) -> list[RemoteCh
     taken: list[ZmqChannel] = []
     try:
         for seat in sorted(sockets, key=lambda seat: seat.endpoint):
-            seat._lease.acquire()
+            _take_lease(seat, cancel)
             taken.append(seat)
             seat._begin_game()
+        started = time.monotonic()
+        leases = []
+        for seat, (label, spec) in zip(found, seats):
+            if isinstance(seat, Closed):
+                leases.append(RemoteChannel(None, seat))
+                continue
+            unavailable = None
+            if not seat._wait_for_owner(started + spec.connect_wait_ms / 1000, cancel):
+                unavailable = Closed(f"never connected: {_no_bot(seat, spec, spec.connect_wait_ms)}")
+            leases.append(RemoteChannel(seat, unavailable))
     except BaseException:
         for seat in taken:
             seat._lease.release()
         raise
-    started = time.monotonic()
-    leases = []
-    for seat, (label, spec) in zip(found, seats):
-        if isinstance(seat, Closed):
-            leases.append(RemoteChannel(None, seat))
-            continue
-        unavailable = None
-        if not seat._wait_for_owner(started + spec.connect_wait_ms / 1000):
-            side = "connected to" if spec.bind else "answered at"
-            unavailable = Closed(f"never connected: no bot {side} {seat.endpoint} within "
-                                 f"{spec.connect_wait_ms / 1000:g} s")
-        leases.append(RemoteChannel(seat, unavailable))
     return leases
+
+
+def _no_bot(seat: ZmqChannel, spec: SocketSpec, wait_ms: int) -> str:
+    side = "connected to" if spec.bind else "answered at"
+    return f"no bot {side} {seat.endpoint} within {wait_ms / 1000:g} s"
+
+
+def _take_lease(seat: ZmqChannel, cancel: threading.Event | None) -> None:
+    """Hold the seat's lease, waiting for the game that has it; LeaseCancelled once `cancel` is set."""
+    if seat._lease.acquire(blocking=False):
+        return
+    log.debug("%s: waiting for the game that holds this seat", seat.label)
+    while not seat._lease.acquire(timeout=CANCEL_CHECK_MS / 1000):
+        _check_cancel(cancel)
+
+
+def _check_cancel(cancel: threading.Event | None) -> None:
+    if cancel is not None and cancel.is_set():
+        raise LeaseCancelled("the game was cancelled while it waited for a remote seat")
 
 
 def _remote_seat(runtime: _Runtime, label: str, spec: SocketSpec) -> ZmqChannel:
@@ -891,6 +918,6 @@ def close_remote_seats() -> None:
 
 __all__ = [
     "DEFAULT_BIND", "ENV_ENDPOINT", "ENV_KEYS", "ENV_SERVER_KEY", "REFUSED", "Endpoint", "EndpointError",
-    "RemoteChannel", "SeatCurve", "SocketSpec", "ZmqChannel", "check_socket", "close_remote_seats",
+    "LeaseCancelled", "RemoteChannel", "SeatCurve", "SocketSpec", "ZmqChannel", "check_socket", "close_remote_seats",
     "connectable", "launch_zmq_bot", "lease_remote_seats", "parse_endpoint", "socket_problems",
 ]
