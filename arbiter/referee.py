@@ -214,7 +214,7 @@ class _Referee:
         if remote:  # all at once: they may wait for each other's bots to connect, or for other games
             try:
                 leases = lease_remote_seats([(f"remote player {s.spec.name}", s.spec.socket) for s in remote],
-                                            cancel=None)
+                                            cancel=self.cancel)
             except LeaseCancelled:
                 raise GameAborted("the game was cancelled") from None
             for seat, channel in zip(remote, leases):
@@ -301,7 +301,7 @@ class _Referee:
                 wall_deadline = min(wall_deadline, move_start + factor * tc.move_ms / 1000)
             result = self._await_line(seat, wall_deadline, cpu_start, cpu_move_start, budget_ms)
             arrived = _now()
-            cpu_now = self._cpu_ms(seat)
+            cpu_now = process.cpu_ms() if process is not None else 0.0
             if cpu_clock:
                 turn_used_ms, move_used_ms = cpu_now - cpu_start, cpu_now - cpu_move_start
                 # CPU time can only be read after the fact.

@@ -54,6 +54,8 @@ class PipeChannel:
     def read_line(self, deadline: float) -> ReadResult:
         """The next line (line ending removed), waiting at most until `deadline`."""
         buffer = self._buffer
+        if not buffer and self._finished is None and deadline <= time.monotonic() and not self._reader.poll(0):
+            return TIMEOUT  # only a look (the referee's, before every turn), and nothing there
         while self._finished is None:
             newline = buffer.find(b"\n")
             if newline >= 0:

@@ -36,6 +36,9 @@ _PR_SET_CHILD_SUBREAPER = 36
 _CLOCK_TICKS_PER_S = os.sysconf("SC_CLK_TCK")
 # The pid most recently handed out in our pid namespace (to any process or thread).
 _LAST_PID_PATH = "/proc/sys/kernel/ns_last_pid"
+# How long a bot found alone is read without looking for children; a child's time that
+# raced a reading is counted at most this late (reaped children count in 10 ms ticks anyway).
+CPU_RECHECK_S = 0.01
 _STAT_MAX_BYTES = 2048  # a stat line: 52 numbers of at most 20 digits and a 64-byte name at most
 
 
@@ -172,13 +175,8 @@ def _cpu_clock(pid: int) -> int:
 
 
 def _sample_cpu(pid: int, stat_fd: int | None = None,
-                children_fds: dict[int, int] | None = None) -> tuple[int, int, list[int], bool] | None:
-    """One process: (its CPU ns, its reaped children's CPU ticks, its children's pids, whether
-    every thread's `children` file is open in `children_fds`), or None when it is gone.
-
-    `children_fds` (tid -> open `children` file), when given, is brought up to date with
-    the process's threads, and used; otherwise the files are opened and closed here.
-    """
+                children_fd: int | None = None) -> tuple[int, int, list[int]] | None:
+    """One process: (its CPU ns, its reaped children's CPU ticks, its children's pids), or None when gone."""
     # The main thread's stat: cheaper than the process's (no walk over threads), and its
     # cutime, cstime and num_threads are the whole process's.
     stat = _pread_proc(stat_fd, f"/proc/{pid}/task/{pid}/stat", _STAT_MAX_BYTES)
@@ -191,24 +189,14 @@ def _sample_cpu(pid: int, stat_fd: int | None = None,
         own_ns = 0  # exited between the two reads
     reaped_ticks = int(fields[13]) + int(fields[14])  # cutime + cstime
     if int(fields[17]) == 1:  # num_threads: children hang off the thread that forked them
-        tids = [pid]
+        listed = _pread_proc(children_fd, f"/proc/{pid}/task/{pid}/children") or b""
     else:
         try:
-            tids = [int(tid) for tid in os.listdir(f"/proc/{pid}/task")]
+            tids = os.listdir(f"/proc/{pid}/task")
         except OSError:
             tids = []
-    if children_fds is not None:
-        for tid in [t for t in children_fds if t not in tids]:
-            os.close(children_fds.pop(tid))
-        for tid in tids:
-            if tid not in children_fds and (fd := _open_proc(f"/proc/{pid}/task/{tid}/children")) is not None:
-                children_fds[tid] = fd
-        fds: dict[int, int] = children_fds
-    else:
-        fds = {}
-    listed = b" ".join(_pread_proc(fds.get(tid), f"/proc/{pid}/task/{tid}/children") or b"" for tid in tids)
-    all_open = bool(tids) and all(tid in fds for tid in tids)
-    return own_ns, reaped_ticks, [int(child) for child in listed.split()], all_open
+        listed = b" ".join(_read_proc(f"/proc/{pid}/task/{tid}/children") or b"" for tid in tids)
+    return own_ns, reaped_ticks, [int(child) for child in listed.split()]
 
 
 def session_members(session_ids: Iterable[int]) -> dict[int, list[tuple[int, str, int]]]:
@@ -341,13 +329,14 @@ class BotProcess:
         self.drain = drain
         self._pidfd = os.pidfd_open(popen.pid)
         self._stat_fd = _open_proc(f"/proc/{popen.pid}/task/{popen.pid}/stat")
-        self._children_fds: dict[int, int] = {}  # the bot's thread ids -> their open `children` files
+        self._children_fd = _open_proc(f"/proc/{popen.pid}/task/{popen.pid}/children")
         self._last_pid_fd = _open_proc(_LAST_PID_PATH)
         self._cpu_clock = _cpu_clock(popen.pid)
         # Set when the last full CPU reading found the bot alone (no child process): the
-        # last pid handed out before it, and the bot's reaped children's CPU time then.
+        # last pid handed out before it, the bot's reaped children's CPU time, and when.
         self._alone_since: bytes | None = None
         self._alone_reaped_ms = 0.0
+        self._alone_checked = 0.0
         self._status: int | None = None
         self._closed = False
 
@@ -417,25 +406,27 @@ class BotProcess:
         children they have reaped only in clock ticks (10 ms). A descendant orphaned
         mid-game no longer counts. The bot's own /proc files stay open.
 
-        A bot without children (the common case) costs a `clock_gettime` and two small
-        `pread`s: while no pid has been handed out since a full reading found it alone, it
-        cannot have started (or reaped) a child, so its reaped children's time is as it
-        was then. Its threads' `children` files are read as well, for a child whose fork
-        was under way during that reading (its pid taken, not yet listed).
+        After a full reading finds the bot alone (no child process), it is read with one
+        small `pread` and a `clock_gettime`: while no pid has been handed out since that
+        reading, the bot cannot have started a child, nor so reaped one, and its reaped
+        children's time is unchanged. A full reading is still made every CPU_RECHECK_S: a
+        child whose fork or reaping raced the last one (its pid taken before it, the child
+        listed or reaped during it) has its time counted that much late, never lost.
         """
         last_pid = _pread_proc(self._last_pid_fd, _LAST_PID_PATH, 32)
-        if self._alone_since is not None and last_pid == self._alone_since and self._no_children():
+        now = time.monotonic()
+        if last_pid == self._alone_since and last_pid is not None and now - self._alone_checked < CPU_RECHECK_S:
             try:
                 return time.clock_gettime_ns(self._cpu_clock) / 1e6 + self._alone_reaped_ms
             except OSError:
                 pass  # it is gone: the full reading says what is left
         self._alone_since = None
-        sample = _sample_cpu(self.pid, self._stat_fd, self._children_fds)
+        sample = _sample_cpu(self.pid, self._stat_fd, self._children_fd)
         if sample is None:
             return 0.0
-        total_ns, reaped_ticks, pending, all_open = sample
-        if not pending and all_open:
-            self._alone_since = last_pid
+        total_ns, reaped_ticks, pending = sample
+        if not pending:
+            self._alone_since, self._alone_checked = last_pid, now
             self._alone_reaped_ms = reaped_ticks * 1000 / _CLOCK_TICKS_PER_S
         while pending:
             sample = _sample_cpu(pending.pop())
@@ -444,17 +435,6 @@ class BotProcess:
                 reaped_ticks += sample[1]
                 pending.extend(sample[2])
         return total_ns / 1e6 + reaped_ticks * 1000 / _CLOCK_TICKS_PER_S
-
-    def _no_children(self) -> bool:
-        """Whether every known thread of the bot lists no child (a thread that ended lists none:
-        its children went to another thread of the bot)."""
-        for fd in self._children_fds.values():
-            try:
-                if os.pread(fd, 64, 0):
-                    return False
-            except OSError:
-                return False
-        return True
 
     def exit_status(self) -> int | None:
         """The bot's exit status if it has exited (negative: killed by that signal), else None.
@@ -499,10 +479,9 @@ class BotProcess:
                 self._status = status
         except subprocess.TimeoutExpired:
             pass  # stuck in the kernel (uninterruptible); Popen reaps it later
-        for fd in (self._pidfd, self._stat_fd, self._last_pid_fd, *self._children_fds.values()):
+        for fd in (self._pidfd, self._stat_fd, self._children_fd, self._last_pid_fd):
             if fd is not None:
                 os.close(fd)
-        self._children_fds.clear()
         self.drain.finish(0.5)
 
     def kill_tree(self) -> None:
