@@ -12,6 +12,7 @@ import pytest
 
 from arbiter.transport import MAX_LINE_BYTES, TIMEOUT, BadLine, Closed
 from arbiter.transport.pipe import PipeChannel
+from arbiter.transport import process as process_module
 from arbiter.transport.process import BotProcess, end_all
 
 
@@ -129,7 +130,7 @@ def test_a_process_is_suspended_and_resumed_and_its_cpu_time_measured(tmp_path: 
     assert not Path(f"/proc/{process.pid}").exists()
 
 
-# Waits for a line, then runs a child that burns CPUs_MS of CPU and waits for it (from a
+# Waits for a line, then runs a child that burns 150 ms of CPU and waits for it (from a
 # second thread when THREAD is set), says `done` and waits again.
 CHILD_RUNNER = """
 import os, subprocess, sys, threading
@@ -147,8 +148,11 @@ for line in sys.stdin:
 
 
 @pytest.mark.parametrize("from_thread", [False, True], ids=["main thread", "second thread"])
-def test_a_child_started_and_reaped_between_two_readings_counts(tmp_path: Path, from_thread: bool) -> None:
-    # The readings before found the bot alone; the child must not be missed for that.
+def test_a_child_started_and_reaped_between_two_readings_counts(tmp_path: Path, from_thread: bool,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    # The readings before found the bot alone, and no periodic full reading comes to the rescue:
+    # that a pid was handed out is what says the bot may have had a child.
+    monkeypatch.setattr(process_module, "CPU_RECHECK_S", 3600.0)
     env = {"THREAD": "1"} if from_thread else {}
     process, stdin_fd, stdout_fd = BotProcess.launch([sys.executable, "-c", CHILD_RUNNER], env=env)
     channel = PipeChannel(stdin_fd, stdout_fd)
@@ -162,6 +166,25 @@ def test_a_child_started_and_reaped_between_two_readings_counts(tmp_path: Path, 
     finally:
         channel.close()
         end_all([process], grace_s=1, term_grace_s=0.1)
+
+
+def test_a_child_that_raced_a_reading_is_counted_at_the_next_full_reading(tmp_path: Path) -> None:
+    # The race itself cannot be staged: the bot is made to look alone while its child runs.
+    process, stdin_fd, stdout_fd = BotProcess.launch([sys.executable, "-c", CHILD_RUNNER])
+    channel = PipeChannel(stdin_fd, stdout_fd)
+    try:
+        assert channel.read_line(soon(5)) == "ready"
+        assert channel.send_lines(["go"], soon()) is None
+        time.sleep(0.1)  # the child is burning CPU
+        with_child_ms = process.cpu_ms()
+        process._alone_since = os.pread(process._last_pid_fd, 32, 0)  # as if a raced reading found it alone
+        process._alone_checked = time.monotonic()
+        assert process.cpu_ms() < with_child_ms  # the bot's own time only, for now
+        time.sleep(process_module.CPU_RECHECK_S)
+        assert process.cpu_ms() >= with_child_ms  # the child is seen again
+    finally:
+        channel.close()
+        end_all([process], grace_s=0, term_grace_s=0.1)
 
 
 def _wait_for_state(pid: int, state: str) -> None:
