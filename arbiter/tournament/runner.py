@@ -94,6 +94,26 @@ def tournament_record(config: TournamentConfig, scheduled: ScheduledGame, record
     return record.to_json()
 
 
+class _Pending:
+    """The games still to start, in schedule order; a game that cannot start yet is passed
+    over and kept, and goes first once it can."""
+
+    def __init__(self, games: Iterator[ScheduledGame]) -> None:
+        self.games = games
+        self.deferred: list[ScheduledGame] = []
+
+    def next_ready(self, can_start: Callable[[ScheduledGame], bool]) -> ScheduledGame | None:
+        """The first game that `can_start`, taken out; None when there is none (yet)."""
+        for index, scheduled in enumerate(self.deferred):
+            if can_start(scheduled):
+                return self.deferred.pop(index)
+        for scheduled in self.games:
+            if can_start(scheduled):
+                return scheduled
+            self.deferred.append(scheduled)
+        return None
+
+
 class TournamentRunner:
     """Plays the pending games of one tournament with `config.concurrency` games at once."""
 
@@ -146,9 +166,10 @@ class TournamentRunner:
     def _play(self, queue: Iterator[ScheduledGame]) -> None:
         """Play games from `queue`, `concurrency` at once, until it is empty or `_decided()`."""
         running: dict[Future[GameRecord], ScheduledGame] = {}
+        pending = _Pending(queue)
         with ThreadPoolExecutor(max_workers=self.config.concurrency, thread_name_prefix="game") as pool:
             try:
-                self._fill(pool, queue, running)
+                self._fill(pool, pending, running)
                 while running:
                     finished, _ = wait(running, timeout=0.5, return_when=FIRST_COMPLETED)
                     self.progress.tick()
@@ -157,7 +178,7 @@ class TournamentRunner:
                     if self._decided():
                         self._end_running(running)
                         return
-                    self._fill(pool, queue, running)
+                    self._fill(pool, pending, running)
             except KeyboardInterrupt:
                 self.cancel.set()
                 for future in running:
@@ -186,12 +207,22 @@ class TournamentRunner:
                 self._finished(scheduled, future)
         running.clear()
 
-    def _fill(self, pool: ThreadPoolExecutor, queue: Any, running: dict[Future[GameRecord], ScheduledGame]) -> None:
+    def _fill(self, pool: ThreadPoolExecutor, pending: _Pending,
+              running: dict[Future[GameRecord], ScheduledGame]) -> None:
+        """Start games until `concurrency` run. A remote bot plays one game at a time, so a game
+        whose remote player is in a running game waits in `pending` instead of in a slot."""
+        busy = {seat for scheduled in running.values() for seat in self._remote_seats(scheduled)}
         while len(running) < self.config.concurrency:
-            scheduled = next(queue, None)
+            scheduled = pending.next_ready(lambda game: busy.isdisjoint(self._remote_seats(game)))
             if scheduled is None:
                 return
+            busy |= self._remote_seats(scheduled)
             running[pool.submit(self._play_one, scheduled)] = scheduled
+
+    def _remote_seats(self, scheduled: ScheduledGame) -> set[str]:
+        """The endpoints of the game's remote players (each serves one game at a time)."""
+        players = [self.config.player(name) for name in scheduled.seats]
+        return {p.socket.bind or p.socket.connect or "" for p in players if p.transport == "remote"}
 
     def _play_one(self, scheduled: ScheduledGame) -> GameRecord:
         config = self.config
