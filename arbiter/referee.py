@@ -133,6 +133,10 @@ def play_game(game: Game[Any], players: Sequence[PlayerSpec], *, time: TimeContr
 _now = time.monotonic  # every clock of the referee (bound here: no extra call per reading)
 
 
+def _no_cpu_ms() -> float:
+    return 0.0
+
+
 def _check_arguments(game: Game[Any], players: Sequence[PlayerSpec], opening: Sequence[str],
                      time: TimeControl) -> State[Any]:
     """The position after the opening; ValueError when the game cannot be played as asked."""
@@ -278,8 +282,9 @@ class _Referee:
         assert channel is not None
         suspends = seat.suspends
         cpu_clock = tc.clock == "cpu"
+        cpu_ms = process.cpu_ms if process is not None else _no_cpu_ms  # a remote bot's is not known
         # A stopped bot used no CPU since its last move was read: reuse that reading.
-        cpu_start = seat.cpu_mark_ms if suspends and seat.cpu_mark_ms is not None else self._cpu_ms(seat)
+        cpu_start = seat.cpu_mark_ms if suspends and seat.cpu_mark_ms is not None else cpu_ms()
         budget_ms = max(tc.time_ms - seat.used_ms, 0.0)
         factor = CPU_CLOCK_WALL_FACTOR if cpu_clock else 1
         turn_start = move_start = _now()  # the clock runs from the hand-over's first byte
@@ -301,7 +306,7 @@ class _Referee:
                 wall_deadline = min(wall_deadline, move_start + factor * tc.move_ms / 1000)
             result = self._await_line(seat, wall_deadline, cpu_start, cpu_move_start, budget_ms)
             arrived = _now()
-            cpu_now = process.cpu_ms() if process is not None else 0.0
+            cpu_now = cpu_ms()
             if cpu_clock:
                 turn_used_ms, move_used_ms = cpu_now - cpu_start, cpu_now - cpu_move_start
                 # CPU time can only be read after the fact.
@@ -328,10 +333,6 @@ class _Referee:
                     seat.cpu_mark_ms = cpu_now
                 return fault
             move_start, cpu_move_start = arrived, cpu_now  # another move is due in the same turn
-
-    @staticmethod
-    def _cpu_ms(seat: _Seat) -> float:
-        return seat.process.cpu_ms() if seat.process is not None else 0.0
 
     def _await_line(self, seat: _Seat, wall_deadline: float, cpu_turn_start: float,
                     cpu_move_start: float, budget_ms: float) -> ReadResult:

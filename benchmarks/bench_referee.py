@@ -8,10 +8,20 @@
 - Refereed: `play_game` on limit-nim with one pile of N stones and limit 1, so every move
   is `1 1`, between two bots that answer at once (the same loop as the echo). Per move:
   the time between turns (from `on_turn` timestamps), the bot's share of it (the move's
-  recorded `wall_ms`: from handing the turn over to the move's arrival, pipe transfer
-  included), and the arbiter's own overhead = the difference, move by move. With and
-  without suspension (SIGSTOP/SIGCONT around every turn).
+  recorded `wall_ms`, the bot's clock: from the hand-over's first byte to the move's
+  arrival, so the relay write, SIGCONT, the pipe both ways and the read of the line are
+  all in it), and the arbiter's own overhead = the difference, move by move (everything
+  from a move's arrival to the next hand-over: CPU reading, rules, record, SIGSTOP, the
+  looks for output out of turn). With and without suspension (suspend_idle).
+- Placements: what a pipe round trip costs depends on whether the two processes share a
+  CPU (a wake-up on another CPU can cost far more, in a virtual machine most of all), and
+  the scheduler decides that differently from moment to moment. So every measurement is
+  made three ways, the ping-pong and the games alike: all processes pinned to one CPU,
+  the arbiter (or the ping-pong's driver) on one CPU and the bots (the echo) on another,
+  and unpinned.
 - Medians throughout: on a shared machine the means carry other people's load spikes.
+  Every repeat runs each kind once, interleaved, so a load spike hits every kind alike;
+  the ratio's range over the repeats is shown beside the pooled median.
 - Cut-off: a bot that sleeps through its turn with a 200 ms budget; how far past the
   budget the referee declares the timeout (its `time_used_ms`, measured from the hand-off).
 
@@ -25,6 +35,7 @@ import statistics
 import subprocess
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -32,8 +43,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from arbiter.games import find_game  # noqa: E402
 from arbiter.referee import PlayerSpec, TimeControl, play_game  # noqa: E402
 
+# Every helper process pins itself to the CPU in BENCH_CPU, when set.
+PIN = 'import os\nif "BENCH_CPU" in os.environ: os.sched_setaffinity(0, {int(os.environ["BENCH_CPU"])})\n'
 # Answers `Start` and every `1 1` with `1 1` while stones are left; skips Game/Opening lines.
-TAKER = r"""
+TAKER = PIN + r"""
 import os, sys
 stones = int(os.environ["STONES"])
 out = sys.stdout
@@ -49,7 +62,7 @@ for line in sys.stdin:
         out.flush()
         stones -= 1
 """
-ECHO = r"""
+ECHO = PIN + r"""
 import sys
 out = sys.stdout
 for line in sys.stdin:
@@ -59,9 +72,36 @@ for line in sys.stdin:
 SLEEPER = "import time\ntime.sleep(3600)\n"
 
 
-def ping_pong_us(exchanges: int) -> list[float]:
+@dataclass(frozen=True)
+class Placement:
+    """Where the measuring process and its helpers run: CPU numbers, or None for the scheduler's choice."""
+
+    label: str
+    own_cpu: int | None
+    helper_cpu: int | None
+
+    def pin_self(self, all_cpus: set[int]) -> None:
+        """Pin the calling thread (threads it starts inherit it), or let it run anywhere."""
+        os.sched_setaffinity(0, all_cpus if self.own_cpu is None else {self.own_cpu})
+
+    def helper_env(self) -> dict[str, str]:
+        return {} if self.helper_cpu is None else {"BENCH_CPU": str(self.helper_cpu)}
+
+
+@dataclass
+class Samples:
+    """Per-move samples (microseconds) of one kind of run, pooled over the repeats, and each repeat's medians."""
+
+    per_move: list[float] = field(default_factory=list)
+    bots: list[float] = field(default_factory=list)
+    overhead: list[float] = field(default_factory=list)
+    repeat_medians: list[tuple[float, float]] = field(default_factory=list)  # (overhead, per move)
+
+
+def ping_pong_us(exchanges: int, env: dict[str, str]) -> list[float]:
     """Microseconds of each round trip of one line between this process and an echo process."""
-    echo = subprocess.Popen([sys.executable, "-c", ECHO], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+    echo = subprocess.Popen([sys.executable, "-c", ECHO], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0,
+                            env={**os.environ, **env})
     assert echo.stdin is not None and echo.stdout is not None
     write_fd, read_fd = echo.stdin.fileno(), echo.stdout.fileno()
     line = b"1 1\n"
@@ -79,10 +119,10 @@ def ping_pong_us(exchanges: int) -> list[float]:
     return trips
 
 
-def refereed_us(moves: int, suspend_idle: bool) -> tuple[list[float], list[float]]:
+def refereed_us(moves: int, suspend_idle: bool, env: dict[str, str]) -> tuple[list[float], list[float]]:
     """Per move of one game of `moves` moves: (microseconds between turns, the bot's share)."""
     game = find_game("limit-nim", piles=f"{moves}/1")
-    taker = PlayerSpec(name="taker", command=(sys.executable, "-c", TAKER), env={"STONES": str(moves)})
+    taker = PlayerSpec(name="taker", command=(sys.executable, "-c", TAKER), env={"STONES": str(moves), **env})
     stamps: list[float] = []
     record = play_game(game, [taker, taker], time=TimeControl(time_ms=600000, suspend_idle=suspend_idle),
                        on_turn=lambda state: stamps.append(time.perf_counter()))
@@ -102,6 +142,14 @@ def cut_off_ms(budget_ms: int) -> float:
     return record.time_used_ms[0] - budget_ms
 
 
+def placements(cpus: list[int]) -> list[Placement]:
+    """One CPU, two CPUs (when there are two), and the scheduler's choice."""
+    chosen = [Placement("one CPU", cpus[0], cpus[0])]
+    if len(cpus) > 1:
+        chosen.append(Placement("two CPUs", cpus[0], cpus[1]))
+    return chosen + [Placement("unpinned", None, None)]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--moves", type=int, default=1000, help="moves per refereed game (and exchanges per ping-pong)")
@@ -109,31 +157,50 @@ def main() -> None:
     parser.add_argument("--budget-ms", type=int, default=200, help="the sleeping bot's budget")
     args = parser.parse_args()
 
-    bare: list[float] = []
-    games: dict[bool, tuple[list[float], list[float]]] = {True: ([], []), False: ([], [])}
+    all_cpus = os.sched_getaffinity(0)
+    where = placements(sorted(all_cpus))
+    floors: dict[str, list[float]] = {p.label: [] for p in where}
+    floor_medians: dict[str, list[float]] = {p.label: [] for p in where}
+    games = {(p.label, s): Samples() for p in where for s in (True, False)}
     cuts = []
-    for _ in range(args.repeats):  # interleaved, so a load spike hits every kind alike
-        bare += ping_pong_us(args.moves)
-        for suspend_idle in (True, False):
-            between, bots = refereed_us(args.moves, suspend_idle)
-            games[suspend_idle][0].extend(between)
-            games[suspend_idle][1].extend(bots)
-        cuts.append(cut_off_ms(args.budget_ms))
+    try:
+        for _ in range(args.repeats):  # interleaved, so a load spike hits every kind alike
+            for placement in where:
+                placement.pin_self(all_cpus)
+                trips = ping_pong_us(args.moves, placement.helper_env())
+                floors[placement.label] += trips
+                floor_medians[placement.label].append(statistics.median(trips))
+                for suspend_idle in (True, False):
+                    between, bots = refereed_us(args.moves, suspend_idle, placement.helper_env())
+                    overhead = [b - w for b, w in zip(between, bots)]  # paired, move by move
+                    samples = games[placement.label, suspend_idle]
+                    samples.per_move += between
+                    samples.bots += bots
+                    samples.overhead += overhead
+                    samples.repeat_medians.append((statistics.median(overhead), statistics.median(between)))
+            Placement("unpinned", None, None).pin_self(all_cpus)
+            cuts.append(cut_off_ms(args.budget_ms))
+    finally:
+        os.sched_setaffinity(0, all_cpus)
 
-    floor_us = statistics.median(bare)
-    print(f"bare pipe ping-pong: {floor_us:.1f} us per round trip "
-          f"(median of {len(bare)}; mean {statistics.fmean(bare):.1f})")
+    print(f"{args.repeats} repeats x {args.moves} moves; Python {sys.version.split()[0]}; "
+          f"{len(all_cpus)} CPUs; load average {os.getloadavg()[0]:.1f}")
     print()
-    print("| refereed game, medians per move | per move (us) | bot's share (us) | arbiter overhead (us) "
-          "| overhead / ping-pong | per move / ping-pong |")
-    print("|---|---|---|---|---|---|")
-    for suspend_idle, label in ((True, "suspend_idle: true (default)"), (False, "suspend_idle: false")):
-        between, bots = games[suspend_idle]
-        per_move = statistics.median(between)
-        share = statistics.median(bots)
-        overhead = statistics.median(b - w for b, w in zip(between, bots))  # paired, move by move
-        print(f"| {label} | {per_move:.1f} | {share:.1f} | {overhead:.1f} | {overhead / floor_us:.2f}x "
-              f"| {per_move / floor_us:.2f}x |")
+    print("| placement | run, medians per move | per move (us) | bot's share (us) | arbiter overhead (us) "
+          "| overhead / ping-pong (range over repeats) | per move / ping-pong |")
+    print("|---|---|---|---|---|---|---|")
+    for placement in where:
+        label = placement.label
+        floor_us = statistics.median(floors[label])
+        print(f"| {label} | bare pipe ping-pong (round trip) | {floor_us:.1f} | | | | 1x |")
+        for suspend_idle, kind in ((True, "suspend_idle: true (default)"), (False, "suspend_idle: false")):
+            samples = games[label, suspend_idle]
+            per_move = statistics.median(samples.per_move)
+            overhead = statistics.median(samples.overhead)
+            ratios = [o / f for (o, _), f in zip(samples.repeat_medians, floor_medians[label])]
+            print(f"| {label} | {kind} | {per_move:.1f} | {statistics.median(samples.bots):.1f} | {overhead:.1f} "
+                  f"| {overhead / floor_us:.2f}x ({min(ratios):.2f} to {max(ratios):.2f}) "
+                  f"| {per_move / floor_us:.2f}x |")
     print()
     print(f"sleeping bot, {args.budget_ms} ms budget: cut off {statistics.median(cuts):.2f} ms past it "
           f"(median; max {max(cuts):.2f} ms; {args.repeats} runs)")
