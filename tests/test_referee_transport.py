@@ -45,6 +45,19 @@ def test_lines_are_split_wherever_the_writes_break(pipes) -> None:
     assert channel.read_line(soon()) == ""  # and calls an empty line malformed
 
 
+def test_a_look_with_a_past_deadline_finds_what_has_arrived_and_never_waits(pipes) -> None:
+    channel, _, bot_out = pipes
+    started = time.monotonic()
+    assert channel.read_line(0.0) is TIMEOUT  # nothing written yet
+    os.write(bot_out, b"1 2\n3 4\n")
+    assert channel.read_line(0.0) == "1 2"  # waiting in the pipe
+    assert channel.read_line(0.0) == "3 4"  # held by the channel
+    assert channel.read_line(0.0) is TIMEOUT
+    os.close(bot_out)
+    assert isinstance(channel.read_line(0.0), Closed)
+    assert time.monotonic() - started < 0.05
+
+
 def test_a_read_returns_at_its_deadline_not_before_and_barely_after(pipes) -> None:
     channel, _, _ = pipes
     started = time.monotonic()
