@@ -20,8 +20,9 @@
   the arbiter (or the ping-pong's driver) on one CPU and the bots (the echo) on another,
   and unpinned.
 - Medians throughout: on a shared machine the means carry other people's load spikes.
-  Every repeat runs each kind once, interleaved, so a load spike hits every kind alike;
-  the ratio's range over the repeats is shown beside the pooled median.
+  Every repeat runs each kind once, interleaved, so a load spike hits every kind alike.
+  Times are medians of every move of every repeat; ratios are the median (and range)
+  of each repeat's ratio, a game beside the ping-pong measured just before it.
 - Cut-off: a bot that sleeps through its turn with a 200 ms budget; how far past the
   budget the referee declares the timeout (its `time_used_ms`, measured from the hand-off).
 
@@ -150,6 +151,10 @@ def placements(cpus: list[int]) -> list[Placement]:
     return chosen + [Placement("unpinned", None, None)]
 
 
+def _ratio(ratios: list[float]) -> str:
+    return f"{statistics.median(ratios):.2f}x ({min(ratios):.2f} to {max(ratios):.2f})"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--moves", type=int, default=1000, help="moves per refereed game (and exchanges per ping-pong)")
@@ -187,7 +192,7 @@ def main() -> None:
           f"{len(all_cpus)} CPUs; load average {os.getloadavg()[0]:.1f}")
     print()
     print("| placement | run, medians per move | per move (us) | bot's share (us) | arbiter overhead (us) "
-          "| overhead / ping-pong (range over repeats) | per move / ping-pong |")
+          "| overhead / ping-pong (range over repeats) | per move / ping-pong (range) |")
     print("|---|---|---|---|---|---|---|")
     for placement in where:
         label = placement.label
@@ -195,12 +200,11 @@ def main() -> None:
         print(f"| {label} | bare pipe ping-pong (round trip) | {floor_us:.1f} | | | | 1x |")
         for suspend_idle, kind in ((True, "suspend_idle: true (default)"), (False, "suspend_idle: false")):
             samples = games[label, suspend_idle]
-            per_move = statistics.median(samples.per_move)
-            overhead = statistics.median(samples.overhead)
-            ratios = [o / f for (o, _), f in zip(samples.repeat_medians, floor_medians[label])]
-            print(f"| {label} | {kind} | {per_move:.1f} | {statistics.median(samples.bots):.1f} | {overhead:.1f} "
-                  f"| {overhead / floor_us:.2f}x ({min(ratios):.2f} to {max(ratios):.2f}) "
-                  f"| {per_move / floor_us:.2f}x |")
+            overhead_ratios = [o / f for (o, _), f in zip(samples.repeat_medians, floor_medians[label])]
+            per_move_ratios = [m / f for (_, m), f in zip(samples.repeat_medians, floor_medians[label])]
+            print(f"| {label} | {kind} | {statistics.median(samples.per_move):.1f} "
+                  f"| {statistics.median(samples.bots):.1f} | {statistics.median(samples.overhead):.1f} "
+                  f"| {_ratio(overhead_ratios)} | {_ratio(per_move_ratios)} |")
     print()
     print(f"sleeping bot, {args.budget_ms} ms budget: cut off {statistics.median(cuts):.2f} ms past it "
           f"(median; max {max(cuts):.2f} ms; {args.repeats} runs)")
