@@ -1,20 +1,33 @@
 """Tournaments with remote players: a remote bot plays one game at a time, so the runner gives
-the other concurrency slots to games that can run."""
+the other concurrency slots to games that can run; and `arbiter run` checks every remote bot in
+before the first game, refusing to start without them."""
 from __future__ import annotations
 
+import os
+import signal
+import socket
+import subprocess
+import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Sequence
 
+import pytest
+
+from arbiter.cli import main
 from arbiter.games import Game
 from arbiter.records import GameRecord
 from arbiter.referee import PlayerSpec
+from arbiter.tournament.check_in import check_in_remote_players, remote_players_due
 from arbiter.tournament.config import load_config
 from arbiter.tournament.progress import Progress
 from arbiter.tournament.runner import TournamentRunner, prepare_results
 from arbiter.tournament.schedule import fixed_schedule
 from arbiter.tournament.sprt import SprtProgress, SprtRunner
+from arbiter.transport.zmq import close_remote_seats
 
+from referee_support import MARK, RANDOM_BOT, live_marked, new_marker
 from tournament_helpers import fake_play, write_config
 
 ROUND_ROBIN = """game: limit-nim
@@ -89,3 +102,86 @@ sprt: {elo0: 0, elo1: 50, max_games: 10}
                          play=watch).run()
     assert outcome.test.verdict is not None and outcome.played_now == len(watch.started) > 0
     assert watch.clashes == []
+
+
+def test_the_check_in_waits_only_for_remote_players_with_games_left(tmp_path: Path) -> None:
+    config = load_config(write_config(tmp_path, ROUND_ROBIN))
+    schedule = fixed_schedule(config)
+    assert [p.name for p in remote_players_due(config, set())] == ["alice", "bob"]
+    alice_done = {g.id for g in schedule if "alice" in g.seats}
+    assert [p.name for p in remote_players_due(config, alice_done)] == ["bob"]
+    assert remote_players_due(config, {g.id for g in schedule}) == []
+
+
+# --- the check-in with real sockets and bots -------------------------------------------
+
+def free_port() -> int:
+    """A TCP port nobody listens on right now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Bots:
+    """Remote bots started by a test (as if on the students' laptops); killed at the end."""
+
+    def __init__(self) -> None:
+        self.marker = new_marker()
+        self.processes: list[subprocess.Popen[bytes]] = []
+
+    def serve(self, port: int) -> None:
+        self.processes.append(subprocess.Popen(
+            [sys.executable, str(RANDOM_BOT), "--connect", f"tcp://127.0.0.1:{port}", "--serve"],
+            env={**os.environ, MARK: self.marker}, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL, start_new_session=True))
+
+
+@pytest.fixture
+def bots() -> Iterator[Bots]:
+    started = Bots()
+    yield started
+    close_remote_seats()
+    for process in started.processes:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+    assert live_marked(started.marker) == []
+
+
+def contest(tmp_path: Path, alice: int, bob: int) -> Path:
+    return write_config(tmp_path, f"""game: limit-nim
+games_per_pairing: 2
+concurrency: 2
+players:
+  - {{name: house, command: "true"}}
+  - {{name: alice, transport: remote, bind: "tcp://127.0.0.1:{alice}", connect_wait_ms: 1500}}
+  - {{name: bob, transport: remote, bind: "tcp://127.0.0.1:{bob}", connect_wait_ms: 1500}}
+""")
+
+
+def test_arbiter_run_refuses_to_start_while_a_remote_player_never_connects_and_names_it(
+        tmp_path: Path, bots: Bots, capsys: pytest.CaptureFixture[str]) -> None:
+    alice, bob = free_port(), free_port()
+    bots.serve(bob)
+    assert main(["run", str(contest(tmp_path, alice, bob))]) == 2
+    err = capsys.readouterr().err
+    assert f"waiting up to 1.5 s for remote players to connect: alice (tcp://127.0.0.1:{alice})\n" in err
+    assert err.endswith(
+        "arbiter run: error: the tournament was not started: 1 remote player never connected (alice: no bot "
+        f"connected to tcp://127.0.0.1:{alice} within 1.5 s). Start their bots (docs/remote-bots.md, step 4) "
+        "or raise their connect_wait_ms, and run the command again\n")
+    assert not (tmp_path / "results").exists()  # not a game played, not a file written
+
+
+def test_the_check_in_lets_the_tournament_start_once_a_late_bot_connects(tmp_path: Path, bots: Bots) -> None:
+    alice, bob = free_port(), free_port()
+    bots.serve(bob)
+    notes: list[str] = []
+
+    def note(message: str) -> None:
+        notes.append(message)
+        if message.startswith("waiting"):
+            bots.serve(alice)  # alice's bot starts only now
+
+    check_in_remote_players(load_config(contest(tmp_path, alice, bob)), note)
+    assert notes == [f"waiting up to 1.5 s for remote players to connect: alice (tcp://127.0.0.1:{alice})",
+                     "every remote player is connected"]

@@ -6,6 +6,7 @@ import sys
 
 from ..reports.html import write_tournament_report
 from ..reports.results import report_results
+from ..tournament.check_in import check_in_remote_players
 from ..tournament.config import load_config
 from ..tournament.progress import Progress
 from ..tournament.runner import Interrupted, run_tournament
@@ -26,9 +27,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     config = load_config(args.config, concurrency=args.concurrency)
+    progress = Progress(quiet=args.quiet)
+    check_in_remote_players(config, progress.note, fresh=args.fresh)  # before any game, or refuse to start
     if config.format == "sprt":  # a release check, not a tournament: its own report and exit codes
         return run_sprt_config(config, fresh=args.fresh, quiet=args.quiet, again=f"arbiter run {args.config}")
-    progress = Progress(quiet=args.quiet)
     progress.note(f"{config.name}: {config.format} of {config.game_name} with {len(config.players)} players, "
                   f"results in {config.results_dir}")
     try:

@@ -27,7 +27,8 @@ Two ways to get a channel:
   bot with `ARBITER_ENDPOINT` in its environment, and owns its process (`BotProcess`).
 - `lease_remote_seats`: bots the arbiter did not start. Their sockets live for the whole
   arbiter process, so a bot serves game after game on one connection; each game leases
-  the seat and `close()` hands it back.
+  the seat and `close()` hands it back. `check_in_remote_seats` opens them before a
+  tournament and waits for their bots.
 """
 from __future__ import annotations
 
@@ -42,9 +43,9 @@ import threading
 import time
 import uuid
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 import zmq
 from zmq.utils import z85
@@ -72,6 +73,7 @@ DEFAULT_CONNECT_WAIT_MS = 10000  # how long a game waits for a remote bot that i
 REFUSAL_LOG_INTERVAL_S = 10.0  # a peer that keeps retrying is logged once per interval
 IDLE_SERVICE_S = 0.1  # how often seats between games are looked after
 CANCEL_CHECK_MS = 50  # a wait for a remote seat looks at its game's `cancel` this often
+CHECK_IN_QUIET_MS = 1000  # at a check-in, a running bot connects well within this: later ones are waited for
 SERVICE_STEPS = 256  # messages and events taken in by one non-blocking look at a seat
 MAX_REFUSED_REMEMBERED = 1024  # refused connections remembered per seat (told `Refused` once each)
 _ZAP_ENDPOINT = "inproc://zeromq.zap.01"  # fixed by RFC 27
@@ -878,6 +880,38 @@ def _no_bot(seat: ZmqChannel, spec: SocketSpec, wait_ms: int) -> str:
     return f"no bot {side} {seat.endpoint} within {wait_ms / 1000:g} s"
 
 
+def check_in_remote_seats(seats: Sequence[tuple[str, SocketSpec]], *,
+                          on_wait: Callable[[list[str]], None] | None = None) -> dict[str, str]:
+    """Open the remote seats and wait until a bot owns each; {label: why} for the seats no bot came to.
+
+    Each seat is waited for up to its spec's `connect_wait_ms`, and at least CHECK_IN_QUIET_MS
+    (a running bot needs a moment to connect to a seat just opened). If some seats have no
+    bot after CHECK_IN_QUIET_MS, `on_wait` is told their labels. The seats stay open, so
+    their bots stay connected for the games. Raises EndpointError as `lease_remote_seats` does.
+    """
+    started = time.monotonic()
+    leases = lease_remote_seats([(label, replace(spec, connect_wait_ms=0)) for label, spec in seats])
+    absent: dict[str, str] = {}
+    try:
+        waiting = []
+        for (label, spec), lease in zip(seats, leases):
+            if lease.seat is None:  # its socket could not be set up
+                assert lease._unavailable is not None
+                absent[label] = lease._unavailable.why
+            elif not lease.seat._wait_for_owner(started + CHECK_IN_QUIET_MS / 1000, None):
+                waiting.append((label, spec, lease.seat))
+        if waiting and on_wait is not None:
+            on_wait([label for label, _, _ in waiting])
+        for label, spec, seat in waiting:
+            wait_ms = max(spec.connect_wait_ms, CHECK_IN_QUIET_MS)
+            if not seat._wait_for_owner(started + wait_ms / 1000, None):
+                absent[label] = _no_bot(seat, spec, wait_ms)
+    finally:
+        for lease in leases:
+            lease.close()
+    return absent
+
+
 def _take_lease(seat: ZmqChannel, cancel: threading.Event | None) -> None:
     """Hold the seat's lease, waiting for the game that has it; LeaseCancelled once `cancel` is set."""
     if seat._lease.acquire(blocking=False):
@@ -918,6 +952,7 @@ def close_remote_seats() -> None:
 
 __all__ = [
     "DEFAULT_BIND", "ENV_ENDPOINT", "ENV_KEYS", "ENV_SERVER_KEY", "REFUSED", "Endpoint", "EndpointError",
-    "LeaseCancelled", "RemoteChannel", "SeatCurve", "SocketSpec", "ZmqChannel", "check_socket", "close_remote_seats",
-    "connectable", "launch_zmq_bot", "lease_remote_seats", "parse_endpoint", "socket_problems",
+    "LeaseCancelled", "RemoteChannel", "SeatCurve", "SocketSpec", "ZmqChannel", "check_in_remote_seats",
+    "check_socket", "close_remote_seats", "connectable", "launch_zmq_bot", "lease_remote_seats", "parse_endpoint",
+    "socket_problems",
 ]

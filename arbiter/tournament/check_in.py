@@ -1,0 +1,56 @@
+"""The check-in before a tournament: every remote player with games left must have its bot
+connected, or the tournament does not start (rather than record each of its games as a crash)."""
+from __future__ import annotations
+
+from typing import Callable
+
+from ..errors import UsageError
+from ..referee import PlayerSpec
+from ..transport.zmq import CHECK_IN_QUIET_MS, EndpointError, check_in_remote_seats
+from .config import TournamentConfig
+from .schedule import fixed_schedule, planned_games
+from .store import GameStore
+
+
+def check_in_remote_players(config: TournamentConfig, note: Callable[[str], None], *, fresh: bool = False) -> None:
+    """Wait until the bot of every remote player with games left is connected, each for up to its
+    `connect_wait_ms`; UsageError naming those that never connected. `note` is told who is waited for."""
+    if not any(p.transport == "remote" for p in config.players):
+        return
+    recorded = set() if fresh else {r["id"] for r in GameStore(config.results_dir / "games.jsonl").load()}
+    players = {f"remote player {p.name}": p for p in remote_players_due(config, recorded)}
+    if not players:
+        return
+    waited: list[str] = []
+
+    def waiting(labels: list[str]) -> None:
+        waited.extend(labels)
+        wait_ms = max(max(players[label].socket.connect_wait_ms, CHECK_IN_QUIET_MS) for label in labels)
+        who = ", ".join(f"{players[label].name} ({_endpoint(players[label])})" for label in labels)
+        note(f"waiting up to {wait_ms / 1000:g} s for remote players to connect: {who}")
+
+    try:
+        absent = check_in_remote_seats([(label, p.socket) for label, p in players.items()], on_wait=waiting)
+    except EndpointError as exc:
+        raise UsageError(f"remote players: {exc}") from None
+    if absent:
+        why = "; ".join(f"{players[label].name}: {reason}" for label, reason in absent.items())
+        raise UsageError(f"the tournament was not started: {len(absent)} remote player"
+                         f"{'s' if len(absent) > 1 else ''} never connected ({why}). Start their bots "
+                         "(docs/remote-bots.md, step 4) or raise their connect_wait_ms, and run the command again")
+    if waited:
+        note("every remote player is connected")
+
+
+def remote_players_due(config: TournamentConfig, recorded_ids: set[str]) -> list[PlayerSpec]:
+    """The remote players with games still to play: in a fixed schedule, those in a game without a
+    record; in a Swiss or SPRT run, which depends on results, all of them unless every game is recorded."""
+    remote = [p for p in config.players if p.transport == "remote"]
+    if config.format in ("round-robin", "gauntlet"):
+        due = {name for game in fixed_schedule(config) if game.id not in recorded_ids for name in game.seats}
+        return [p for p in remote if p.name in due]
+    return remote if len(recorded_ids) < planned_games(config) else []
+
+
+def _endpoint(player: PlayerSpec) -> str:
+    return player.socket.bind or player.socket.connect or ""
