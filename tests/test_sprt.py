@@ -340,8 +340,9 @@ def test_a_stopped_run_resumes_to_the_uninterrupted_verdict(tmp_path: Path) -> N
         run(path, Script(decide), progress=StopAfter(7))
     assert len(records_of(path)) == 7  # pair 4 half played
     resumed = run(path, Script(decide), concurrency=2)
-    # With two games at once the pair after the verdict may have one game recorded (not counted).
-    assert resumed.played_now - (whole.played_now - 7) in (0, 1)
+    # With two games at once, games running when the verdict is reached may finish and be
+    # recorded (not counted): at most one per concurrency slot.
+    assert resumed.played_now - (whole.played_now - 7) in (0, 1, 2)
     assert resumed.test.games_counted == whole.test.games_counted
     assert (resumed.test.verdict, resumed.test.pentanomial, resumed.test.state) == \
            (whole.test.verdict, whole.test.pentanomial, whole.test.state)

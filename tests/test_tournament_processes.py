@@ -98,9 +98,10 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path: Path) -> None:
     assert wait_for(lambda: len(processes_marked(marker)) >= 2, 10)
     run.send_signal(signal.SIGINT)
     out, err = run.communicate(timeout=20)
-    assert run.returncode == 130
+    assert run.returncode == 130, err
     assert "To resume, run the same command again" in err
-    assert not processes_marked(marker), "bot processes outlived Ctrl-C"
+    # Killed bots may take a moment to be reaped by the system after the arbiter exits.
+    assert wait_for(lambda: not processes_marked(marker), 2), f"bots outlived Ctrl-C: {processes_marked(marker)}"
     before = recorded(tmp_path)
     assert all(json.loads(line) for line in (tmp_path / "results" / "games.jsonl").read_text().splitlines())
     assert before < 12
