@@ -76,3 +76,16 @@ def test_an_unreadable_arbiter_key_file_is_reported_once_at_the_top(tmp_path: Pa
         load_config(path)
     assert str(error.value).count("arbiter.key holds only a public key") == 1
     assert "arbiter_keys:" in str(error.value)
+
+
+def test_two_remote_players_on_one_endpoint_are_refused(tmp_path: Path) -> None:
+    path = write_config(tmp_path, f"""game: limit-nim
+players:
+  - {{name: a, transport: remote, bind: "tcp://127.0.0.1:5601"}}
+  - {{name: b, command: {RANDOM}}}
+  - {{name: c, transport: remote, bind: "tcp://127.0.0.1:5601"}}
+""")
+    with pytest.raises(ConfigError) as error:
+        load_config(path)
+    assert ("players[2].bind: 'tcp://127.0.0.1:5601' is not allowed: player 'a' already uses that endpoint"
+            in str(error.value))

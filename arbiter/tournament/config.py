@@ -229,6 +229,7 @@ def _read_players(problems: Problems, value: Any, folder: Path, time: TimeContro
         return []
     players: list[PlayerSpec] = []
     seen: set[str] = set()
+    endpoints: dict[str, str] = {}  # a fixed socket endpoint -> the player that has it
     for index, entry in enumerate(value):
         player = _read_player(problems, ("players", index), entry, folder, time, arbiter_keys=arbiter_keys)
         if player is None:
@@ -236,6 +237,13 @@ def _read_players(problems: Problems, value: Any, folder: Path, time: TimeContro
         if player.name in seen:
             problems.add(("players", index, "name"), f"{player.name!r} is not allowed: player names must be unique")
         seen.add(player.name)
+        endpoint = player.socket.bind or player.socket.connect if player.transport == "remote" else None
+        if endpoint:
+            key = "bind" if player.socket.bind else "connect"
+            if endpoint in endpoints:
+                problems.add(("players", index, key), f"{endpoint!r} is not allowed: player "
+                                                     f"{endpoints[endpoint]!r} already uses that endpoint")
+            endpoints.setdefault(endpoint, player.name)
         players.append(player)
     return players
 
