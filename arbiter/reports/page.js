@@ -571,8 +571,10 @@
   // ---- opening and closing, keys, and the #game=ID address ----------------------------------
   let overlay = null;
   function openGame(id) {
-    if (location.hash !== `#game=${encodeURIComponent(id)}`) location.hash = `game=${encodeURIComponent(id)}`;
-    else route();
+    // Open at once (a hashchange event would come later); the address still names the game.
+    const hash = `#game=${encodeURIComponent(id)}`;
+    if (location.hash !== hash) history.pushState(null, "", hash);
+    route();
   }
   function closeViewer() {
     history.pushState(null, "", location.pathname + location.search);
@@ -605,6 +607,7 @@
     buildViewer(overlay, true);
     document.body.append(overlay);
     window.addEventListener("hashchange", route);
+    window.addEventListener("popstate", route);  // Back and Forward across opened games
     route();
   } else {
     buildViewer(main, false);
