@@ -4,8 +4,10 @@ from __future__ import annotations
 import os
 import sys
 import uuid
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from arbiter.records import Termination
 from arbiter.referee import PlayerSpec, TimeControl
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,3 +51,28 @@ def live_marked(marker: str) -> list[int]:
         if state != b"Z" and needle in env.split(b"\0"):
             found.append(int(name))
     return found
+
+
+@dataclass(frozen=True)
+class Fault:
+    """A misbehaving bot of tests/bots and how the referee must end its game."""
+
+    script: str
+    termination: Termination
+    detail: str  # a fragment of the record's detail sentence
+    time: TimeControl | None = None  # the misbehaving seat's own time control
+    env: dict[str, str] = field(default_factory=dict)
+
+
+# The faults every transport must adjudicate the same way (the bots speak through the kit).
+SHARED_FAULTS = [
+    Fault("crash_bot.py", Termination.CRASH, "exited with status 3 before the game ended (last line on stderr: "
+                                             "'crash_bot: giving up now')"),
+    Fault("segfault_bot.py", Termination.CRASH, "was killed by SIGSEGV"),
+    Fault("loop_bot.py", Termination.TIMEOUT, "ran out of time: it had 1000 ms", TimeControl(time_ms=1000)),
+    Fault("sleep_bot.py", Termination.TIMEOUT, "ran out of time: it had 1000 ms", TimeControl(time_ms=1000)),
+    Fault("sleep_bot.py", Termination.TIMEOUT, "per-move cap of 300 ms",
+          TimeControl(time_ms=10000, move_ms=300), {"SLEEP_S": "2"}),
+    Fault("illegal_bot.py", Termination.ILLEGAL, "played '1 99', which is illegal: pile 1 has limit"),
+    Fault("memory_bot.py", Termination.CRASH, "MemoryError", TimeControl(time_ms=5000, memory_mb=200)),
+]

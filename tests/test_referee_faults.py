@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -13,36 +12,18 @@ from arbiter.games import find_game
 from arbiter.records import Termination
 from arbiter.referee import QUIT_GRACE_S, TERM_GRACE_S, GameAborted, TimeControl, play_game
 from arbiter.transport.process import LOG_CAP_BYTES
-from referee_support import bot, honest, live_marked, new_marker
+from referee_support import SHARED_FAULTS, Fault, bot, honest, live_marked, new_marker
 
 GAME_TIME = TimeControl(time_ms=2000)
 MARGIN_S = 1.0  # launching two Python bots and ending them, on a shared 2-core machine
 CUT_OFF_MS = 50  # how far past its limit a bot may run before the referee cuts it off
 
 
-@dataclass(frozen=True)
-class Fault:
-    script: str
-    termination: Termination
-    detail: str  # a fragment of the record's detail sentence
-    time: TimeControl | None = None  # the misbehaving seat's own time control
-    env: dict[str, str] = field(default_factory=dict)
-
-
-FAULTS = [
-    Fault("crash_bot.py", Termination.CRASH, "exited with status 3 before the game ended (last line on stderr: "
-                                             "'crash_bot: giving up now')"),
-    Fault("segfault_bot.py", Termination.CRASH, "was killed by SIGSEGV"),
-    Fault("loop_bot.py", Termination.TIMEOUT, "ran out of time: it had 1000 ms", TimeControl(time_ms=1000)),
-    Fault("sleep_bot.py", Termination.TIMEOUT, "ran out of time: it had 1000 ms", TimeControl(time_ms=1000)),
-    Fault("sleep_bot.py", Termination.TIMEOUT, "per-move cap of 300 ms",
-          TimeControl(time_ms=10000, move_ms=300), {"SLEEP_S": "2"}),
+FAULTS = SHARED_FAULTS + [
     Fault("garbage_bot.py", Termination.MALFORMED, "sent 'hello, referee', which is not a move"),
-    Fault("illegal_bot.py", Termination.ILLEGAL, "played '1 99', which is illegal: pile 1 has limit"),
     Fault("bad_utf8_bot.py", Termination.MALFORMED, "not valid UTF-8"),
     Fault("long_line_bot.py", Termination.MALFORMED, "a line longer than 4096 bytes"),
     Fault("double_move_bot.py", Termination.PROTOCOL, "wrote '1 1' when it was not its turn"),
-    Fault("memory_bot.py", Termination.CRASH, "MemoryError", TimeControl(time_ms=5000, memory_mb=200)),
     Fault("close_stdout_bot.py", Termination.CRASH, "closed its standard output before the game ended"),
     Fault("loop_bot.py", Termination.TIMEOUT, "had 500 ms of CPU time", TimeControl(time_ms=500, clock="cpu")),
     Fault("sleep_bot.py", Termination.TIMEOUT, "under the CPU clock its wall time reached",

@@ -5,7 +5,6 @@ import json
 import math
 import random
 import re
-from pathlib import Path
 
 import pytest
 

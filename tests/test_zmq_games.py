@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -14,7 +14,7 @@ from arbiter.games import find_game
 from arbiter.records import GameRecord, Termination
 from arbiter.referee import PlayerSpec, TimeControl, play_game
 from arbiter.transport.zmq import SocketSpec
-from referee_support import MARK, ROOT, bot, honest, live_marked, new_marker
+from referee_support import MARK, ROOT, SHARED_FAULTS, Fault, bot, honest, live_marked, new_marker
 
 PLAYERS = ROOT / "players"
 GAME_TIME = TimeControl(time_ms=2000)
@@ -68,27 +68,9 @@ def test_a_bundled_bot_plays_the_same_game_over_zmq_as_over_pipes(match: Match, 
     assert live_marked(marker) == []
 
 
-@dataclass(frozen=True)
-class Fault:
-    script: str
-    termination: Termination
-    detail: str  # a fragment of the record's detail sentence
-    time: TimeControl | None = None  # the misbehaving seat's own time control
-    env: dict[str, str] = field(default_factory=dict)
-
-
 # The misbehaving bots of the referee's suite that run over a socket unchanged (through the
 # bot kit), and the socket-only ones of zmq_misbehave_bot.py.
-FAULTS = [
-    Fault("crash_bot.py", Termination.CRASH, "exited with status 3 before the game ended (last line on stderr: "
-                                             "'crash_bot: giving up now')"),
-    Fault("segfault_bot.py", Termination.CRASH, "was killed by SIGSEGV"),
-    Fault("loop_bot.py", Termination.TIMEOUT, "ran out of time: it had 1000 ms", TimeControl(time_ms=1000)),
-    Fault("sleep_bot.py", Termination.TIMEOUT, "ran out of time: it had 1000 ms", TimeControl(time_ms=1000)),
-    Fault("sleep_bot.py", Termination.TIMEOUT, "per-move cap of 300 ms",
-          TimeControl(time_ms=10000, move_ms=300), {"SLEEP_S": "2"}),
-    Fault("illegal_bot.py", Termination.ILLEGAL, "played '1 99', which is illegal: pile 1 has limit"),
-    Fault("memory_bot.py", Termination.CRASH, "MemoryError", TimeControl(time_ms=5000, memory_mb=200)),
+FAULTS = SHARED_FAULTS + [
     Fault("zmq_misbehave_bot.py", Termination.MALFORMED, "sent 'hello, referee', which is not a move",
           env={"ZMQ_FAULT": "garbage"}),
     Fault("zmq_misbehave_bot.py", Termination.MALFORMED, "not valid UTF-8", env={"ZMQ_FAULT": "bad_utf8"}),

@@ -9,8 +9,7 @@ from ..reports.results import report_results
 from ..tournament.check_in import check_in_remote_players
 from ..tournament.config import load_config
 from ..tournament.progress import Progress
-from ..tournament.runner import Interrupted, run_tournament
-from ..tournament.store import GameStore
+from ..tournament.runner import Interrupted, run_tournament, stopped_note
 from .sprt import run_config as run_sprt_config
 
 
@@ -36,10 +35,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         run_tournament(config, progress, fresh=args.fresh)
     except Interrupted:
-        recorded = len(GameStore(config.results_dir / "games.jsonl").load())
-        progress.note(f"stopped: {recorded} games are recorded in {config.results_dir / 'games.jsonl'}; "
-                      f"running games were abandoned and every bot ended. To resume, run the same command "
-                      f"again: arbiter run {args.config}")
+        progress.note(stopped_note(config.results_dir, f"arbiter run {args.config}"))
         return 130
     print(report_results(config.results_dir), end="")
     page = write_tournament_report(config.results_dir)

@@ -15,7 +15,7 @@ from ..errors import UsageError
 from ..reports.results import report_results
 from ..tournament.config import DEFAULT_LOG_PATTERN, SprtSettings, TournamentConfig, config_from_data
 from ..tournament.sprt import Interrupted, SprtOutcome, SprtProgress, run_sprt
-from ..tournament.store import GameStore
+from ..tournament.runner import stopped_note
 
 COMMAND_LINE = Path("command line")  # what config errors from flags are attributed to
 DEFAULTS = SprtSettings()
@@ -106,10 +106,7 @@ def run_config(config: TournamentConfig, *, fresh: bool, quiet: bool, again: str
     try:
         outcome = run_sprt(config, progress, fresh=fresh)
     except Interrupted:
-        recorded = len(GameStore(config.results_dir / "games.jsonl").load())
-        progress.note(f"stopped: {recorded} games are recorded in {config.results_dir / 'games.jsonl'}; "
-                      f"running games were abandoned and every bot ended. To resume, run the same command "
-                      f"again: {again}")
+        progress.note(stopped_note(config.results_dir, again))
         return 130
     print(report_results(config.results_dir), end="")
     print()

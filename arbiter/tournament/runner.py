@@ -12,6 +12,7 @@ import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import yaml
@@ -243,6 +244,13 @@ class TournamentRunner:
         self.done_ids.add(scheduled.id)
         self.played_now += 1
         self.progress.game_done(data, self.records)
+
+
+def stopped_note(results_dir: Path, again: str) -> str:
+    """What to tell the user after Ctrl-C: what is safe on disk and how to resume."""
+    games = results_dir / "games.jsonl"
+    return (f"stopped: {len(GameStore(games).load())} games are recorded in {games}; running games were "
+            f"abandoned and every bot ended. To resume, run the same command again: {again}")
 
 
 def run_tournament(config: TournamentConfig, progress: Progress, *, fresh: bool = False) -> RunOutcome:
