@@ -125,10 +125,16 @@ def test_whole_board_tables_are_cached_on_disk_by_geometry(private_cache: Path) 
     assert board_key(find_game("dots-and-boxes", rows=2, cols=3)) != board_key(game)
 
 
-def test_an_unreadable_cache_file_is_solved_again(private_cache: Path) -> None:
+@pytest.mark.parametrize("content", [
+    pytest.param(b"not a table", id="garbage"),
+    pytest.param(b"", id="empty file"),
+    pytest.param(b"\x93NUMPY\x01\x00v\x00{'descr': '|i1', 'fortran_order': False, 'shape': (128,), }",
+                 id="header without data"),
+])
+def test_an_unreadable_cache_file_is_solved_again(private_cache: Path, content: bytes) -> None:
     game = find_game("dots-and-boxes", rows=1, cols=2)
     private_cache.mkdir(parents=True)
-    (private_cache / board_key(game)).write_bytes(b"not a table")
+    (private_cache / board_key(game)).write_bytes(content)
     assert cached_board_table(game) is None
     assert board_table(game).value(0) == 0
     assert cached_board_table(game) is not None

@@ -134,13 +134,25 @@ def test_applying_a_take_of_nothing_is_illegal_and_changes_nothing() -> None:
         ("0/0,0/0", "at least one pile must have stones"),
         ("1001/1", "pile 1 has 1001 stones; a pile has 0 to 1000"),
         (",".join(["1/1"] * 65), "give between 1 and 64 piles"),
+        ("1_0/9", "not an integer: '1_0'"),
+        ("\u0663/2", "not an integer"),
+        (((3, 2, 1),), "pile 1 is (3, 2, 1); a pile is two integers"),
+        ((("3", "2"),), "pile 1 is ('3', '2'); a pile is two integers"),
+        (((3.0, 2),), "a pile is two integers"),
     ],
 )
-def test_bad_piles_are_refused_with_the_reason(piles: str, why: str) -> None:
+def test_bad_piles_are_refused_with_the_reason(piles: object, why: str) -> None:
     with pytest.raises(GameParamError) as caught:
         find_game("limit-nim", piles=piles)
     assert f"piles={piles!r}" in str(caught.value)
     assert why in str(caught.value)
+
+
+def test_an_empty_pile_in_the_parameters_has_no_moves_and_refuses_a_take() -> None:
+    state = start("0/0,3/2")
+    assert state.legal_moves() == [(1, 1), (1, 2)]
+    with pytest.raises(IllegalMove, match="pile 1 is empty"):
+        state.play("1 1")
 
 
 def test_piles_may_be_given_typed_and_positions_stay_hashable() -> None:

@@ -27,6 +27,12 @@ def test_an_unknown_game_lists_the_choices() -> None:
         assert name in message
 
 
+@pytest.mark.parametrize("name", [None, 5, ["dots-and-boxes"], ("limit-nim",)])
+def test_a_game_name_that_is_not_text_is_an_unknown_game(name: object) -> None:
+    with pytest.raises(GameParamError, match="unknown game"):
+        find_game(name)  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize(
     ("name", "params", "expected"),
     [
@@ -40,6 +46,11 @@ def test_an_unknown_game_lists_the_choices() -> None:
         ("dots-and-boxes", {"players": "27"}, "players='27' is out of range: must be between 2 and 26"),
         ("dots-and-boxes", {"size": 3}, "unknown parameter 'size'; parameters are: rows, cols, players"),
         ("limit-nim", {"players": 3}, "unknown parameter 'players'; parameters are: piles"),
+        # Text is ASCII digits with an optional sign, nothing else `int()` would also read.
+        ("dots-and-boxes", {"rows": "1_0"}, "rows='1_0' is not valid (not an integer: '1_0')"),
+        ("dots-and-boxes", {"rows": " 3"}, "rows=' 3' is not valid"),
+        ("dots-and-boxes", {"rows": "\u0663"}, "is not valid"),
+        ("dots-and-boxes", {"rows": "-1"}, "rows='-1' is out of range"),
     ],
 )
 def test_a_bad_parameter_names_itself_and_the_valid_range(

@@ -36,7 +36,7 @@ def find_game(name: str, **params: Any) -> Game[Any]:
 
     Parameter values may be typed or text (`rows=5` or `rows="5"`).
     """
-    cls = _BY_NAME.get(name)
+    cls = _BY_NAME.get(name) if isinstance(name, str) else None
     if cls is None:
         raise GameParamError(f"unknown game {name!r}; games are: {', '.join(sorted(_BY_NAME))}")
     return cls(**params)

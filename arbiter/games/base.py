@@ -7,6 +7,7 @@ check turn and legality once, here; each game implements only its rule.
 """
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Generic, Hashable, TypeVar
@@ -40,6 +41,17 @@ class IllegalMove(GameError):
         self.why = why
 
 
+_INTEGER = re.compile(r"[-+]?[0-9]+")
+
+
+def parse_int(text: str) -> int:
+    """An integer written in ASCII digits with an optional sign; no blanks, no `_`, no
+    other scripts' digits (which `int` alone would accept: `int("1_0") == 10`)."""
+    if not _INTEGER.fullmatch(text):
+        raise ValueError(f"not an integer: {text!r}")
+    return int(text)
+
+
 @dataclass(frozen=True)
 class Param:
     """One named game parameter: its default, how to read it from text, and its check."""
@@ -47,7 +59,7 @@ class Param:
     name: str
     default: Any
     description: str
-    parse: Callable[[str], Any] = int
+    parse: Callable[[str], Any] = parse_int
     # Returns None when the value is fine, else a sentence saying what is allowed.
     check: Callable[[Any], str | None] = lambda value: None
 
@@ -55,7 +67,7 @@ class Param:
         """Convert and validate one raw value (text or already typed)."""
         try:
             value = self.parse(raw) if isinstance(raw, str) else raw
-            if self.parse is int and (isinstance(value, bool) or not isinstance(value, int)):
+            if self.parse is parse_int and (isinstance(value, bool) or not isinstance(value, int)):
                 raise ValueError(f"not an integer: {raw!r}")
             problem = self.check(value)
         except (TypeError, ValueError) as exc:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Hashable
 
-from .base import Game, MalformedMove, Param, State
+from .base import Game, MalformedMove, Param, State, parse_int
 
 Pile = tuple[int, int]  # (stones, limit)
 MAX_PILES = 64
@@ -25,7 +25,7 @@ def parse_piles(text: str) -> tuple[Pile, ...]:
         stones, sep, limit = part.strip().partition("/")
         if not sep:
             raise ValueError(f"pile {part.strip()!r} is not written stones/limit")
-        piles.append((int(stones), int(limit)))
+        piles.append((parse_int(stones.strip()), parse_int(limit.strip())))
     return tuple(piles)
 
 
@@ -33,7 +33,11 @@ def check_piles(piles: tuple[Pile, ...]) -> str | None:
     """None when the piles are a valid start, else what is wrong (a `Param.check`)."""
     if not 1 <= len(piles) <= MAX_PILES:
         return f"give between 1 and {MAX_PILES} piles"
-    for number, (stones, limit) in enumerate(piles, 1):
+    for number, pile in enumerate(piles, 1):
+        # Typed piles (from Python) must be integer pairs too, like the text form.
+        if len(pile) != 2 or not all(type(n) is int for n in pile):
+            return f"pile {number} is {pile!r}; a pile is two integers, stones and limit"
+        stones, limit = pile
         if not 0 <= stones <= MAX_STONES:
             return f"pile {number} has {stones} stones; a pile has 0 to {MAX_STONES}"
         if (stones == 0 and limit != 0) or (stones > 0 and not 1 <= limit <= stones):

@@ -212,7 +212,7 @@ def cached_board_table(game: DotsGame) -> ExactTable | None:
     path = cache_dir() / board_key(game)
     try:
         values = np.load(path, allow_pickle=False)
-    except (OSError, ValueError):
+    except (OSError, ValueError, EOFError):  # EOFError: an empty file
         return None
     if values.dtype != np.int8 or values.shape != (1 << len(game.edges),):
         return None
