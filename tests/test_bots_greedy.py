@@ -9,7 +9,7 @@ from arbiter.bot import BotContext
 from arbiter.games import find_game
 from arbiter.games.dots import DotsGame, DotsState
 from players.strategies.cell_index import CellIndex, capture_run, tracked_index
-from players.strategies.greedy import choose_greedy
+from players.strategies.greedy import cheapest_gifts, choose_greedy
 
 
 def position(game: DotsGame, *texts: str) -> DotsState:
@@ -113,3 +113,33 @@ def test_with_no_safe_move_greedy_gives_away_the_fewest_cells() -> None:
     assert greedy_choices(state) == {"2 1 v", "3 1 h"}  # either free side of the single box
     for text in ("1 1 v", "1 2 v"):
         assert capture_run(game, state.drawn | 1 << game.parse_move(text))[0] == 3
+
+
+def test_a_capture_run_asked_to_stop_above_a_count_stops_there() -> None:
+    game = find_game("dots-and-boxes", rows=2, cols=3)
+    top_row = ["1 1 h", "1 2 h", "1 3 h", "2 1 h", "2 2 h", "2 3 h"]
+    state = position(game, *top_row, "3 2 h", "3 3 h", "2 2 v", "2 3 v", "2 4 v")
+    opened = state.drawn | 1 << game.parse_move("1 1 v")  # opens the chain of three
+    assert [capture_run(game, opened, stop_above=limit)[0] for limit in (0, 1, 2, 3, None)] == [1, 2, 3, 3, 3]
+
+
+@pytest.mark.parametrize(("name", "params"), [("dots-and-boxes", {"rows": 4, "cols": 5}),
+                                              ("dots-and-triangles", {"rows": 7})])
+def test_the_cheapest_gifts_are_the_edges_that_give_the_fewest_cells(name: str, params: dict[str, int]) -> None:
+    """Against the definition, every run counted in full, in the no-safe-move positions of
+    greedy-versus-greedy games (where long chains make the early stop matter)."""
+    game = find_game(name, **params)
+    assert isinstance(game, DotsGame)
+    checked = 0
+    for seed in range(6):
+        state = game.new_state()
+        ctx = BotContext(game=game, seat=0, rng=random.Random(seed))
+        while not state.is_over():
+            index = CellIndex(game, state.drawn)
+            if not index.safe and not index.opportunities:
+                free = [e for e in range(len(game.edges)) if not (state.drawn >> e) & 1]
+                gift = {e: capture_run(game, state.drawn | 1 << e)[0] for e in free}
+                assert cheapest_gifts(game, state.drawn) == [e for e in free if gift[e] == min(gift.values())]
+                checked += 1
+            state.apply(choose_greedy(state, ctx))
+    assert checked >= 10

@@ -129,12 +129,16 @@ def missing_sides(game: DotsGame, drawn: int, cell: int) -> int:
     return len(game.cells[cell]) - (drawn & mask).bit_count()
 
 
-def capture_run(game: DotsGame, drawn: int, cells: Iterable[int] | None = None) -> tuple[int, int]:
+def capture_run(
+    game: DotsGame, drawn: int, cells: Iterable[int] | None = None, stop_above: int | None = None
+) -> tuple[int, int]:
     """Capture everything that becomes capturable, one completing edge after another.
 
     Starts from `cells` (by default every cell) and follows the cells next to each
     completing edge. Returns (cells captured, the edge set afterwards). The order does not
-    matter: a cell missing one side stays capturable until someone takes it.
+    matter: a cell missing one side stays capturable until someone takes it. With
+    `stop_above`, it stops as soon as more than that many cells are captured (a caller
+    looking for the least only needs to know the run is longer; the edge set is then partial).
     """
     work = list(range(len(game.cells)) if cells is None else cells)
     masks = game.cell_masks
@@ -150,6 +154,8 @@ def capture_run(game: DotsGame, drawn: int, cells: Iterable[int] | None = None) 
         for neighbour in game.edge_cells[edge]:
             if drawn & masks[neighbour] == masks[neighbour]:
                 captured += 1
+                if stop_above is not None and captured > stop_above:
+                    return captured, drawn
             else:
                 work.append(neighbour)
     return captured, drawn

@@ -35,12 +35,16 @@ def greedy_move(index: CellIndex, rng: Any) -> int:
 
 def cheapest_gifts(game: Any, drawn: int) -> list[int]:
     """The free edges after which the opponent can capture the fewest cells."""
-    cost = {
-        edge: capture_run(game, drawn | (1 << edge), game.edge_cells[edge])[0]
-        for edge in range(len(game.edges))
-        if not (drawn >> edge) & 1
-    }
-    least = min(cost.values())
+    cost: dict[int, int] = {}
+    least: int | None = None
+    for edge in range(len(game.edges)):
+        if not (drawn >> edge) & 1:
+            # A run longer than the least so far is cut short there: on a big board, walking
+            # every long chain from every one of its edges made this quadratic.
+            gift = capture_run(game, drawn | (1 << edge), game.edge_cells[edge], stop_above=least)[0]
+            cost[edge] = gift
+            if least is None or gift < least:
+                least = gift
     return [edge for edge, gift in cost.items() if gift == least]
 
 
