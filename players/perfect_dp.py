@@ -32,6 +32,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--exact-edges", type=int, default=MAX_EXACT_EDGES, metavar="N",
                         help=f"never solve more than N free edges at once (default {MAX_EXACT_EDGES})")
     args = parser.parse_args(argv)
+    if args.exact_edges < 0:
+        parser.error(f"argument --exact-edges: must be 0 or more, got {args.exact_edges}")
     if args.triangle_war:
         try:
             for line in triangle_war(sys.stdin):

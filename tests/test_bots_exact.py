@@ -191,6 +191,25 @@ def test_with_no_time_to_solve_it_plays_double_cross_and_says_so() -> None:
     assert ctx.lines[-1].startswith(f"heuristic move {game.format_move(move)} (double-cross")
 
 
+@pytest.mark.parametrize(("time_ms", "max_edges", "why"), [
+    (1, 26, "12 free edges are too many to solve within the clock"),
+    (30_000, 11, "12 free edges are too many to solve at once (at most 11, --exact-edges)"),
+])
+def test_the_heuristic_move_says_what_kept_it_from_solving(time_ms: int, max_edges: int, why: str) -> None:
+    game = find_game("dots-and-boxes", rows=2, cols=2)
+    ctx = QuietContext(game, time_ms=time_ms)
+    PerfectPlayer(game, max_edges).choose(game.new_state(), ctx)
+    assert ctx.lines[-1].endswith(f"(double-cross: {why})")
+
+
+def test_the_program_refuses_a_negative_exact_edges() -> None:
+    bot = Path(__file__).resolve().parents[1] / "players" / "perfect_dp.py"
+    done = subprocess.run([sys.executable, str(bot), "--exact-edges", "-1"], capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, timeout=30)
+    assert done.returncode == 2
+    assert "--exact-edges: must be 0 or more, got -1" in done.stderr
+
+
 def test_a_per_move_cap_too_short_for_the_solve_means_double_cross_first() -> None:
     game = find_game("dots-and-boxes", rows=3, cols=3)
     ctx = QuietContext(game)

@@ -66,8 +66,10 @@ class PerfectPlayer:
             limit_s = decision_time_limit_s(ctx.time_ms, self.used_s, ctx.move_ms)
             move = self.fallback.choose(tracked_index(self.game, drawn, ctx.memory), ctx.rng, limit_s)
             free = len(self.game.edges) - drawn.bit_count()
+            why = ("to solve within the clock" if free <= self.max_exact_edges
+                   else f"to solve at once (at most {self.max_exact_edges}, --exact-edges)")
             ctx.log(f"heuristic move {self.game.format_move(move)} "
-                    f"(double-cross: {free} free edges are too many to solve within the clock)")
+                    f"(double-cross: {free} free edges are too many {why})")
             return move
         values = self.table.move_values(drawn)
         best = max(values.values())
