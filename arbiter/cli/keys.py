@@ -19,7 +19,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("name", metavar="NAME", help="the key pair's name: arbiter, or a player's name")
     parser.add_argument("--dir", type=Path, default=Path("."), metavar="DIR",
-                        help="the folder to write the files in (default: the current folder)")
+                        help="the folder to write the files in, created if missing (default: the current folder)")
     parser.add_argument("--force", action="store_true", help="replace existing key files")
     parser.set_defaults(func=run)
 
@@ -28,8 +28,10 @@ def run(args: argparse.Namespace) -> int:
     """Generate the pair, write both files, print the public key."""
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", args.name):
         raise UsageError(f"{args.name!r} is not a key name: use letters, digits, '.', '_' and '-'")
-    if not args.dir.is_dir():
-        raise UsageError(f"--dir {args.dir}: no such folder")
+    try:
+        args.dir.mkdir(parents=True, exist_ok=True)  # `--dir keys` on a fresh setup just works
+    except OSError as exc:
+        raise UsageError(f"--dir {args.dir}: cannot create the folder ({exc.strerror})") from None
     pair = KeyPair.generate()
     try:
         secret_path, public_path = write_key_pair(args.dir, args.name, pair, overwrite=args.force)

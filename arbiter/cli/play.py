@@ -154,7 +154,7 @@ def _board_printer(out: TextIO) -> Callable[[State[Any]], None]:
 
 def describe_record(record: GameRecord) -> str:
     """The human summary printed at the end: players, result, reason, logs."""
-    lines = [f"{record.game} " + " ".join(f"{k}={v}" for k, v in record.params.items())]
+    lines = [" ".join([record.game, *(f"{k}={v}" for k, v in record.params.items())])]
     for seat, player in enumerate(record.players):
         lines.append(f"  seat {seat}: {player.name}  ({player.command})")
     scores = " - ".join(str(s) for s in record.scores)
