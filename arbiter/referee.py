@@ -331,6 +331,8 @@ class _Referee:
                     assert process is not None
                     process.suspend()
                     seat.cpu_mark_ms = cpu_now
+                elif process is not None:
+                    process.track_descendants()  # so that none escapes the end of the game
                 return fault
             move_start, cpu_move_start = arrived, cpu_now  # another move is due in the same turn
 
@@ -400,8 +402,9 @@ class _Referee:
         if (process is None or status is None) and seat.spec.transport != "pipe" and closed is not None:
             return _Ending(Termination.CRASH, seat.index, f"{seat.label} {closed.why}")  # its socket's story
         if process is None or status is None:
-            return _Ending(Termination.CRASH, seat.index, f"{seat.label} closed its standard output "
-                           "before the game ended (the process was still running)")
+            what = closed.why if closed is not None else "closed its standard output"
+            return _Ending(Termination.CRASH, seat.index, f"{seat.label} {what} before the game ended "
+                           "(the process was still running)")
         detail = f"{seat.label} {process.describe_exit(status)} before the game ended"
         process.drain.wait_eof(0.1)  # let its last words reach the drain
         last = process.drain.last_line()
@@ -440,6 +443,8 @@ class _Referee:
     def shut_down(self, ending: _Ending) -> None:
         """Outstanding relays and `Quit` to every bot (SIGTERM to an offender), then the bounded shutdown."""
         for seat in self.seats:
+            if seat.process is not None:
+                seat.process.track_descendants()  # those it started this turn, before it can exit
             if seat.process is None:
                 if seat.channel is not None:  # a remote bot: it stays up, ready for its next game
                     seat.channel.send_lines([*seat.pending, "Quit"], _now() + 0.05)

@@ -28,6 +28,18 @@ FAULTS = SHARED_FAULTS + [
     Fault("loop_bot.py", Termination.TIMEOUT, "had 500 ms of CPU time", TimeControl(time_ms=500, clock="cpu")),
     Fault("sleep_bot.py", Termination.TIMEOUT, "under the CPU clock its wall time reached",
           TimeControl(time_ms=300, clock="cpu")),
+    Fault("close_stdin_bot.py", Termination.CRASH, "closed its standard input before the game ended"),
+    Fault("exit_at_once_bot.py", Termination.CRASH, "exited with status 0 before the game ended"),
+    Fault("self_stop_bot.py", Termination.TIMEOUT, "ran out of time: it had 500 ms", TimeControl(time_ms=500)),
+    # Every byte of the move arrives before the deadline, the whole line only after it.
+    Fault("trickle_bot.py", Termination.TIMEOUT, "ran out of time: it had 500 ms", TimeControl(time_ms=500),
+          {"CHUNK_S": "0.15"}),
+    Fault("trickle_bot.py", Termination.TIMEOUT, "ran out of time: it had 500 ms", TimeControl(time_ms=500),
+          {"PARTIAL": "1"}),
+    Fault("burst_bot.py", Termination.PROTOCOL, "wrote '1 1' when it was not its turn"),
+    # Each leaves a process outside its session behind: it must die with the game all the same.
+    Fault("setsid_grandchild_bot.py", Termination.CRASH, "exited with status 4", env={"ESCAPE_THEN": "crash"}),
+    Fault("stderr_holder_bot.py", Termination.CRASH, "exited with status 5"),
 ]
 
 
@@ -96,6 +108,58 @@ def test_a_grandchild_sleeping_forever_dies_with_the_game(tmp_path: Path) -> Non
     assert live_marked(marker) == []
 
 
+@pytest.mark.parametrize("script, env", [
+    ("setsid_grandchild_bot.py", {}),  # daemonized: a new session, and its parent gone
+    ("setpgid_child_bot.py", {}),  # a process group of its own, in the bot's session
+    ("fork_many_bot.py", {"FORKS": "200"}),
+    ("term_ignoring_tree_bot.py", {"CHILDREN": "5"}),
+])
+@pytest.mark.parametrize("suspend_idle", [True, False])
+def test_no_process_a_bot_started_outlives_the_game(script: str, env: dict[str, str], suspend_idle: bool,
+                                                    tmp_path: Path) -> None:
+    marker = new_marker()
+    started = time.monotonic()
+    record = play_game(find_game("limit-nim"), [bot(script, "parent", marker, **env), honest(marker)],
+                       time=TimeControl(time_ms=2000, suspend_idle=suspend_idle), log_dir=tmp_path)
+    assert record.termination is Termination.NORMAL
+    assert time.monotonic() - started < QUIT_GRACE_S + TERM_GRACE_S + MARGIN_S
+    assert live_marked(marker) == []
+
+
+@pytest.mark.parametrize("padding, line_end", [("", "\r\n"), (" \t", "\n")])
+def test_whitespace_around_a_move_is_ignored(padding: str, line_end: str, tmp_path: Path) -> None:
+    marker = new_marker()
+    record = play_game(find_game("limit-nim"), [bot("raw_line_bot.py", "raw", marker, PAD=padding, LINE_END=line_end),
+                                                honest(marker)], time=GAME_TIME, log_dir=tmp_path)
+    assert record.termination is Termination.NORMAL  # not malformed
+    assert live_marked(marker) == []
+
+
+def test_a_process_that_left_the_bots_process_group_is_suspended_too(tmp_path: Path) -> None:
+    """Its child keeps sending the bot SIGCONT: while the opponent thinks, both must stay stopped."""
+    marker = new_marker()
+    seats = [bot("sleep_bot.py", "sleepy", marker, SLEEP_S="0.3"), bot("sigcont_child_bot.py", "waker", marker)]
+    seen: list[list[str]] = []
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.is_set():
+            seen.append(_states_of(marker, "sigcont_child_bot.py"))
+            time.sleep(0.01)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        record = play_game(find_game("limit-nim"), seats, time=TimeControl(time_ms=5000), log_dir=tmp_path)
+    finally:
+        done.set()
+        watcher.join()
+    assert record.termination is Termination.NORMAL
+    # Seat 0 sleeps 0.3 s over its second move: the waker and its child were seen stopped together.
+    assert ["T", "T"] in seen
+    assert live_marked(marker) == []
+
+
 def test_cancel_ends_every_bot_promptly_and_raises_game_aborted(tmp_path: Path) -> None:
     marker = new_marker()
     cancel = threading.Event()
@@ -155,6 +219,18 @@ def _state_of(marker: str, script: str) -> str:
         except OSError:
             continue
     return ""
+
+
+def _states_of(marker: str, script: str) -> list[str]:
+    """The process state letters of every marked process running `script`."""
+    states = []
+    for pid in live_marked(marker):
+        try:
+            if script.encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
+                states.append(Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0].decode())
+        except OSError:
+            continue
+    return sorted(states)
 
 
 def _wait_for(condition, timeout_s: float = 5.0) -> None:

@@ -47,7 +47,7 @@ class PipeChannel:
                     return TIMEOUT
                 continue
             except (BrokenPipeError, OSError):
-                return Closed("its standard input is closed")
+                return Closed("closed its standard input")
             data = data[written:]
         return None
 
@@ -75,7 +75,7 @@ class PipeChannel:
             except BlockingIOError:
                 continue
             if not chunk:
-                self._finished = Closed("its standard output reached end of file")
+                self._finished = Closed("closed its standard output")
             buffer += chunk
         return self._finished
 

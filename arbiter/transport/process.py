@@ -12,9 +12,10 @@ Each bot runs in a new session (so its own process group, id = its pid), with:
 
 Ending a bot (`end_all`): wait a grace for the processes that were told to quit, then
 SIGTERM (plus SIGCONT, so stopped processes see it) every live process of its session,
-then SIGKILL, then wait until none is alive. Only a process that leaves the session
-(`setsid`) and whose parent is gone escapes; the guardian and `end_all` both look for
-session and process-group members by scanning /proc.
+then SIGKILL, then wait until none is alive. The guardian and `end_all` both look for
+session and process-group members by scanning /proc; `end_all` also ends every process
+ever seen in the bot's tree. The bot is made a child subreaper, so that a process that
+leaves its session (`setsid`) stays in its tree, and is seen, even once its parent is gone.
 """
 from __future__ import annotations
 
@@ -39,6 +40,7 @@ _LAST_PID_PATH = "/proc/sys/kernel/ns_last_pid"
 # How long a bot found alone is read without looking for children; a child's time that
 # raced a reading is counted at most this late (reaped children count in 10 ms ticks anyway).
 CPU_RECHECK_S = 0.01
+SUSPEND_TRIES = 50  # 1 ms apart: how long `suspend` waits for a bot's processes to be stopped
 _STAT_MAX_BYTES = 2048  # a stat line: 52 numbers of at most 20 digits and a 64-byte name at most
 
 
@@ -309,6 +311,9 @@ class StderrDrain:
 def _prepare_child(parent_pid: int, memory_bytes: int | None, prctl: object) -> None:
     """Runs in the child between fork and exec: parent-death signal and memory cap."""
     prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # type: ignore[operator]
+    # A subreaper (kept across exec): while the bot lives, every process it starts stays in
+    # its tree, even one that leaves its session with setsid() and loses its parent.
+    prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)  # type: ignore[operator]
     if os.getppid() != parent_pid:
         os._exit(125)  # the arbiter died before the signal was armed
     if memory_bytes is not None:
@@ -339,6 +344,10 @@ class BotProcess:
         self._alone_checked = 0.0
         self._status: int | None = None
         self._closed = False
+        # Every descendant seen in the bot's tree, with its start time (so that a reused pid
+        # is never mistaken for it): one that left the session is still ended with the bot.
+        self._descendants: dict[int, bytes] = {}
+        self._stopped: list[int] = []  # descendants stopped by `suspend`, to continue on `resume`
 
     @classmethod
     def launch(cls, command: Sequence[str], *, cwd: str | None = None,
@@ -381,12 +390,57 @@ class BotProcess:
 
     # --- control ---------------------------------------------------------------------
     def suspend(self) -> None:
-        """Stop the bot's process group (SIGSTOP): it cannot think while it is not its turn."""
+        """Stop the bot and all it started (SIGSTOP): it cannot think while it is not its turn."""
         self._signal_group(signal.SIGSTOP)
+        self._stopped = self.track_descendants(signal.SIGSTOP)
+        # One not stopped yet may have sent another SIGCONT: stop again until all are stopped.
+        for _ in range(SUSPEND_TRIES if self._stopped else 0):
+            running = [pid for pid in (self.pid, *self._stopped) if _is_running(pid)]
+            if not running:
+                break
+            for pid in running:
+                _kill(pid, signal.SIGSTOP)
+            time.sleep(0.001)
 
     def resume(self) -> None:
-        """Let the bot's process group run again (SIGCONT)."""
+        """Let the bot and all it started run again (SIGCONT)."""
         self._signal_group(signal.SIGCONT)
+        for pid in self._stopped:
+            _kill(pid, signal.SIGCONT)
+        self._stopped = []
+
+    def track_descendants(self, signum: int | None = None) -> list[int]:
+        """Walk the bot's tree from the top (sending `signum` to each process on the way, so a
+        stopped parent cannot add children behind the walk) and remember every descendant;
+        returns their pids. The bot is a subreaper, so a process that left its session or
+        process group is in the tree as long as the bot lives."""
+        found = []
+        pending = [self.pid]
+        while pending:
+            pid = pending.pop()
+            for child in _children(pid):
+                stat = _stat_fields(child)
+                if stat is None:
+                    continue
+                if signum is not None:
+                    _kill(child, signum)
+                self._descendants[child] = stat[19]  # field 22, starttime
+                found.append(child)
+                pending.append(child)
+        return found
+
+    def tracked_descendants(self) -> list[int]:
+        """The descendants ever seen that are still alive (the same process, not a reused pid)."""
+        alive = []
+        for pid, started in list(self._descendants.items()):
+            stat = _stat_fields(pid)
+            if stat is None or stat[19] != started or stat[0] == b"Z":
+                del self._descendants[pid]
+                if stat is not None and stat[0] == b"Z" and int(stat[1]) == os.getpid():
+                    _reap(pid)  # an orphan handed to us as subreaper
+            else:
+                alive.append(pid)
+        return alive
 
     def terminate(self) -> None:
         """SIGTERM the bot's process group, and SIGCONT so that a stopped bot sees it."""
@@ -489,12 +543,39 @@ class BotProcess:
         end_all([self], grace_s=0, term_grace_s=0)
 
 
+def _children(pid: int) -> list[int]:
+    """The pids of a process's children (of all its threads); empty when it is gone."""
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return []
+    listed = b" ".join(_read_proc(f"/proc/{pid}/task/{tid}/children") or b"" for tid in tids)
+    return [int(child) for child in listed.split()]
+
+
+def _is_running(pid: int) -> bool:
+    """Whether the process exists and is neither stopped nor a zombie."""
+    fields = _stat_fields(pid)
+    return fields is not None and fields[0] not in (b"T", b"t", b"Z")
+
+
+def _reap(pid: int) -> None:
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        pass
+
+
+def _kill(pid: int, signum: int) -> None:
+    try:
+        os.kill(pid, signum)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
 def _signal_all(members: Sequence[tuple[int, str, int]], session_id: int, signum: int) -> None:
     for pid, _, _ in members:
-        try:
-            os.kill(pid, signum)
-        except (ProcessLookupError, PermissionError):
-            pass
+        _kill(pid, signum)
     try:
         os.killpg(session_id, signum)
     except (ProcessLookupError, PermissionError):
@@ -511,12 +592,13 @@ def _live(processes: Sequence[BotProcess]) -> dict[BotProcess, list[tuple[int, s
         for pid, state, ppid in members[process.session_id]:
             if state == "Z":
                 if ppid == me and pid != process.pid:
-                    try:
-                        os.waitpid(pid, os.WNOHANG)  # an orphan handed to us as subreaper
-                    except ChildProcessError:
-                        pass
+                    _reap(pid)  # an orphan handed to us as subreaper
                 continue
             live.append((pid, state, ppid))
+        # Those that left the session: in the bot's tree now, or seen in it before.
+        listed = {pid for pid, _, _ in live}
+        process.track_descendants()
+        live += [(pid, "?", 0) for pid in process.tracked_descendants() if pid not in listed]
         if live:
             alive[process] = live
     return alive
