@@ -112,3 +112,124 @@ def test_openings_file_is_checked_against_the_rules(tmp_path: Path) -> None:
 def test_yaml_syntax_error_names_line(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"t.yaml:3: not valid YAML"):
         load_config(write(tmp_path, "name: x\ngame: y\n- a\n"))
+
+
+# Hostile input from a user's side: each is refused with its key path, never a traceback.
+
+@pytest.mark.parametrize("name, allowed", [
+    ('"../../etc/x"', "must not contain '/' (player names are part of game ids and log file names)"),
+    ('"a\\\\b"', "must not contain '\\\\'"),
+    ('".hidden"', "must not start with '.'"),
+    ('" padded"', "must not start or end with a space"),
+    ('"' + "L" * 65 + '"', "must be at most 64 bytes long in UTF-8"),
+    ("yes", 'must be a string (YAML reads yes/no/true/null and numbers as other types: quote the name'),
+    ("12", "must be a string (YAML reads"),
+])
+def test_a_player_name_that_cannot_name_a_log_file_is_refused(tmp_path: Path, name: str, allowed: str) -> None:
+    message = problems(tmp_path, GOOD.replace("name: random,", f"name: {name},"))
+    assert f"t.yaml:11: players[0].name: " in message and allowed in message
+
+
+def test_unicode_and_spaces_are_fine_in_names(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, GOOD.replace("name: random,", "name: ünï cødé,")))
+    assert config.players[0].name == "ünï cødé"
+
+
+def test_names_equal_up_to_case_are_refused(tmp_path: Path) -> None:
+    message = problems(tmp_path, GOOD.replace("name: random,", "name: Other,"))
+    assert ("players[1].name: 'other' is not allowed: player 'Other' has the same name up to case "
+            "(their log files would collide on a case-insensitive file system)") in message
+
+
+def test_names_whose_game_ids_would_clash_are_refused(tmp_path: Path) -> None:
+    # 'a-b' against 'c' and 'a' against 'b-c' would both be game 001-a-b-c: resume would skip one.
+    players = "players:\n" + "".join(f"  - {{name: {n}, command: python bot.py}}\n" for n in ("a", "b-c", "a-b", "c"))
+    message = problems(tmp_path, GOOD[:GOOD.index("players:")] + players)
+    assert ("players[3].name: game ids would clash: 'a-b' against 'c' and 'a' against 'b-c' are both "
+            "'a-b-c' in a game id") in message
+
+
+def test_env_values_must_be_strings_or_numbers(tmp_path: Path) -> None:
+    message = problems(tmp_path, GOOD.replace("env: {SEED: 1}", "env: {SEED: 1, LIST: [1, 2], NONE: null, FLAG: yes}"))
+    assert "players[1].env.LIST: [1, 2] is not allowed: must be a string or a number" in message
+    assert "players[1].env.NONE: None is not allowed" in message
+    assert 'players[1].env.FLAG: True is not allowed: must be a string or a number (YAML reads yes/no/null as ' \
+           'other types: quote it, e.g. FLAG: "1")' in message
+    assert message.startswith("3 problems")
+
+
+def test_time_ms_as_a_string_is_refused(tmp_path: Path) -> None:
+    message = problems(tmp_path, GOOD.replace("time: {time_ms: 5000,", 'time: {time_ms: "5000",'))
+    assert "time.time_ms: '5000' is not allowed: must be an integer >= 1" in message
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("", "a tournament config must be a YAML mapping of keys"),
+    ("- a\n- b\n", "a tournament config must be a YAML mapping of keys"),
+    ("just words\n", "a tournament config must be a YAML mapping of keys"),
+    ("name: x\n\tgame: y\n", "t.yaml:2: not valid YAML"),
+])
+def test_a_config_that_is_not_a_mapping_is_refused(tmp_path: Path, text: str, expected: str) -> None:
+    assert expected in problems(tmp_path, text)
+
+
+def test_a_config_that_is_not_utf8_or_not_a_file_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "latin1.yaml"
+    path.write_bytes("name: caf\u00e9\n".encode("latin-1"))
+    with pytest.raises(ConfigError, match=r"latin1.yaml: not UTF-8 text: byte 0xe9 at offset 9"):
+        load_config(path)
+    with pytest.raises(ConfigError, match=r"cannot read config .*: Is a directory"):
+        load_config(tmp_path)
+    with pytest.raises(ConfigError, match=r"cannot read config .*missing.yaml: No such file or directory"):
+        load_config(tmp_path / "missing.yaml")
+
+
+def test_an_openings_file_that_is_not_utf8_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "openings.txt").write_bytes(b"1 2\xff\n")
+    message = problems(tmp_path, GOOD.replace("{random_moves: 2, seed: 7}", "{file: openings.txt}"))
+    assert "openings.file: 'openings.txt' is not allowed: " in message and "is not UTF-8 text (byte 0xff" in message
+
+
+def test_an_openings_file_with_crlf_line_ends_reads_like_lf(tmp_path: Path) -> None:
+    (tmp_path / "openings.txt").write_bytes(b"# comment\r\n1 2; 8 9\r\n\r\n4 5\r\n")
+    config = load_config(write(tmp_path, GOOD.replace("{random_moves: 2, seed: 7}", "{file: openings.txt}")))
+    assert config.openings.lines == (("1 2", "8 9"), ("4 5",))
+
+
+def test_an_openings_file_of_only_comments_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "openings.txt").write_text("# nothing here\n\n# still nothing\n")
+    message = problems(tmp_path, GOOD.replace("{random_moves: 2, seed: 7}", "{file: openings.txt}"))
+    assert "openings.txt has no openings (one per line, moves separated by ';')" in message
+
+
+def test_more_random_opening_moves_than_the_game_lasts_is_refused(tmp_path: Path) -> None:
+    text = GOOD.replace("game: dots-and-triangles\nparams: {rows: 4}", "game: limit-nim\nparams: {piles: '1/1'}")
+    message = problems(tmp_path, text)
+    assert "openings.random_moves: 2 is not allowed: cannot find a 2-move opening that leaves limit-nim" in message
+
+
+def test_a_tournament_too_big_to_schedule_is_refused(tmp_path: Path) -> None:
+    message = problems(tmp_path, GOOD.replace("games_per_pairing: 4", "games_per_pairing: 100000000000"))
+    assert "games_per_pairing: 100000000000 is not allowed: must be an even integer >= 2 and <= 1000000" in message
+    many = "players:\n" + "".join(f"  - {{name: p{i}, command: python bot.py}}\n" for i in range(50))
+    message = problems(tmp_path, GOOD[:GOOD.index("players:")].replace("games_per_pairing: 4",
+                                                                      "games_per_pairing: 1000") + many)
+    assert "games_per_pairing: 1000 is not allowed: 50 players would play 1225000 games; at most 1000000" in message
+
+
+def test_concurrency_bounds_are_the_same_in_the_file_and_on_the_command_line(tmp_path: Path) -> None:
+    assert "concurrency: 0 is not allowed: must be an integer >= 1 and <= 256" in \
+        problems(tmp_path, GOOD.replace("concurrency: 2", "concurrency: 0"))
+    for flag in (0, 100000):
+        with pytest.raises(ConfigError, match=rf"--concurrency {flag} is not allowed: must be >= 1 and <= 256"):
+            load_config(write(tmp_path, GOOD), concurrency=flag)
+
+
+def test_swiss_rounds_out_of_range_is_one_problem(tmp_path: Path) -> None:
+    message = problems(tmp_path, GOOD.replace("round-robin", "swiss") + "rounds: 0\n")
+    assert message.startswith("1 problem in") and "rounds: 0 is not allowed: must be an integer >= 1" in message
+
+
+def test_a_gauntlet_candidate_alone_is_refused(tmp_path: Path) -> None:
+    text = GOOD[:GOOD.index("  - {name: other")].replace("round-robin", "gauntlet") + "gauntlet: {candidate: random}\n"
+    assert "players: must be a list of at least two players" in problems(tmp_path, text)

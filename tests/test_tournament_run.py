@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ from arbiter.reports.results import report_results
 from arbiter.tournament.config import load_config
 from arbiter.tournament.progress import Progress
 from arbiter.tournament.runner import Interrupted, TournamentRunner, prepare_results
+from arbiter.tournament.store import hold_results_folder
 from arbiter.errors import UsageError
 
 from tournament_helpers import fake_play, write_config
@@ -154,3 +156,113 @@ def test_progress_off_a_terminal_logs_one_line_per_game(tmp_path: Path) -> None:
     lines = stream.getvalue().splitlines()
     assert len(lines) == 12 and lines[0].startswith("[1/12] 001-a-b: ")
     assert "\x1b" not in stream.getvalue()
+
+
+def test_a_second_run_on_a_held_results_folder_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import subprocess
+    import sys
+
+    from arbiter.cli import main
+
+    path = write_config(tmp_path, BODY)
+    folder = tmp_path / "results"
+    holder = subprocess.Popen(  # another arbiter run, as far as the lock can tell
+        [sys.executable, "-c", "import sys; from pathlib import Path; from arbiter.tournament.store import "
+         "hold_results_folder\nwith hold_results_folder(Path(sys.argv[1])):\n print('held', flush=True)\n "
+         "sys.stdin.read()", str(folder)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        assert main(["run", "--quiet", str(path)]) == 2
+        assert (f"arbiter run: error: results folder {folder} is in use by another arbiter run (it holds "
+                f"{folder / '.arbiter.lock'}); wait for that run to end, or stop it") in capsys.readouterr().err
+        assert not (folder / "games.jsonl").exists()
+    finally:
+        holder.communicate("", timeout=10)
+    assert holder.returncode == 0
+    with hold_results_folder(folder):  # the lock ended with the run that held it: the next one may go
+        assert (folder / ".arbiter.lock").exists()
+
+
+def test_a_results_folder_that_is_a_file_or_holds_other_files_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "afile").write_text("mine\n")
+    with pytest.raises(UsageError, match=r"results folder .*afile is a file, not a folder"):
+        with hold_results_folder(tmp_path / "afile"):
+            pass
+    with pytest.raises(UsageError, match=r"cannot create results folder .*afile/sub: Not a directory"):
+        with hold_results_folder(tmp_path / "afile" / "sub"):
+            pass
+    own = tmp_path / "mine"
+    (own / "logs").mkdir(parents=True)
+    (own / "logs" / "keep.txt").write_text("keep\n")
+    with pytest.raises(UsageError, match=r"already holds other files and no games.jsonl.*--fresh deletes"):
+        with hold_results_folder(own):
+            pass
+    assert (own / "logs" / "keep.txt").read_text() == "keep\n"  # --fresh never got to delete it
+
+
+def corrupt_line(path: Path, number: int, text: str) -> None:
+    lines = path.read_text().splitlines(keepends=True)
+    lines[number - 1] = text + "\n"
+    path.write_text("".join(lines))
+
+
+@pytest.mark.parametrize("line, problem", [
+    ("{}", "this game record lacks id, names, winner, termination, moves"),
+    ("[1, 2]", "a game record is a JSON object, not list"),
+    ('{"id": "x", "names": ["a", "b"]}', "this game record lacks winner, termination, moves"),
+])
+def test_a_line_that_is_not_a_game_record_is_a_clear_error(tmp_path: Path, line: str, problem: str) -> None:
+    path = write_config(tmp_path, BODY)
+    run(path)
+    games = tmp_path / "results" / "games.jsonl"
+    corrupt_line(games, 3, line)
+    for attempt in (lambda: report_results(tmp_path / "results"), lambda: run(path)):
+        with pytest.raises(UsageError, match=rf"games.jsonl:3: {re.escape(problem)}; fix or remove this line"):
+            attempt()
+    assert len(games.read_text().splitlines()) == 12  # nothing recorded was dropped
+
+
+def test_a_game_recorded_twice_is_a_clear_error_not_counted_twice(tmp_path: Path) -> None:
+    path = write_config(tmp_path, BODY)
+    run(path)
+    games = tmp_path / "results" / "games.jsonl"
+    games.write_text(games.read_text() + games.read_text().splitlines(keepends=True)[0])
+    with pytest.raises(UsageError, match=r"games.jsonl:13: game 001-a-b is recorded twice \(first on line 1\)"):
+        report_results(tmp_path / "results")
+
+
+def test_a_record_of_a_stranger_is_a_clear_error(tmp_path: Path) -> None:
+    path = write_config(tmp_path, BODY)
+    run(path)
+    games = tmp_path / "results" / "games.jsonl"
+    corrupt_line(games, 2, games.read_text().splitlines()[1].replace('"names":["b","a"]', '"names":["zed","a"]'))
+    with pytest.raises(UsageError, match=r"games.jsonl:2: game 001-b-a: 'zed' is not a player of this tournament "
+                                         r"\(players: a, b, c\)"):
+        report_results(tmp_path / "results")
+
+
+def test_a_corrupt_middle_line_stops_the_run_without_losing_records(tmp_path: Path) -> None:
+    path = write_config(tmp_path, BODY)
+    run(path)
+    games = tmp_path / "results" / "games.jsonl"
+    corrupt_line(games, 4, games.read_text().splitlines()[3][:40])
+    before = games.read_bytes()
+    with pytest.raises(UsageError, match=r"games.jsonl:4: this line is not a valid game record, and it is not the last"):
+        run(path)
+    assert games.read_bytes() == before
+
+
+def test_a_damaged_tournament_description_is_a_clear_error(tmp_path: Path) -> None:
+    path = write_config(tmp_path, BODY)
+    run(path)
+    (tmp_path / "results" / "tournament.json").write_text('{"name": ')
+    for attempt in (lambda: report_results(tmp_path / "results"), lambda: run(path)):
+        with pytest.raises(UsageError, match=r"tournament.json cannot be read \(.*\); it is rewritten by"):
+            attempt()
+
+
+def test_report_on_a_folder_without_games_is_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("x")
+    for folder in (tmp_path, tmp_path / "file", tmp_path / "missing"):
+        with pytest.raises(UsageError, match=r"is not a results folder: it has no games.jsonl"):
+            report_results(folder)

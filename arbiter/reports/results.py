@@ -1,11 +1,11 @@
 """A results folder read back: records from `games.jsonl`, settings from `tournament.json`."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
+from ..tournament.runner import read_description
 from ..tournament.store import GameStore
 from .standings import compute_standings, write_standings
 
@@ -13,12 +13,11 @@ from .standings import compute_standings, write_standings
 def load_results(folder: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The records and a description of the tournament (name, game, format, settings)."""
     games = folder / "games.jsonl"
-    if not games.exists():
+    if not games.is_file():
         raise UsageError(f"{folder} is not a results folder: it has no games.jsonl")
-    records = GameStore(games).load()
-    description_path = folder / "tournament.json"
-    description = json.loads(description_path.read_text(encoding="utf-8")) if description_path.exists() else {}
+    description = read_description(folder)
     schedule = description.get("schedule", {})
+    records = GameStore(games, players=schedule.get("players", [])).load()
     first = records[0] if records else {}
     meta = {
         "name": description.get("name", folder.name),

@@ -32,6 +32,9 @@ TOP_KEYS = (
 )
 SPRT_KEYS = ("elo0", "elo1", "alpha", "beta", "max_games", "fail_on_fault", "log_pattern")
 DEFAULT_LOG_PATTERN = "warn|error|exception|traceback|assert"
+MAX_CONCURRENCY = 256
+MAX_PLANNED_GAMES = 1_000_000  # the schedule is built in memory before the first game
+MAX_ROUNDS = 10_000
 SCRIPT_SUFFIXES = (".py", ".js", ".jar", ".rb", ".pl", ".sh", ".lua", ".php")
 
 
@@ -113,8 +116,8 @@ def load_config(path: str | Path, *, concurrency: int | None = None) -> Tourname
     problems.raise_if_any()
     assert config is not None
     if concurrency is not None:
-        if concurrency < 1:
-            raise ConfigError(f"--concurrency {concurrency} is not allowed: must be >= 1")
+        if not 1 <= concurrency <= MAX_CONCURRENCY:
+            raise ConfigError(f"--concurrency {concurrency} is not allowed: must be >= 1 and <= {MAX_CONCURRENCY}")
         config = replace(config, concurrency=concurrency)
     return config
 
@@ -154,13 +157,13 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
         for key in ("candidate", "baseline", "sprt"):
             if top.has(key):
                 problems.add((key,), f"only applies to format: sprt, not {fmt}")
-    per_pairing = top.get("games_per_pairing", 2, integer(2, even=True))
-    rounds = top.get("rounds", None, integer(1))
-    if fmt == "swiss" and rounds is None:
+    per_pairing = top.get("games_per_pairing", 2, integer(2, MAX_PLANNED_GAMES, even=True))
+    rounds = top.get("rounds", None, integer(1, MAX_ROUNDS))
+    if fmt == "swiss" and top.raw("rounds") is None:  # a bad value is reported by its check
         problems.add(("rounds",), "is required for format: swiss (the number of Swiss rounds)")
     if fmt != "swiss" and top.has("rounds"):
         problems.add(("rounds",), f"only applies to format: swiss, not {fmt}")
-    concurrency = top.get("concurrency", os.cpu_count() or 1, integer(1, 256))
+    concurrency = top.get("concurrency", os.cpu_count() or 1, integer(1, MAX_CONCURRENCY))
     time = _read_time(problems, ("time",), top.raw("time"), TimeControl(), allowed=TIME_KEYS)
     arbiter_keys = _read_arbiter_keys(problems, top.get("arbiter_keys", None, text), folder)
     if top.raw("scoring") == "game":
@@ -181,6 +184,9 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
         if len(players) == 2 and players[0].name == players[1].name:
             problems.add(("baseline", "name"), f"{players[1].name!r} is not allowed: "
                                                "the candidate and the baseline need different names")
+        else:
+            check_name_clashes(problems, [((role, "name"), p.name)
+                                          for role, p in zip(("candidate", "baseline"), players)])
         sprt = _read_sprt(problems, top.raw("sprt"))
     else:
         players = _read_players(problems, top.raw("players"), folder, time, arbiter_keys)
@@ -191,6 +197,12 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
         candidate = g.get("candidate", None, one_of(names) if names else text, required=True)
     elif top.has("gauntlet") and fmt != "sprt":
         problems.add(("gauntlet",), f"only applies to format: gauntlet, not {fmt}")
+    pairings = {"round-robin": len(names) * (len(names) - 1) // 2, "gauntlet": len(names) - 1,
+                "swiss": len(names) // 2 * (rounds or 0)}.get(str(fmt), 0)
+    if pairings * per_pairing > MAX_PLANNED_GAMES:
+        problems.add(("games_per_pairing",), f"{per_pairing} is not allowed: {len(names)} players would play "
+                                             f"{pairings * per_pairing} games; at most {MAX_PLANNED_GAMES} fit "
+                                             "in one tournament")
     openings = _read_openings(problems, top.raw("openings"), folder, game)
     if (openings.random_moves or openings.lines) and any(p.dialect == "codecup" for p in players):
         problems.add(("openings",), "openings cannot be used with dialect: codecup players "
@@ -228,15 +240,13 @@ def _read_players(problems: Problems, value: Any, folder: Path, time: TimeContro
         problems.add(("players",), "must be a list of at least two players, each {name, command}")
         return []
     players: list[PlayerSpec] = []
-    seen: set[str] = set()
+    named: list[tuple[KeyPath, str]] = []
     endpoints: dict[str, str] = {}  # a fixed socket endpoint -> the player that has it
     for index, entry in enumerate(value):
         player = _read_player(problems, ("players", index), entry, folder, time, arbiter_keys=arbiter_keys)
         if player is None:
             continue
-        if player.name in seen:
-            problems.add(("players", index, "name"), f"{player.name!r} is not allowed: player names must be unique")
-        seen.add(player.name)
+        named.append((("players", index, "name"), player.name))
         endpoint = player.socket.bind or player.socket.connect if player.transport == "remote" else None
         if endpoint:
             key = "bind" if player.socket.bind else "connect"
@@ -245,7 +255,60 @@ def _read_players(problems: Problems, value: Any, folder: Path, time: TimeContro
                                                      f"{endpoints[endpoint]!r} already uses that endpoint")
             endpoints.setdefault(endpoint, player.name)
         players.append(player)
+    check_name_clashes(problems, named)
     return players
+
+
+MAX_NAME_BYTES = 64  # a log file's name holds the game id (two names) and a name again: 3 x 64 + 19 < 255
+
+
+def player_name(value: Any) -> str | None:
+    """A check for a player name: it becomes part of game ids and log file names."""
+    if value is None or isinstance(value, (bool, int, float)):
+        return ("must be a string (YAML reads yes/no/true/null and numbers as other types: "
+                "quote the name, e.g. name: \"yes\")")
+    if not isinstance(value, str) or not value.strip():
+        return "must be a non-empty string"
+    if value != value.strip():
+        return "must not start or end with a space"
+    bad = sorted({char for char in value if char in "/\\" or not char.isprintable()})
+    if bad:
+        return (f"must not contain {', '.join(repr(char) for char in bad)} "
+                "(player names are part of game ids and log file names)")
+    if value.startswith("."):
+        return "must not start with '.' (player names are part of log file names)"
+    if len(value.encode("utf-8")) > MAX_NAME_BYTES:
+        return f"must be at most {MAX_NAME_BYTES} bytes long in UTF-8 (it is part of log file names)"
+    return None
+
+
+def check_name_clashes(problems: Problems, named: list[tuple[KeyPath, str]]) -> None:
+    """Player names must be unique, also ignoring case (log files on case-insensitive file
+    systems), and no two pairings may share a game id (`a-b` vs `c` and `a` vs `b-c`)."""
+    first_of: dict[str, str] = {}  # casefolded name -> the name as first given
+    for path, name in named:
+        earlier = first_of.get(name.casefold())
+        if earlier is None:
+            first_of[name.casefold()] = name
+        elif earlier == name:
+            problems.add(path, f"{name!r} is not allowed: player names must be unique")
+        else:
+            problems.add(path, f"{name!r} is not allowed: player {earlier!r} has the same name up to case "
+                               "(their log files would collide on a case-insensitive file system)")
+    names = list(first_of.values())
+    pairing_of: dict[str, tuple[str, str]] = {}
+    for first in names:
+        for second in names:
+            if first == second:
+                continue
+            game_id = f"{first}-{second}".casefold()
+            other = pairing_of.setdefault(game_id, (first, second))
+            if other != (first, second):
+                path = next(p for p, n in reversed(named) if n in (first, second, *other))
+                problems.add(path, f"game ids would clash: {first!r} against {second!r} and {other[0]!r} "
+                                   f"against {other[1]!r} are both '{first}-{second}' in a game id; "
+                                   "rename one of these players (e.g. without '-')")
+                return
 
 
 def _read_player(problems: Problems, path: KeyPath, entry: Any, folder: Path, time: TimeControl,
@@ -256,7 +319,7 @@ def _read_player(problems: Problems, path: KeyPath, entry: Any, folder: Path, ti
         if entry is None:
             problems.add(path, "is required: a player {name, command}")
         return None
-    name = m.get("name", default_name, text, required=default_name is None)
+    name = m.get("name", default_name, player_name, required=default_name is None)
     transport = m.get("transport", "pipe", one_of(("pipe", "zmq", "remote")))
     socket = _read_socket(problems, path, m, folder, transport, arbiter_keys)
     if transport == "remote":  # the arbiter does not start it
@@ -272,9 +335,13 @@ def _read_player(problems: Problems, path: KeyPath, entry: Any, folder: Path, ti
     if cwd_text and not cwd.is_dir():
         problems.add(path + ("cwd",), f"{cwd_text!r} is not allowed: no such folder ({cwd})")
     env = m.raw("env") or {}
-    if not isinstance(env, dict) or not all(isinstance(k, str) for k in env):
+    if not isinstance(env, dict) or not all(isinstance(k, str) and k and "=" not in k for k in env):
         problems.add(path + ("env",), f"{env!r} is not allowed: must be a mapping of NAME: value")
         env = {}
+    for key, value in env.items():
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            problems.add(path + ("env", key), f"{value!r} is not allowed: must be a string or a number "
+                                              f"(YAML reads yes/no/null as other types: quote it, e.g. {key}: \"1\")")
     dialect = m.get("dialect", "arbiter", one_of(("arbiter", "codecup")))
     own_time = {k: entry[k] for k in TIME_KEYS if k in entry}
     player_time = _read_time(problems, path, own_time, time, TIME_KEYS) if own_time else None
@@ -424,7 +491,14 @@ def _read_openings(problems: Problems, value: Any, folder: Path, game: Game[Any]
     if m.has("file") and m.has("random_moves"):
         problems.add(("openings",), "give either random_moves (with seed) or file, not both")
     if not m.has("file"):
-        return Openings(random_moves=m.get("random_moves", 0, integer(0, 64)), seed=m.get("seed", 0, integer(0)))
+        openings = Openings(random_moves=m.get("random_moves", 0, integer(0, 64)), seed=m.get("seed", 0, integer(0)))
+        if openings.random_moves and game is not None:
+            from .schedule import OpeningError, make_opening  # schedule builds on this module
+            try:
+                make_opening(game, openings.random_moves, openings.seed, 0)
+            except OpeningError as exc:
+                problems.add(("openings", "random_moves"), f"{openings.random_moves} is not allowed: {exc}")
+        return openings
     file_text = m.get("file", None, text)
     if file_text is None:
         return Openings()
@@ -433,6 +507,10 @@ def _read_openings(problems: Problems, value: Any, folder: Path, game: Game[Any]
         content = path.read_text(encoding="utf-8")
     except OSError as exc:
         problems.add(("openings", "file"), f"{file_text!r} is not allowed: cannot read {path} ({exc.strerror})")
+        return Openings()
+    except UnicodeDecodeError as exc:
+        problems.add(("openings", "file"), f"{file_text!r} is not allowed: {path} is not UTF-8 text "
+                                           f"(byte {exc.object[exc.start]:#04x} at offset {exc.start})")
         return Openings()
     lines: list[tuple[str, ...]] = []
     for number_, line in enumerate(content.splitlines(), 1):

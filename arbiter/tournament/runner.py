@@ -7,6 +7,7 @@ games without a record.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import threading
 import time
@@ -24,7 +25,7 @@ from ..referee import GameAborted, play_game
 from .config import TournamentConfig
 from .progress import Progress
 from .schedule import ScheduledGame, fixed_schedule, planned_games, schedule_identity, swiss_round
-from .store import GameStore
+from .store import GameStore, hold_results_folder
 
 IDENTITY_FILE = "tournament.json"
 
@@ -43,20 +44,23 @@ class RunOutcome:
 
 
 def prepare_results(config: TournamentConfig, *, fresh: bool) -> GameStore:
-    """Create (or with `fresh`, empty) the results folder; refuse a resume whose schedule changed."""
+    """Set up the held results folder (with `fresh`, emptied of a previous run's files);
+    refuse a resume whose schedule changed."""
     folder = config.results_dir
     identity = schedule_identity(config)
     identity_path = folder / IDENTITY_FILE
-    if fresh and folder.exists():
-        for name in ("games.jsonl", IDENTITY_FILE, "config.yaml", "standings.txt", "standings.md",
-                     "summary.json", "report.html"):
-            (folder / name).unlink(missing_ok=True)
-        shutil.rmtree(folder / "logs", ignore_errors=True)
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "logs").mkdir(exist_ok=True)
+    store = GameStore(folder / "games.jsonl", players=[p.name for p in config.players])
+    try:
+        if fresh:
+            for name in ("games.jsonl", IDENTITY_FILE, "config.yaml", "standings.txt", "standings.md",
+                         "summary.json", "report.html"):
+                (folder / name).unlink(missing_ok=True)
+            shutil.rmtree(folder / "logs", ignore_errors=True)
+        (folder / "logs").mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"cannot prepare results folder {folder}: {exc.strerror}") from None
     if identity_path.exists():
-        previous = json.loads(identity_path.read_text(encoding="utf-8")).get("schedule", {})
-        changed = [key for key in identity if previous.get(key) != identity[key]]
+        changed = [key for key in identity if read_description(folder).get("schedule", {}).get(key) != identity[key]]
         if changed:
             raise UsageError(
                 f"{folder} holds a tournament with a different schedule (changed: {', '.join(changed)}). "
@@ -71,11 +75,34 @@ def prepare_results(config: TournamentConfig, *, fresh: bool) -> GameStore:
         "time": asdict(config.time),
         "planned": planned_games(config),
     }
-    identity_path.write_text(json.dumps(description, indent=2) + "\n", encoding="utf-8")
-    (folder / "config.yaml").write_text(
-        f"# copy of {config.source}\n" + yaml.safe_dump(config.raw, sort_keys=False), encoding="utf-8"
-    )
-    return GameStore(folder / "games.jsonl")
+    _write_whole(identity_path, json.dumps(description, indent=2) + "\n")
+    _write_whole(folder / "config.yaml", f"# copy of {config.source}\n" + yaml.safe_dump(config.raw, sort_keys=False))
+    return store
+
+
+def read_description(folder: Path) -> dict[str, Any]:
+    """The results folder's `tournament.json` (what fixes the schedule), or {} if there is none."""
+    path = folder / IDENTITY_FILE
+    if not path.exists():
+        return {}
+    try:
+        description = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"{path} cannot be read ({exc}); it is rewritten by `arbiter run CONFIG` "
+                         "with that folder's config") from None
+    if not isinstance(description, dict):
+        raise UsageError(f"{path} is not a tournament description (a JSON object)")
+    return description
+
+
+def _write_whole(path: Path, text: str) -> None:
+    """Replace a file at once (a stop mid-write leaves the old file, never half a new one)."""
+    partial = path.with_name(path.name + ".partial")
+    try:
+        partial.write_text(text, encoding="utf-8")
+        os.replace(partial, path)
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror}") from None
 
 
 def tournament_record(config: TournamentConfig, scheduled: ScheduledGame, record: GameRecord) -> dict[str, Any]:
@@ -254,11 +281,12 @@ def stopped_note(results_dir: Path, again: str) -> str:
 
 
 def run_tournament(config: TournamentConfig, progress: Progress, *, fresh: bool = False) -> RunOutcome:
-    """Prepare the results folder and play every game without a record."""
-    store = prepare_results(config, fresh=fresh)
-    runner = TournamentRunner(config, store, progress)
-    started = time.monotonic()
-    outcome = runner.run()
+    """Hold the results folder, prepare it and play every game without a record."""
+    with hold_results_folder(config.results_dir):
+        store = prepare_results(config, fresh=fresh)
+        runner = TournamentRunner(config, store, progress)
+        started = time.monotonic()
+        outcome = runner.run()
     progress.note(f"{outcome.played_now} games played in {time.monotonic() - started:.1f} s")
     return outcome
 

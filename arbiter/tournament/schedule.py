@@ -11,8 +11,13 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, Sequence
 
+from ..errors import UsageError
 from ..games import Game
 from .config import TournamentConfig
+
+
+class OpeningError(UsageError):
+    """No random opening of the configured length leaves the game unfinished."""
 
 
 @dataclass(frozen=True)
@@ -42,7 +47,8 @@ def make_opening(game: Game[Any], moves: int, seed: int, index: int) -> tuple[st
                 break
         if not state.is_over():
             return tuple(played)
-    raise ValueError(f"cannot find a {moves}-move opening that leaves {game.describe()} unfinished")
+    raise OpeningError(f"cannot find a {moves}-move opening that leaves {game.describe()} unfinished "
+                       "(use fewer openings.random_moves)")
 
 
 def opening_for(config: TournamentConfig, game: Game[Any], index: int) -> tuple[str, ...]:

@@ -26,7 +26,7 @@ from .config import SprtSettings, TournamentConfig
 from .progress import Progress
 from .runner import Interrupted, TournamentRunner, prepare_results
 from .schedule import ScheduledGame, opening_for
-from .store import GameStore
+from .store import GameStore, hold_results_folder
 
 Verdict = Literal["H1", "H0", "fault", "inconclusive"]
 EXIT_CODES: dict[Verdict, int] = {"H1": 0, "H0": 1, "inconclusive": 2, "fault": 3}
@@ -278,10 +278,11 @@ class SprtRunner(TournamentRunner):
 
 def run_sprt(config: TournamentConfig, progress: SprtProgress, *, fresh: bool = False) -> SprtOutcome:
     """Prepare the results folder and play pairs until the test is decided."""
-    store = prepare_results(config, fresh=fresh)
-    runner = SprtRunner(config, store, progress)
-    started = time.monotonic()
-    outcome = runner.run()
+    with hold_results_folder(config.results_dir):
+        store = prepare_results(config, fresh=fresh)
+        runner = SprtRunner(config, store, progress)
+        started = time.monotonic()
+        outcome = runner.run()
     if outcome.played_now:
         progress.note(f"{outcome.played_now} games played in {time.monotonic() - started:.1f} s")
     return outcome

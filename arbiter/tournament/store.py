@@ -1,10 +1,13 @@
-"""The results folder: `games.jsonl`, append-only and fsynced, tolerant of a torn last line."""
+"""The results folder: `games.jsonl`, append-only and fsynced, tolerant of a torn last line,
+and the lock that keeps two runs from appending to one folder at once."""
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Collection, Iterator
 
 from ..errors import UsageError
 
@@ -12,16 +15,23 @@ from ..errors import UsageError
 class GameStore:
     """One JSON object per finished game, one per line, in the order games finished."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, players: Collection[str] = ()) -> None:
         self.path = path
+        self.players = tuple(players)  # the tournament's players, when known: records name only them
 
     def load(self, *, repair: bool = False) -> list[dict[str, Any]]:
         """Every complete record. A torn last line (a crash mid-write) is ignored, and with
-        `repair` cut off the file so the next append starts on a clean line."""
+        `repair` cut off the file so the next append starts on a clean line. A record that is
+        not a game record, repeats a game id, or names someone not in `players` is a
+        UsageError naming its line: records are never dropped silently."""
         if not self.path.exists():
             return []
-        data = self.path.read_bytes()
+        try:
+            data = self.path.read_bytes()
+        except OSError as exc:
+            raise UsageError(f"cannot read {self.path}: {exc.strerror}") from None
         records: list[dict[str, Any]] = []
+        lines_of: dict[str, int] = {}  # game id -> its line
         offset = 0
         for number, line in enumerate(data.splitlines(keepends=True), 1):
             complete = line.endswith(b"\n")
@@ -43,6 +53,13 @@ class GameStore:
                         handle.truncate(offset)
                         os.fsync(handle.fileno())
                 break
+            problem = record_problem(record, self.players)
+            if problem is None and record["id"] in lines_of:
+                problem = f"game {record['id']} is recorded twice (first on line {lines_of[record['id']]})"
+            if problem is not None:
+                raise UsageError(f"{self.path}:{number}: {problem}; fix or remove this line "
+                                 "(the standings would not be what was played)")
+            lines_of[record["id"]] = number
             records.append(record)
             offset += len(line)
         return records
@@ -54,3 +71,55 @@ class GameStore:
             handle.write(line)
             handle.flush()
             os.fsync(handle.fileno())
+
+
+RECORD_KEYS = ("id", "names", "winner", "termination", "moves")
+
+
+def record_problem(record: Any, players: Collection[str] = ()) -> str | None:
+    """What makes a parsed line unusable as a tournament's game record, or None."""
+    if not isinstance(record, dict):
+        return f"a game record is a JSON object, not {type(record).__name__}"
+    missing = [key for key in RECORD_KEYS if key not in record]
+    if missing:
+        return f"this game record lacks {', '.join(missing)}"
+    if not isinstance(record["id"], str) or not isinstance(record["moves"], list):
+        return "a game record's id is a string and its moves a list"
+    names = record["names"]
+    if not (isinstance(names, list) and len(names) == 2 and all(isinstance(n, str) for n in names)):
+        return f"game {record['id']}: names must be the two players' names, not {names!r}"
+    if record["winner"] not in (None, 0, 1) or isinstance(record["winner"], bool):
+        return f"game {record['id']}: winner must be 0, 1 or null, not {record['winner']!r}"
+    strangers = [name for name in names if players and name not in players]
+    if strangers:
+        return (f"game {record['id']}: {', '.join(map(repr, strangers))} is not a player of this tournament "
+                f"(players: {', '.join(players)})")
+    return None
+
+
+LOCK_FILE = ".arbiter.lock"
+RESULTS_MARKS = ("games.jsonl", "tournament.json", LOCK_FILE)  # files that make a folder a results folder
+
+
+@contextmanager
+def hold_results_folder(folder: Path) -> Iterator[None]:
+    """Create the results folder if needed and hold an exclusive lock on it until the block
+    ends, so two runs never append the same games; UsageError if another run holds it, or if
+    the folder cannot be created or already holds files that are not a tournament's."""
+    if folder.exists() and not folder.is_dir():
+        raise UsageError(f"results folder {folder} is a file, not a folder; set `results:` to a folder")
+    if folder.is_dir() and any(folder.iterdir()) and not any((folder / mark).exists() for mark in RESULTS_MARKS):
+        raise UsageError(f"results folder {folder} already holds other files and no games.jsonl; an arbiter "
+                         "run writes (and --fresh deletes) files there: set `results:` to a new or empty folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        handle = open(folder / LOCK_FILE, "a")
+    except OSError as exc:
+        raise UsageError(f"cannot create results folder {folder}: {exc.strerror}") from None
+    with handle:
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise UsageError(f"results folder {folder} is in use by another arbiter run (it holds "
+                             f"{folder / LOCK_FILE}); wait for that run to end, or stop it") from None
+        yield  # the lock ends when the file is closed, or when this process dies

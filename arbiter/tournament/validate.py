@@ -78,6 +78,9 @@ def load_yaml(path: Path) -> tuple[Any, Problems]:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"cannot read config {path}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text: byte {exc.object[exc.start]:#04x} at offset {exc.start} "
+                          "cannot be decoded; save the file as UTF-8") from None
     try:
         node = yaml.compose(text)
         data = yaml.safe_load(text)
