@@ -36,6 +36,9 @@ _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
 _CLOCK_TICKS_PER_S = os.sysconf("SC_CLK_TCK")
 # The pid most recently handed out in our pid namespace (to any process or thread).
+# A pid reading this recent is reused by `track_descendants` (a fork after it is caught by
+# the next full walk, at most CPU_RECHECK_S later, as in `cpu_ms`).
+LAST_PID_FRESH_S = 0.001
 _LAST_PID_PATH = "/proc/sys/kernel/ns_last_pid"
 # How long a bot found alone is read without looking for children; a child's time that
 # raced a reading is counted at most this late (reaped children count in 10 ms ticks anyway).
@@ -348,6 +351,10 @@ class BotProcess:
         # is never mistaken for it): one that left the session is still ended with the bot.
         self._descendants: dict[int, bytes] = {}
         self._stopped: list[int] = []  # descendants stopped by `suspend`, to continue on `resume`
+        self._walk_alone_since: bytes | None = None  # last pid before a walk that found no descendant
+        self._walk_checked = 0.0
+        self._last_pid_seen: bytes | None = None  # the last pid read by `cpu_ms`, and when
+        self._last_pid_at = float("-inf")
 
     @classmethod
     def launch(cls, command: Sequence[str], *, cwd: str | None = None,
@@ -414,6 +421,18 @@ class BotProcess:
         stopped parent cannot add children behind the walk) and remember every descendant;
         returns their pids. The bot is a subreaper, so a process that left its session or
         process group is in the tree as long as the bot lives."""
+        # As in `cpu_ms`: while no pid has been handed out since a walk found no descendant,
+        # there is none to find (a full walk is still made every CPU_RECHECK_S, for a fork that
+        # raced the last one). This keeps a turn of a bot that starts nothing at one small read.
+        now = time.monotonic()
+        # The referee reads the CPU time just before it ends a turn: its pid reading is fresh.
+        if now - self._last_pid_at < LAST_PID_FRESH_S:
+            last_pid = self._last_pid_seen
+        else:
+            last_pid = _pread_proc(self._last_pid_fd, _LAST_PID_PATH, 32)
+        if (last_pid is not None and last_pid == self._walk_alone_since
+                and now - self._walk_checked < CPU_RECHECK_S and not self._descendants):
+            return []
         found = []
         pending = [self.pid]
         while pending:
@@ -427,6 +446,7 @@ class BotProcess:
                 self._descendants[child] = stat[19]  # field 22, starttime
                 found.append(child)
                 pending.append(child)
+        self._walk_alone_since, self._walk_checked = (None if found else last_pid), now
         return found
 
     def tracked_descendants(self) -> list[int]:
@@ -469,6 +489,7 @@ class BotProcess:
         """
         last_pid = _pread_proc(self._last_pid_fd, _LAST_PID_PATH, 32)
         now = time.monotonic()
+        self._last_pid_seen, self._last_pid_at = last_pid, now
         if last_pid == self._alone_since and last_pid is not None and now - self._alone_checked < CPU_RECHECK_S:
             try:
                 return time.clock_gettime_ns(self._cpu_clock) / 1e6 + self._alone_reaped_ms
