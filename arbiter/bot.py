@@ -19,6 +19,7 @@ import argparse
 import random
 import sys
 import time
+from pathlib import Path
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol
 
@@ -77,14 +78,27 @@ class BotContext:
 Chooser = Callable[[State[Any], BotContext], Any]
 
 
+class GameLineError(ValueError):
+    """A `Game` line (or --game/-p) the bot cannot play: unknown game, bad parameter or key."""
+
+
 def parse_game_line(line: str) -> tuple[Game[Any], dict[str, str]]:
     """`Game NAME k=v ...` -> the game and the protocol keys (seat, time_ms, move_ms)."""
     words = line.split()
     if len(words) < 2 or words[0] != "Game":
-        raise ValueError(f"not a Game line: {line!r}")
+        raise GameLineError(f"not a Game line: {line!r}")
     pairs = dict(word.split("=", 1) for word in words[2:] if "=" in word)
     protocol = {k: pairs.pop(k) for k in PROTOCOL_KEYS if k in pairs}
-    return find_game(words[1], **pairs), protocol
+    try:
+        game = find_game(words[1], **pairs)
+    except GameError as exc:
+        raise GameLineError(str(exc)) from None
+    for key, value in protocol.items():
+        if not (value.isdigit() or (key == "move_ms" and value == "null")):
+            raise GameLineError(f"{key}={value} in the Game line is not a whole number")
+    if "seat" in protocol and int(protocol["seat"]) >= game.num_players:
+        raise GameLineError(f"seat={protocol['seat']} but {game.describe()} has seats 0 to {game.num_players - 1}")
+    return game, protocol
 
 
 def bot_arguments(description: str) -> argparse.ArgumentParser:
@@ -118,12 +132,18 @@ def run_bot(choose: Chooser, *, description: str = "an arbiter bot",
     opened = None  # a channel the kit opens, the kit closes
     if channel is None:
         channel = opened = open_channel(args)
-    fixed_game = None
-    if args.game:
-        fixed_game = find_game(args.game, **dict(p.split("=", 1) for p in args.param))
-    rng = random.Random(args.seed)
-    session = _Session(choose, channel, rng, fixed_game)
     try:
+        fixed_game = None
+        if args.game:
+            pairs = [p.split("=", 1) for p in args.param]
+            if any(len(pair) != 2 for pair in pairs):
+                raise GameLineError(f"-p takes KEY=VALUE, got {args.param}")
+            try:
+                fixed_game = find_game(args.game, **dict(pairs))
+            except GameError as exc:
+                raise GameLineError(str(exc)) from None
+        rng = random.Random(args.seed)
+        session = _Session(choose, channel, rng, fixed_game)
         for line in channel.lines():
             line = line.strip()
             if not line:
@@ -132,6 +152,9 @@ def run_bot(choose: Chooser, *, description: str = "an arbiter bot",
                 if not args.serve:
                     break
                 session = _Session(choose, channel, rng, fixed_game)
+    except GameLineError as exc:
+        print(f"{Path(sys.argv[0]).stem or 'bot'}: cannot play: {exc}", file=sys.stderr, flush=True)
+        return 2
     finally:
         if opened is not None:
             opened.close()  # a socket lets the last move leave before the bot exits

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterator
 
+import pytest
+
 from arbiter.bot import BotContext, run_bot
 from arbiter.games import Game, State, find_game
 
@@ -113,3 +115,38 @@ def test_codecup_dialect_learns_the_game_from_options_and_the_seat_from_its_firs
         play(referee, choose, ["--game", "limit-nim", "-p", "piles=4/4"])
         assert referee.traffic[0] == ("to bot", "Start" if seat == 0 else "1 1")  # no Game line
         assert seen and set(seen) == {seat}
+
+
+class Script:
+    """A channel that only delivers fixed lines, and records what the bot sends."""
+
+    def __init__(self, *lines: str) -> None:
+        self.incoming = list(lines)
+        self.sent: list[str] = []
+
+    def lines(self) -> Iterator[str]:
+        yield from self.incoming
+
+    def send(self, line: str) -> None:
+        self.sent.append(line)
+
+
+
+@pytest.mark.parametrize("game_line, message", [
+    ("Game nosuch rows=4", "unknown game 'nosuch'"),
+    ("Game dots-and-triangles rows=4 time_ms=abc", "time_ms=abc in the Game line is not a whole number"),
+    ("Game dots-and-triangles rows=4 seat=5", "seat=5 but dots-and-triangles rows=4 players=2 has seats 0 to 1"),
+    ("Game dots-and-triangles rows=1", "parameter rows='1' is out of range"),
+])
+def test_a_game_line_the_bot_cannot_play_is_a_clear_message_and_exit_2(game_line: str, message: str,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    channel = Script(game_line, "Start")
+    assert run_bot(lambda state, ctx: first_legal(state), argv=[], channel=channel) == 2
+    assert channel.sent == []
+    err = capsys.readouterr().err
+    assert "cannot play: " in err and message in err
+
+
+def test_an_unknown_game_option_is_a_clear_message_and_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_bot(lambda state, ctx: first_legal(state), argv=["--game", "wrong"], channel=Script("Start")) == 2
+    assert "cannot play: unknown game 'wrong'" in capsys.readouterr().err
