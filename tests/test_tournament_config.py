@@ -233,3 +233,15 @@ def test_swiss_rounds_out_of_range_is_one_problem(tmp_path: Path) -> None:
 def test_a_gauntlet_candidate_alone_is_refused(tmp_path: Path) -> None:
     text = GOOD[:GOOD.index("  - {name: other")].replace("round-robin", "gauntlet") + "gauntlet: {candidate: random}\n"
     assert "players: must be a list of at least two players" in problems(tmp_path, text)
+
+
+@pytest.mark.parametrize("scoring, shown", [("{win: .inf}", "inf"), ("{draw: .nan}", "nan")])
+def test_scoring_must_be_finite(tmp_path: Path, scoring: str, shown: str) -> None:
+    # An infinite point would be recorded in games.jsonl and make summary.json unwritable.
+    message = problems(tmp_path, GOOD.replace("scoring: {win: 1, draw: 0.5, loss: 0}", f"scoring: {scoring}"))
+    assert f": {shown} is not allowed: must be a finite number" in message
+
+
+def test_a_memory_limit_beyond_what_the_kernel_takes_is_refused(tmp_path: Path) -> None:
+    message = problems(tmp_path, GOOD.replace("memory_mb: 512", "memory_mb: 100000000000000"))
+    assert "time.memory_mb: 100000000000000 is not allowed: must be an integer >= 16 and <= 1073741824" in message

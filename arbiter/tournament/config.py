@@ -35,6 +35,7 @@ DEFAULT_LOG_PATTERN = "warn|error|exception|traceback|assert"
 MAX_CONCURRENCY = 256
 MAX_PLANNED_GAMES = 1_000_000  # the schedule is built in memory before the first game
 MAX_ROUNDS = 10_000
+MAX_MEMORY_MB = 1 << 30  # 1 PiB: above it the limit in bytes no longer fits the kernel's rlimit
 SCRIPT_SUFFIXES = (".py", ".js", ".jar", ".rb", ".pl", ".sh", ".lua", ".php")
 
 
@@ -224,7 +225,7 @@ def _read_time(problems: Problems, path: KeyPath, value: Any, base: TimeControl,
     """A time control from a mapping (the `time:` section or a player's own keys)."""
     m = Mapping(problems, path, value, allowed)
     move_ms = m.get("move_ms", base.move_ms, integer(1))
-    memory = m.get("memory_mb", base.memory_mb, integer(16))
+    memory = m.get("memory_mb", base.memory_mb, integer(16, MAX_MEMORY_MB))
     return TimeControl(
         time_ms=m.get("time_ms", base.time_ms, integer(1)),
         move_ms=move_ms,

@@ -6,6 +6,7 @@ positive integer`, and an unknown key gets a did-you-mean.
 from __future__ import annotations
 
 import difflib
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
@@ -147,11 +148,11 @@ def integer(minimum: int, maximum: int | None = None, *, even: bool = False) -> 
 
 
 def number(minimum: float | None = None) -> Callable[[Any], str | None]:
-    """A check for a real number (int or float), optionally >= minimum."""
+    """A check for a finite real number (int or float), optionally >= minimum."""
 
     def check(value: Any) -> str | None:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            return "must be a number"
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            return "must be a finite number"
         if minimum is not None and value < minimum:
             return f"must be a number >= {minimum}"
         return None
