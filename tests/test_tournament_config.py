@@ -245,3 +245,8 @@ def test_scoring_must_be_finite(tmp_path: Path, scoring: str, shown: str) -> Non
 def test_a_memory_limit_beyond_what_the_kernel_takes_is_refused(tmp_path: Path) -> None:
     message = problems(tmp_path, GOOD.replace("memory_mb: 512", "memory_mb: 100000000000000"))
     assert "time.memory_mb: 100000000000000 is not allowed: must be an integer >= 16 and <= 1073741824" in message
+
+
+def test_a_tournament_name_too_long_for_a_folder_is_refused(tmp_path: Path) -> None:
+    message = problems(tmp_path, GOOD.replace("name: ladder", "name: " + "n" * 300))
+    assert "t.yaml:1: name: 'nnn" in message and "is not allowed: must be a plain name of at most 64 bytes" in message

@@ -266,3 +266,11 @@ def test_report_on_a_folder_without_games_is_a_clear_error(tmp_path: Path) -> No
     for folder in (tmp_path, tmp_path / "file", tmp_path / "missing"):
         with pytest.raises(UsageError, match=r"is not a results folder: it has no games.jsonl"):
             report_results(folder)
+
+
+def test_report_of_a_run_stopped_before_its_first_game_lists_the_players(tmp_path: Path) -> None:
+    config = load_config(write_config(tmp_path, BODY))
+    prepare_results(config, fresh=False)  # then Ctrl-C: tournament.json, no games.jsonl
+    table = report_results(tmp_path / "results")
+    assert "0 games, 0 ended by a fault." in table
+    assert [line.split()[1] for line in table.splitlines()[2:5]] == ["a", "b", "c"]

@@ -5,7 +5,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
-from ..tournament.runner import read_description
+from ..tournament.runner import IDENTITY_FILE, read_description
 from ..tournament.store import GameStore
 from .standings import compute_standings, write_standings
 
@@ -13,7 +13,7 @@ from .standings import compute_standings, write_standings
 def load_results(folder: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The records and a description of the tournament (name, game, format, settings)."""
     games = folder / "games.jsonl"
-    if not games.is_file():
+    if not games.is_file() and not (folder / IDENTITY_FILE).is_file():  # a run stopped before its first game has only the latter
         raise UsageError(f"{folder} is not a results folder: it has no games.jsonl")
     description = read_description(folder)
     schedule = description.get("schedule", {})

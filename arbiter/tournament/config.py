@@ -136,8 +136,10 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
     top = Mapping(problems, (), data, TOP_KEYS)
     folder = source.parent
     name = top.get("name", source.stem, text)
-    if isinstance(name, str) and ("/" in name or name.startswith(".")):
-        problems.add(("name",), f"{name!r} is not allowed: must be a plain name (it names the results folder)")
+    if isinstance(name, str) and ("/" in name or name.startswith(".") or not name.isprintable()
+                                  or len(name.encode("utf-8")) > MAX_NAME_BYTES):
+        problems.add(("name",), f"{name!r} is not allowed: must be a plain name of at most {MAX_NAME_BYTES} bytes, "
+                                "without '/' (it names the results folder)")
     game_name = top.get("game", None, one_of(game_names() + ["triangle-war"]), required=True)
     params_map = top.raw("params") or {}
     game: Game[Any] | None = None
