@@ -446,3 +446,14 @@ def test_bad_flags_are_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixtur
                  "--results", str(tmp_path / "r"), *flags])
     assert code == 2
     assert message in capsys.readouterr().err
+
+
+def test_a_second_sprt_on_a_held_results_folder_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from arbiter.tournament.store import hold_results_folder
+
+    path = write_config(tmp_path, BODY)
+    folder = load_config(path).results_dir
+    with hold_results_folder(folder):  # another run has it (flock conflicts even within one process)
+        assert main(["run", "--quiet", str(path)]) == 2
+    assert f"results folder {folder} is in use by another arbiter run" in capsys.readouterr().err
+    assert not (folder / "games.jsonl").exists()
