@@ -250,3 +250,9 @@ def test_a_memory_limit_beyond_what_the_kernel_takes_is_refused(tmp_path: Path) 
 def test_a_tournament_name_too_long_for_a_folder_is_refused(tmp_path: Path) -> None:
     message = problems(tmp_path, GOOD.replace("name: ladder", "name: " + "n" * 300))
     assert "t.yaml:1: name: 'nnn" in message and "is not allowed: must be a plain name of at most 64 bytes" in message
+
+
+def test_a_game_with_more_than_two_seats_is_refused(tmp_path: Path) -> None:
+    message = problems(tmp_path, GOOD.replace("params: {rows: 4}", "params: {rows: 4, players: 3}"))
+    assert ("t.yaml:3: params.players: dots-and-triangles rows=4 players=3 has 3 seats: tournaments play "
+            "two-seat games (set players: 2)") in message

@@ -151,6 +151,11 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
             game = find_game(game_name, **params_map)
         except GameError as exc:
             problems.add(("params",), str(exc))
+        if game is not None and game.num_players != 2:
+            problems.add(("params", "players") if "players" in params_map else ("params",),
+                         f"{game.describe()} has {game.num_players} seats: tournaments play two-seat games "
+                         "(set players: 2)")
+            game = None
     fmt = top.get("format", "round-robin", one_of(FORMATS))
     if fmt == "sprt":
         for key in ("players", "games_per_pairing", "gauntlet"):
