@@ -274,3 +274,17 @@ def test_report_of_a_run_stopped_before_its_first_game_lists_the_players(tmp_pat
     table = report_results(tmp_path / "results")
     assert "0 games, 0 ended by a fault." in table
     assert [line.split()[1] for line in table.splitlines()[2:5]] == ["a", "b", "c"]
+
+
+@pytest.mark.parametrize("edit, problem", [
+    (lambda r: {**r, "points": ["1", 0]}, "points must be two numbers, not ['1', 0]"),
+    (lambda r: {**r, "moves": [{"move": "1 2"}]}, "every move needs a seat (0 or 1) and its wall_ms"),
+    (lambda r: {**r, "winner": 2}, "winner must be 0, 1 or null, not 2"),
+])
+def test_a_damaged_field_in_a_record_is_named(tmp_path: Path, edit, problem: str) -> None:
+    path = write_config(tmp_path, BODY)
+    run(path)
+    games = tmp_path / "results" / "games.jsonl"
+    corrupt_line(games, 5, json.dumps(edit(json.loads(games.read_text().splitlines()[4]))))
+    with pytest.raises(UsageError, match=rf"games.jsonl:5: game \S+: {re.escape(problem)}; fix or remove"):
+        report_results(tmp_path / "results")

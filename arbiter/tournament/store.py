@@ -90,11 +90,23 @@ def record_problem(record: Any, players: Collection[str] = ()) -> str | None:
         return f"game {record['id']}: names must be the two players' names, not {names!r}"
     if record["winner"] not in (None, 0, 1) or isinstance(record["winner"], bool):
         return f"game {record['id']}: winner must be 0, 1 or null, not {record['winner']!r}"
+    if not isinstance(record["termination"], str):
+        return f"game {record['id']}: termination must be a string, not {record['termination']!r}"
+    points = record.get("points", [0, 0])
+    if not (isinstance(points, list) and len(points) == 2 and all(_is_number(p) for p in points)):
+        return f"game {record['id']}: points must be two numbers, not {points!r}"
+    if not all(isinstance(m, dict) and m.get("seat") in (0, 1) and _is_number(m.get("wall_ms"))
+               for m in record["moves"]):
+        return f"game {record['id']}: every move needs a seat (0 or 1) and its wall_ms"
     strangers = [name for name in names if players and name not in players]
     if strangers:
         return (f"game {record['id']}: {', '.join(map(repr, strangers))} is not a player of this tournament "
                 f"(players: {', '.join(players)})")
     return None
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 LOCK_FILE = ".arbiter.lock"
