@@ -57,6 +57,9 @@ class Script:
         self.block_from = block_from
         self.started: list[str] = []
         self.lock = threading.Lock()
+        # With block_from, the pair before it finishes only once a blocked game has started,
+        # so that some game is surely running when the verdict comes.
+        self.blocked_started = threading.Event()
 
     def __call__(self, game: Game[Any], players: Sequence[PlayerSpec], *, log_dir: Path | None = None,
                  log_prefix: str = "", cancel: threading.Event | None = None, **_: Any) -> GameRecord:
@@ -65,8 +68,11 @@ class Script:
         with self.lock:
             self.started.append(log_prefix.rstrip("-"))
         if self.block_from is not None and pair >= self.block_from:
+            self.blocked_started.set()
             assert cancel is not None and cancel.wait(10), "the runner never cancelled a running game"
             raise GameAborted("the game was cancelled")
+        if self.block_from is not None and pair == self.block_from - 1:
+            assert self.blocked_started.wait(10), "no later game was started while this pair ran"
         result = self.decide(pair, names[0])
         termination, offender, winner = Termination.NORMAL, None, None
         if isinstance(result, tuple):
