@@ -35,6 +35,7 @@ import zmq
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench_referee import ECHO, TAKER  # noqa: E402  (benchmarks/ is this script's folder)
 from arbiter.games import find_game  # noqa: E402
 from arbiter.referee import PlayerSpec, TimeControl, play_game  # noqa: E402
 from arbiter.transport import Closed  # noqa: E402
@@ -53,30 +54,8 @@ while True:
     socket.send(message)
 socket.close(linger=1000)
 """
-PIPE_ECHO = r"""
-import sys
-out = sys.stdout
-for line in sys.stdin:
-    out.write(line)
-    out.flush()
-"""
-# Answers `Start` and every `1 1` with `1 1` while stones are left, over pipes or over zmq.
-PIPE_TAKER = r"""
-import os, sys
-stones = int(os.environ["STONES"])
-out = sys.stdout
-for line in sys.stdin:
-    if line == "1 1\n":
-        stones -= 1
-    elif line == "Quit\n":
-        break
-    elif line != "Start\n":
-        continue
-    if stones > 0:
-        out.write("1 1\n")
-        out.flush()
-        stones -= 1
-"""
+# The pipe bots are the referee benchmark's own (they pin themselves only when BENCH_CPU is set).
+PIPE_ECHO, PIPE_TAKER = ECHO, TAKER
 ZMQ_TAKER = r"""
 import os, zmq
 stones = int(os.environ["STONES"])
