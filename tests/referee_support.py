@@ -3,12 +3,14 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from arbiter.records import Termination
-from arbiter.referee import PlayerSpec, TimeControl
+from arbiter.games import find_game
+from arbiter.records import GameRecord, Termination
+from arbiter.referee import PlayerSpec, TimeControl, play_game
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "tests" / "bots"
@@ -76,3 +78,18 @@ SHARED_FAULTS = [
     Fault("illegal_bot.py", Termination.ILLEGAL, "played '1 99', which is illegal: pile 1 has limit"),
     Fault("memory_bot.py", Termination.CRASH, "MemoryError", TimeControl(time_ms=5000, memory_mb=200)),
 ]
+
+
+def play_fault(fault: Fault, number: int, time_control: TimeControl, log_dir: Path, *,
+               transport: str = "pipe") -> tuple[GameRecord, int, float, str]:
+    """Play limit-nim with `fault`'s bot in seat `number % 2` (so both seats take a turn at
+    misbehaving) against an honest bot; returns the record, the offender, the seconds the
+    game took and the marker to look for leftover processes with."""
+    offender = number % 2
+    marker = new_marker()
+    culprit = replace(bot(fault.script, fault.script[:-3], marker, time=fault.time, **fault.env), transport=transport)
+    other = replace(honest(marker), transport=transport)
+    seats = [culprit, other] if offender == 0 else [other, culprit]
+    started = time.monotonic()
+    record = play_game(find_game("limit-nim"), seats, time=time_control, log_dir=log_dir)
+    return record, offender, time.monotonic() - started, marker

@@ -12,7 +12,7 @@ from arbiter.games import find_game
 from arbiter.records import Termination
 from arbiter.referee import QUIT_GRACE_S, TERM_GRACE_S, GameAborted, TimeControl, play_game
 from arbiter.transport.process import LOG_CAP_BYTES
-from referee_support import SHARED_FAULTS, Fault, bot, honest, live_marked, new_marker
+from referee_support import SHARED_FAULTS, Fault, bot, honest, live_marked, new_marker, play_fault
 
 GAME_TIME = TimeControl(time_ms=2000)
 MARGIN_S = 1.0  # launching two Python bots and ending them, on a shared 2-core machine
@@ -47,15 +47,8 @@ FAULTS = SHARED_FAULTS + [
                          ids=[f"{f.script[:-3]}-{f.termination.value}" for f in FAULTS])
 def test_a_misbehaving_bot_loses_with_the_right_termination_and_leaves_nothing(number: int, tmp_path: Path) -> None:
     fault = FAULTS[number]
-    offender = number % 2  # both seats take a turn at misbehaving
-    marker = new_marker()
-    culprit = bot(fault.script, fault.script[:-3], marker, time=fault.time, **fault.env)
-    seats = [culprit, honest(marker)] if offender == 0 else [honest(marker), culprit]
     budget = fault.time or GAME_TIME
-
-    started = time.monotonic()
-    record = play_game(find_game("limit-nim"), seats, time=GAME_TIME, log_dir=tmp_path)
-    elapsed_s = time.monotonic() - started
+    record, offender, elapsed_s, marker = play_fault(fault, number, GAME_TIME, tmp_path)
 
     assert (record.termination, record.offender, record.winner) == (fault.termination, offender, 1 - offender)
     assert fault.detail in record.detail

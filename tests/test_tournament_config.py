@@ -127,7 +127,7 @@ def test_yaml_syntax_error_names_line(tmp_path: Path) -> None:
 ])
 def test_a_player_name_that_cannot_name_a_log_file_is_refused(tmp_path: Path, name: str, allowed: str) -> None:
     message = problems(tmp_path, GOOD.replace("name: random,", f"name: {name},"))
-    assert f"t.yaml:11: players[0].name: " in message and allowed in message
+    assert "t.yaml:11: players[0].name: " in message and allowed in message
 
 
 def test_unicode_and_spaces_are_fine_in_names(tmp_path: Path) -> None:

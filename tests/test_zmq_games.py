@@ -14,7 +14,7 @@ from arbiter.games import find_game
 from arbiter.records import GameRecord, Termination
 from arbiter.referee import PlayerSpec, TimeControl, play_game
 from arbiter.transport.zmq import SocketSpec
-from referee_support import MARK, ROOT, SHARED_FAULTS, Fault, bot, honest, live_marked, new_marker
+from referee_support import MARK, ROOT, SHARED_FAULTS, Fault, bot, honest, live_marked, new_marker, play_fault
 
 PLAYERS = ROOT / "players"
 GAME_TIME = TimeControl(time_ms=2000)
@@ -84,16 +84,8 @@ FAULTS = SHARED_FAULTS + [
                          ids=[f"{f.env.get('ZMQ_FAULT', f.script[:-3])}-{f.termination.value}" for f in FAULTS])
 def test_a_misbehaving_bot_over_zmq_loses_the_same_way_and_leaves_nothing(number: int, tmp_path: Path) -> None:
     fault = FAULTS[number]
-    offender = number % 2
-    marker = new_marker()
-    culprit = replace(bot(fault.script, fault.script[:-3], marker, time=fault.time, **fault.env), transport="zmq")
-    other = replace(honest(marker), transport="zmq")
-    seats = [culprit, other] if offender == 0 else [other, culprit]
     budget = fault.time or GAME_TIME
-
-    started = time.monotonic()
-    record = play_game(find_game("limit-nim"), seats, time=GAME_TIME, log_dir=tmp_path)
-    elapsed_s = time.monotonic() - started
+    record, offender, elapsed_s, marker = play_fault(fault, number, GAME_TIME, tmp_path, transport="zmq")
 
     assert (record.termination, record.offender, record.winner) == (fault.termination, offender, 1 - offender)
     assert fault.detail in record.detail

@@ -280,15 +280,23 @@ def stopped_note(results_dir: Path, again: str) -> str:
             f"abandoned and every bot ended. To resume, run the same command again: {again}")
 
 
-def run_tournament(config: TournamentConfig, progress: Progress, *, fresh: bool = False) -> RunOutcome:
-    """Hold the results folder, prepare it and play every game without a record."""
+def run_held(config: TournamentConfig, progress: Progress, runner_class: type[TournamentRunner], *,
+             fresh: bool = False) -> Any:
+    """Hold the results folder, prepare it and run `runner_class` over it (a tournament or an
+    SPRT); returns what its `run` returns."""
     with hold_results_folder(config.results_dir):
         store = prepare_results(config, fresh=fresh)
-        runner = TournamentRunner(config, store, progress)
+        runner = runner_class(config, store, progress)
         started = time.monotonic()
         outcome = runner.run()
-    progress.note(f"{outcome.played_now} games played in {time.monotonic() - started:.1f} s")
+    if outcome.played_now:
+        progress.note(f"{outcome.played_now} games played in {time.monotonic() - started:.1f} s")
     return outcome
+
+
+def run_tournament(config: TournamentConfig, progress: Progress, *, fresh: bool = False) -> RunOutcome:
+    """Hold the results folder, prepare it and play every game without a record."""
+    return run_held(config, progress, TournamentRunner, fresh=fresh)
 
 
 __all__ = ["GameAborted", "Interrupted", "RunOutcome", "TournamentRunner", "prepare_results", "run_tournament"]

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 import shutil
-import time
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,9 +23,9 @@ from ..referee import play_game
 from ..stats import EloEstimate, SprtState, elo_from_pentanomial, nelo_from_pentanomial, sprt_status
 from .config import SprtSettings, TournamentConfig
 from .progress import Progress
-from .runner import Interrupted, TournamentRunner, prepare_results
+from .runner import Interrupted, TournamentRunner, run_held
 from .schedule import ScheduledGame, opening_for
-from .store import GameStore, hold_results_folder
+from .store import GameStore
 
 Verdict = Literal["H1", "H0", "fault", "inconclusive"]
 EXIT_CODES: dict[Verdict, int] = {"H1": 0, "H0": 1, "inconclusive": 2, "fault": 3}
@@ -278,13 +277,7 @@ class SprtRunner(TournamentRunner):
 
 def run_sprt(config: TournamentConfig, progress: SprtProgress, *, fresh: bool = False) -> SprtOutcome:
     """Prepare the results folder and play pairs until the test is decided."""
-    with hold_results_folder(config.results_dir):
-        store = prepare_results(config, fresh=fresh)
-        runner = SprtRunner(config, store, progress)
-        started = time.monotonic()
-        outcome = runner.run()
-    if outcome.played_now:
-        progress.note(f"{outcome.played_now} games played in {time.monotonic() - started:.1f} s")
+    outcome: SprtOutcome = run_held(config, progress, SprtRunner, fresh=fresh)
     return outcome
 
 

@@ -3,7 +3,7 @@ import os
 import sys
 import time
 
-from misbehave import first_legal, misbehaving_bot
+from misbehave import misbehaving_bot
 
 if os.fork() == 0:
     os.setsid()
