@@ -1,6 +1,30 @@
-"""Errors from the user's input (command line, config files), shown as one clear message."""
+"""Errors from the user's input (command line, config files), shown as one clear message,
+and the exit codes every subcommand returns."""
 from __future__ import annotations
+
+import enum
 
 
 class UsageError(Exception):
     """Bad input from the user: the CLI prints the message and exits with status 2."""
+
+
+class ExitCode(enum.IntEnum):
+    """What `arbiter` exits with; the one table is `EXIT_CODE_TABLE` (README, `arbiter --help`)."""
+
+    DONE = 0  # the command did its work (a game refereed, whoever won; a tournament played; H1 accepted)
+    CHECK_FAILED = 1  # a check said no (the SPRT accepted H0)
+    USAGE = 2  # bad arguments, config or path, or a file that cannot be written: nothing was decided
+    FAULT_GATE = 3  # the candidate faulted, or its logs have problem lines
+    INCONCLUSIVE = 4  # the SPRT reached its maximum games undecided
+    INTERRUPTED = 130  # Ctrl-C (SIGINT): recorded games are kept; run again to resume
+
+
+EXIT_CODE_TABLE = """\
+exit codes:
+  0    done (a game refereed, whoever won; a tournament played; sprt: H1 accepted)
+  1    a check failed (sprt: H0 accepted)
+  2    usage error: bad arguments, config or path, or an output that cannot be written
+  3    fault gate (sprt: the candidate faulted, or its logs have problem lines)
+  4    inconclusive (sprt: maximum games reached undecided)
+  130  interrupted (Ctrl-C); recorded games are kept, run the same command to resume"""

@@ -359,7 +359,7 @@ def test_a_stopped_run_resumes_to_the_uninterrupted_verdict(tmp_path: Path) -> N
 def test_max_games_ends_inconclusive_and_a_larger_maximum_continues(tmp_path: Path) -> None:
     path = write_config(tmp_path, BODY.replace("max_games: 100", "max_games: 8"))
     first = run(path, Script(alternating))
-    assert (first.test.verdict, first.exit_code, first.test.pentanomial) == ("inconclusive", 2, [0, 0, 4, 0, 0])
+    assert (first.test.verdict, first.exit_code, first.test.pentanomial) == ("inconclusive", 4, [0, 0, 4, 0, 0])
     path = write_config(tmp_path, BODY.replace("max_games: 100", "max_games: 12"))
     more = run(path, Script(alternating))
     assert more.played_now == 4 and more.test.pairs_counted == 6

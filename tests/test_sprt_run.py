@@ -44,7 +44,7 @@ def test_random_against_itself_is_not_accepted_and_stops_at_max_games(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code = main(sprt(tmp_path, RANDOM, RANDOM, "--elo0", "0", "--elo1", "20", "--max-games", "16"))
     out = capsys.readouterr().out
-    assert code == 2, out
+    assert code == 4, out
     assert "Verdict: inconclusive after 16 games (max games 16)" in out
     assert len((tmp_path / "r" / "games.jsonl").read_text().splitlines()) == 16
 
@@ -79,4 +79,4 @@ def test_the_bundled_example_runs_cut_down_to_a_few_games(tmp_path: Path) -> Non
     assert outcome.test.games_recorded == 4
     assert outcome.test.candidate_faults == outcome.test.baseline_faults == []
     assert not outcome.logs.problem and outcome.logs.logs_scanned == 4
-    assert outcome.test.verdict == "inconclusive" and outcome.exit_code == 2
+    assert outcome.test.verdict == "inconclusive" and outcome.exit_code == 4

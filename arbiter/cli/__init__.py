@@ -1,38 +1,133 @@
-"""The `arbiter` command: one module per subcommand, one error boundary."""
+"""The `arbiter` command: one module per subcommand, one error boundary.
+
+Whatever goes wrong ends in one line on stderr naming the argument or the path, and an
+exit code from `EXIT_CODE_TABLE`; no traceback reaches the user.
+"""
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
+import traceback
+from importlib.metadata import PackageNotFoundError, version as package_version
 
-from ..errors import UsageError
+from ..errors import EXIT_CODE_TABLE, ExitCode, UsageError
 from ..games import GameError
 
 # Each module has `register(subparsers)`, which adds its parser and sets `func(args) -> int`.
 SUBCOMMANDS = ("play", "run", "report", "sprt", "keys")
 
 
+def arbiter_version() -> str:
+    """The installed arbiter's version (from its package metadata)."""
+    try:
+        return package_version("arbiter")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The top-level parser with every subcommand registered."""
-    parser = argparse.ArgumentParser(prog="arbiter", description="Bot-versus-bot tournament arbiter.")
+    parser = argparse.ArgumentParser(prog="arbiter", description="Bot-versus-bot tournament arbiter.",
+                                     epilog=EXIT_CODE_TABLE, formatter_class=_HelpFormatter)
+    parser.add_argument("--version", action="version", version=f"arbiter {arbiter_version()}")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in SUBCOMMANDS:
         importlib.import_module(f"{__name__}.{name}").register(subparsers)
+    for subparser in subparsers.choices.values():
+        if subparser.epilog is None:
+            subparser.epilog = EXIT_CODE_TABLE
+            subparser.formatter_class = _HelpFormatter
     return parser
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter, but the exit-code table keeps its lines."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if text == EXIT_CODE_TABLE:
+            return text
+        return super()._fill_text(text, width, indent)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point: run a subcommand; user errors become a message and exit status 2."""
+    """Entry point: run a subcommand; every error becomes one line on stderr and an exit code."""
+    _reopen_closed_standard_files()
     parser = build_parser()
-    args = parser.parse_args(argv)
     try:
-        return int(args.func(args) or 0)
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version, or argparse's own usage message (exit 2)
+        return _flushed(int(exc.code or 0) if not isinstance(exc.code, str) else ExitCode.USAGE)
+    command = f"arbiter {args.command}"
+    try:
+        code = int(args.func(args) or 0)
     except (UsageError, GameError) as exc:
-        print(f"arbiter {args.command}: error: {exc}", file=sys.stderr)
-        return 2
+        code = _error(command, str(exc), ExitCode.USAGE)
     except KeyboardInterrupt:
-        print(f"arbiter {args.command}: interrupted", file=sys.stderr)
-        return 130
+        code = _error(command, "interrupted", ExitCode.INTERRUPTED)
+    except BrokenPipeError:
+        code = _error(command, "standard output was closed before all output was written (broken pipe); "
+                               "files already written are complete", ExitCode.USAGE)
+    except OSError as exc:
+        code = _error(command, describe_os_error(exc), ExitCode.USAGE)
+    except Exception as exc:  # an arbiter bug: still one line, with where it happened to report it
+        frame = traceback.extract_tb(exc.__traceback__)[-1]
+        where = f"{os.path.basename(frame.filename)}:{frame.lineno}"
+        code = _error(command, f"internal error (a bug in arbiter {arbiter_version()}, please report it with "
+                               f"the command): {type(exc).__name__}: {exc} at {where}", ExitCode.USAGE)
+    return _flushed(code)
+
+
+def describe_os_error(exc: OSError) -> str:
+    """`cannot write /x/y: No space left on device`: the path and the system's reason."""
+    path = exc.filename if exc.filename is not None else None
+    reason = exc.strerror or str(exc)
+    if path is None:
+        return f"{reason}"
+    target = f"{os.fsdecode(path)!r}" if not os.fsdecode(path).isprintable() else os.fsdecode(path)
+    return f"{target}: {reason}"
+
+
+def _error(command: str, message: str, code: int) -> int:
+    """Print one line on stderr (if stderr can still be written) and return `code`."""
+    try:
+        print(f"{command}: error: {message}" if code != ExitCode.INTERRUPTED else f"{command}: {message}",
+              file=sys.stderr, flush=True)
+    except OSError:
+        pass  # stderr is gone too: the exit code is all that is left to say it
+    return code
+
+
+def _flushed(code: int) -> int:
+    """Flush stdout now, so a closed pipe is noticed here and not as a traceback at exit."""
+    try:
+        sys.stdout.flush()
+    except OSError:
+        # Nothing more can reach the reader; point stdout at /dev/null so Python's own flush
+        # at exit has nothing to complain about.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        if code == ExitCode.DONE:
+            code = _error("arbiter", "standard output was closed before all output was written (broken pipe)",
+                          ExitCode.USAGE)
+    return code
+
+
+def _reopen_closed_standard_files() -> None:
+    """Give a closed stdin, stdout or stderr (`arbiter ... >&-`) /dev/null instead: output to
+    them is dropped, and no file the arbiter opens later lands on descriptor 0, 1 or 2."""
+    for fd, name, mode in ((0, "stdin", "r"), (1, "stdout", "w"), (2, "stderr", "w")):
+        try:
+            os.fstat(fd)
+        except OSError:
+            opened = os.open(os.devnull, os.O_RDWR)
+            if opened != fd:
+                os.dup2(opened, fd)
+                os.close(opened)
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(fd, mode, closefd=False))
 
 
 if __name__ == "__main__":

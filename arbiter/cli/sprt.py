@@ -1,7 +1,7 @@
 """`arbiter sprt`: is the candidate better than the baseline? A sequential test with a CI exit code.
 
-Exit codes: 0 H1 accepted (better by the margin), 1 H0 accepted, 2 inconclusive at
-max games, 3 a fault by the candidate or a problem in its logs. The same test runs
+Exit codes: 0 H1 accepted (better by the margin), 1 H0 accepted, 2 a usage error, 3 a
+fault by the candidate or a problem in its logs, 4 inconclusive at max games. The same test runs
 from a config file with `format: sprt` (`arbiter run CONFIG`). See docs/release-checking.md.
 """
 from __future__ import annotations
@@ -26,8 +26,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "sprt", help="test a release candidate against a baseline (sequential probability ratio test)",
         description="Play game pairs (each opening twice, seats swapped) between CANDIDATE and BASELINE until "
                     "a sequential test decides between H0: nElo = ELO0 and H1: nElo = ELO1, or MAX_GAMES are "
-                    "played. Exit status: 0 H1 accepted, 1 H0 accepted, 2 inconclusive (or a usage error), "
-                    "3 a fault by the candidate or a warning/error line in its logs. Running the same command "
+                    "played. Exit status: 0 H1 accepted, 1 H0 accepted, 2 a usage error, 3 a fault by the "
+                    "candidate or a warning/error line in its logs, 4 inconclusive. Running the same command "
                     "again resumes. See docs/release-checking.md.")
     parser.add_argument("--game", required=True, help="the game, e.g. dots-and-triangles")
     parser.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE",

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Literal, Sequence, TextIO
 
+from ..errors import ExitCode
 from ..games import Game
 from ..records import GameRecord
 from ..referee import play_game
@@ -28,8 +29,9 @@ from .schedule import ScheduledGame, opening_for
 from .store import GameStore
 
 Verdict = Literal["H1", "H0", "fault", "inconclusive"]
-EXIT_CODES: dict[Verdict, int] = {"H1": 0, "H0": 1, "inconclusive": 2, "fault": 3}
-LOG_PROBLEM_EXIT = 3
+EXIT_CODES: dict[Verdict, int] = {"H1": ExitCode.DONE, "H0": ExitCode.CHECK_FAILED,
+                                  "inconclusive": ExitCode.INCONCLUSIVE, "fault": ExitCode.FAULT_GATE}
+LOG_PROBLEM_EXIT = ExitCode.FAULT_GATE
 SHOWN_LOG_LINES = 5  # matching log lines quoted in the report
 SHOWN_LINE_CHARS = 200
 
@@ -198,7 +200,7 @@ class SprtOutcome:
 
     @property
     def exit_code(self) -> int:
-        """0 H1 accepted, 1 H0 accepted, 2 inconclusive at max games, 3 a fault or a log problem."""
+        """0 H1 accepted, 1 H0 accepted, 3 a fault or a log problem, 4 inconclusive at max games."""
         assert self.test.verdict is not None
         return LOG_PROBLEM_EXIT if self.logs.problem else EXIT_CODES[self.test.verdict]
 
