@@ -422,10 +422,10 @@ class _Referee:
         cap_binds = tc.move_ms is not None and tc.move_ms < budget_ms - (turn_used_ms - move_used_ms)
         if over_move and (cap_binds or not over_budget):
             detail = (f"{seat.label} took longer than its per-move cap of {tc.move_ms} {unit} "
-                      f"(cut off after {move_used_ms:.1f})")
+                      f"(cut off after {move_used_ms:.1f} {unit})")
         elif over_budget:
             detail = (f"{seat.label} ran out of time: it had {tc.time_ms} {unit} for the game "
-                      f"and was cut off after {seat.used_ms:.1f}")
+                      f"and was cut off after {seat.used_ms:.1f} {unit}")
         else:
             detail = (f"{seat.label} ran out of time: under the CPU clock its wall time reached "
                       f"{CPU_CLOCK_WALL_FACTOR}x its remaining budget without a move (it was blocked, not computing)")

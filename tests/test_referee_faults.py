@@ -55,6 +55,8 @@ def test_a_misbehaving_bot_loses_with_the_right_termination_and_leaves_nothing(n
     assert record.scores == [0, 0]  # limit-nim: nobody took the last stone
     wall_budget_s = budget.time_ms / 1000 * (4 if budget.clock == "cpu" else 1)
     assert elapsed_s < wall_budget_s + MARGIN_S
+    if "cut off after" in record.detail:
+        _cut_off_after(record.detail)  # the time it names carries its unit
     if fault.termination is Termination.TIMEOUT and budget.clock == "wall":
         limit_ms = budget.move_ms or budget.time_ms
         used_ms = record.time_used_ms[offender] if budget.move_ms is None else _cut_off_after(record.detail)
@@ -63,7 +65,10 @@ def test_a_misbehaving_bot_loses_with_the_right_termination_and_leaves_nothing(n
 
 
 def _cut_off_after(detail: str) -> float:
-    return float(detail.rsplit("cut off after ", 1)[1].rstrip(")"))
+    """The time in `... (cut off after 500.3 ms)`; the unit is part of the sentence."""
+    number, unit = detail.rsplit("cut off after ", 1)[1].rstrip(")").split(" ", 1)
+    assert unit in ("ms", "ms of CPU time"), detail
+    return float(number)
 
 
 def test_a_bot_flooding_stderr_with_100_mb_is_capped_and_never_blocks(tmp_path: Path) -> None:
