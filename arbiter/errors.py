@@ -3,6 +3,7 @@ and the exit codes every subcommand returns."""
 from __future__ import annotations
 
 import enum
+import os
 
 
 class UsageError(Exception):
@@ -28,3 +29,10 @@ exit codes:
   3    fault gate (sprt: the candidate faulted, or its logs have problem lines)
   4    inconclusive (sprt: maximum games reached undecided)
   130  interrupted (Ctrl-C); recorded games are kept, run the same command to resume"""
+
+
+def show_path(path: str | bytes | os.PathLike[str]) -> str:
+    """A path for a message: as it is, or quoted with escapes when it is not printable text
+    (a non-UTF-8 name, a newline)."""
+    text = os.fsdecode(path)
+    return text if text.isprintable() else repr(text)

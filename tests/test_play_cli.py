@@ -72,11 +72,11 @@ def test_codecup_dialect_for_both_seats(tmp_path: Path) -> None:
     (["limit-nim", RANDOM], "limit-nim piles=10/9,10/9,10/9 has 2 seats: give 2 commands, not 1"),
     (["limit-nim", "-p", "piles", RANDOM, RANDOM], "-p 'piles': write a game parameter as KEY=VALUE"),
     (["limit-nim", "-p", "rows=3", RANDOM, RANDOM], "unknown parameter 'rows'"),
-    (["limit-nim", RANDOM, "no-such-program-x --flag"], "command 2: 'no-such-program-x' is not found on PATH"),
-    (["limit-nim", RANDOM, "./missing/bot"], "command 2: './missing/bot' is not an executable file"),
-    (["limit-nim", RANDOM, "'unbalanced"], "command 2 \"'unbalanced\" cannot be split"),
+    (["limit-nim", RANDOM, "no-such-program-x --flag"], "seat 1's command: 'no-such-program-x' is not found on PATH"),
+    (["limit-nim", RANDOM, "./missing/bot"], "seat 1's command: './missing/bot' is not an executable file"),
+    (["limit-nim", RANDOM, "'unbalanced"], "seat 1's command \"'unbalanced\" cannot be split"),
     (["limit-nim", RANDOM, RANDOM, "--time-ms", "0"], "--time-ms must be a positive number of milliseconds, not 0"),
-    (["limit-nim", RANDOM, RANDOM, "--json", "/no/such/dir/x.json"], "the folder '/no/such/dir' does not exist"),
+    (["limit-nim", RANDOM, RANDOM, "--json", "/no/such/dir/x.json"], "the folder /no/such/dir does not exist"),
 ])
 def test_usage_errors_exit_2_and_say_what_was_wrong(args: list[str], message: str, capsys) -> None:
     assert main(["play", *args]) == 2

@@ -158,6 +158,32 @@ def test_progress_off_a_terminal_logs_one_line_per_game(tmp_path: Path) -> None:
     assert "\x1b" not in stream.getvalue()
 
 
+@pytest.mark.parametrize("winner, scores, text", [
+    (1, [4, 5], "001-a-b: b beat a 5-4"),  # the winner's score first, whatever its seat
+    (0, [6, 3], "001-a-b: a beat b 6-3"),
+    (None, [2, 2], "001-a-b: a drew b 2-2"),
+])
+def test_a_progress_line_gives_the_winners_score_first(winner: int | None, scores: list[int], text: str) -> None:
+    from arbiter.tournament.progress import describe_result
+
+    record = {"id": "001-a-b", "names": ["a", "b"], "winner": winner, "scores": scores, "termination": "normal"}
+    assert describe_result(record) == text
+
+
+def test_progress_into_a_closed_pipe_stops_the_output_not_the_run(tmp_path: Path) -> None:
+    import os
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone, as after `| head -3`
+    stream = os.fdopen(write_end, "w", buffering=1)
+    config = load_config(write_config(tmp_path, BODY))
+    outcome = TournamentRunner(config, prepare_results(config, fresh=False), Progress(stream, tty=False),
+                               play=fake_play).run()
+    assert outcome.played_now == 12 and len(outcome.records) == 12
+    with pytest.raises(BrokenPipeError):
+        stream.close()  # the pipe is still closed: the output really failed
+
+
 def test_a_second_run_on_a_held_results_folder_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     import subprocess
     import sys
@@ -261,11 +287,22 @@ def test_a_damaged_tournament_description_is_a_clear_error(tmp_path: Path) -> No
             attempt()
 
 
-def test_report_on_a_folder_without_games_is_a_clear_error(tmp_path: Path) -> None:
+@pytest.mark.parametrize("name, message", [
+    ("", r"is not a results folder: it has no games.jsonl"),
+    ("file", r"/file is a file, not a results folder"),
+    ("missing", r"/missing does not exist$"),
+])
+def test_report_on_a_folder_without_games_is_a_clear_error(tmp_path: Path, name: str, message: str) -> None:
     (tmp_path / "file").write_text("x")
-    for folder in (tmp_path, tmp_path / "file", tmp_path / "missing"):
-        with pytest.raises(UsageError, match=r"is not a results folder: it has no games.jsonl"):
-            report_results(folder)
+    with pytest.raises(UsageError, match=message):
+        report_results(tmp_path / name)
+
+
+def test_report_of_an_empty_games_file_says_there_is_nothing_to_rank(tmp_path: Path) -> None:
+    (tmp_path / "games.jsonl").write_text("")
+    text = report_results(tmp_path)
+    assert text == "No players and 0 games recorded: nothing to rank yet.\n"
+    assert (tmp_path / "standings.md").read_text() == text
 
 
 def test_report_of_a_run_stopped_before_its_first_game_lists_the_players(tmp_path: Path) -> None:

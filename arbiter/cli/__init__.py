@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import io
 import os
 import sys
 import traceback
 from importlib.metadata import PackageNotFoundError, version as package_version
 
-from ..errors import EXIT_CODE_TABLE, ExitCode, UsageError
+from ..errors import EXIT_CODE_TABLE, ExitCode, UsageError, show_path
 from ..games import GameError
 
 # Each module has `register(subparsers)`, which adds its parser and sets `func(args) -> int`.
@@ -53,7 +54,7 @@ class _HelpFormatter(argparse.HelpFormatter):
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run a subcommand; every error becomes one line on stderr and an exit code."""
-    _reopen_closed_standard_files()
+    _prepare_standard_files()
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -81,12 +82,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def describe_os_error(exc: OSError) -> str:
     """`cannot write /x/y: No space left on device`: the path and the system's reason."""
-    path = exc.filename if exc.filename is not None else None
     reason = exc.strerror or str(exc)
-    if path is None:
-        return f"{reason}"
-    target = f"{os.fsdecode(path)!r}" if not os.fsdecode(path).isprintable() else os.fsdecode(path)
-    return f"{target}: {reason}"
+    return reason if exc.filename is None else f"{show_path(exc.filename)}: {reason}"
 
 
 def _error(command: str, message: str, code: int) -> int:
@@ -115,9 +112,10 @@ def _flushed(code: int) -> int:
     return code
 
 
-def _reopen_closed_standard_files() -> None:
+def _prepare_standard_files() -> None:
     """Give a closed stdin, stdout or stderr (`arbiter ... >&-`) /dev/null instead: output to
-    them is dropped, and no file the arbiter opens later lands on descriptor 0, 1 or 2."""
+    them is dropped, and no file the arbiter opens later lands on descriptor 0, 1 or 2.
+    A path that is not UTF-8 is printed with escapes instead of failing to print."""
     for fd, name, mode in ((0, "stdin", "r"), (1, "stdout", "w"), (2, "stderr", "w")):
         try:
             os.fstat(fd)
@@ -128,6 +126,8 @@ def _reopen_closed_standard_files() -> None:
                 os.close(opened)
         if getattr(sys, name) is None:
             setattr(sys, name, open(fd, mode, closefd=False))
+    if isinstance(sys.stdout, io.TextIOWrapper):
+        sys.stdout.reconfigure(errors="backslashreplace")
 
 
 if __name__ == "__main__":

@@ -11,11 +11,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, TextIO
 
-from ..errors import UsageError
+from ..errors import UsageError, show_path
 from ..games import State, find_game
 from ..records import GameRecord
 from ..reports.html import write_game_page
 from ..referee import PlayerSpec, TimeControl, play_game
+from .outputs import check_output_file, check_output_folder
 
 DEFAULT_LOG_DIR = Path("results") / "play"
 DIALECTS = ("arbiter", "codecup")
@@ -72,8 +73,9 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"--{option.replace('_', '-')} must be a positive number of milliseconds, not {value}")
     json_path = None if args.json in (None, "-") else Path(args.json)
     for flag, path in (("--json", json_path), ("--html", args.html)):
-        if path is not None and not path.parent.is_dir():
-            raise UsageError(f"{flag} {path}: the folder {str(path.parent)!r} does not exist")
+        if path is not None:
+            check_output_file(flag, path)
+    check_output_folder("--log-dir", args.log_dir)
     dialects = [args.dialect] * game.num_players
     for seat, override in enumerate((args.dialect_a, args.dialect_b)):
         if override is not None and seat < game.num_players:
@@ -93,15 +95,32 @@ def run(args: argparse.Namespace) -> int:
         record = play_game(game, players, time=time, log_dir=args.log_dir, log_prefix=prefix, on_turn=on_turn)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    # The files first: a closed stdout must not cost the record that was asked for.
+    written = _write_files(record, json_path, args.html)
     print(describe_record(record), file=out, flush=True)
     if args.json == "-":
         json.dump(record.to_json(), sys.stdout, indent=2)
         sys.stdout.write("\n")
-    elif json_path is not None:
-        json_path.write_text(json.dumps(record.to_json(), indent=2) + "\n", encoding="utf-8")
-    if args.html is not None:
-        print(f"viewer: {write_game_page(record, args.html)}", file=out, flush=True)
+    if written is not None:
+        print(f"viewer: {written}", file=out, flush=True)
     return 0
+
+
+def _write_files(record: GameRecord, json_path: Path | None, html_path: Path | None) -> Path | None:
+    """Write the --json and --html files (checked before the game); the page's path, if any.
+    A write that fails now (the disk filled during the game) is a UsageError naming its flag."""
+    for flag, path in (("--json", json_path), ("--html", html_path)):
+        if path is None:
+            continue
+        try:
+            if flag == "--json":
+                path.write_text(json.dumps(record.to_json(), indent=2) + "\n", encoding="utf-8")
+            else:
+                html_path = write_game_page(record, path)
+        except OSError as exc:
+            raise UsageError(f"{flag} {show_path(path)}: cannot write it ({exc.strerror}); the game was "
+                             f"played: {record.detail}") from None
+    return html_path
 
 
 def _params(pairs: list[str]) -> dict[str, str]:
@@ -119,15 +138,15 @@ def _player(seat: int, text: str, dialect: str, transport: str = "pipe") -> Play
     try:
         command = tuple(shlex.split(text))
     except ValueError as exc:
-        raise UsageError(f"command {seat + 1} {text!r} cannot be split: {exc}") from None
+        raise UsageError(f"seat {seat}'s command {text!r} cannot be split: {exc}") from None
     if not command:
-        raise UsageError(f"command {seat + 1} is empty")
+        raise UsageError(f"seat {seat}'s command is empty")
     program = command[0]
     if "/" in program:
         if not (os.path.isfile(program) and os.access(program, os.X_OK)):
-            raise UsageError(f"command {seat + 1}: {program!r} is not an executable file")
+            raise UsageError(f"seat {seat}'s command: {program!r} is not an executable file")
     elif shutil.which(program) is None:
-        raise UsageError(f"command {seat + 1}: {program!r} is not found on PATH")
+        raise UsageError(f"seat {seat}'s command: {program!r} is not found on PATH")
     return PlayerSpec(name=player_name(command), command=command, dialect=dialect,  # type: ignore[arg-type]
                       transport=transport)  # type: ignore[arg-type]
 

@@ -21,7 +21,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    print(report_results(args.results_dir, anchor=args.anchor), end="")
-    if args.html:
-        print(f"wrote {write_tournament_report(args.results_dir)}")
+    """Rewrite the standings files (and the page), then print the standings."""
+    standings = report_results(args.results_dir, anchor=args.anchor)
+    page = write_tournament_report(args.results_dir) if args.html else None  # files before stdout
+    print(standings, end="")
+    if page is not None:
+        print(f"wrote {page}")
     return 0

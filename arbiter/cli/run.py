@@ -37,8 +37,9 @@ def run(args: argparse.Namespace) -> int:
     except Interrupted:
         progress.note(stopped_note(config.results_dir, f"arbiter run {args.config}"))
         return 130
-    print(report_results(config.results_dir), end="")
-    page = write_tournament_report(config.results_dir)
+    standings = report_results(config.results_dir)
+    page = write_tournament_report(config.results_dir)  # every file before the first line on stdout
+    print(standings, end="")
     print(f"Report: {page}")
     sys.stdout.flush()
     return 0

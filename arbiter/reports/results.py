@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..errors import UsageError
+from ..errors import UsageError, show_path
 from ..tournament.runner import IDENTITY_FILE, read_description
 from ..tournament.store import GameStore
 from .standings import compute_standings, write_standings
@@ -13,8 +13,12 @@ from .standings import compute_standings, write_standings
 def load_results(folder: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The records and a description of the tournament (name, game, format, settings)."""
     games = folder / "games.jsonl"
+    if not folder.exists():
+        raise UsageError(f"{show_path(folder)} does not exist")
+    if not folder.is_dir():
+        raise UsageError(f"{show_path(folder)} is a file, not a results folder (give the folder that holds games.jsonl)")
     if not games.is_file() and not (folder / IDENTITY_FILE).is_file():  # a run stopped before its first game has only the latter
-        raise UsageError(f"{folder} is not a results folder: it has no games.jsonl")
+        raise UsageError(f"{show_path(folder)} is not a results folder: it has no games.jsonl")
     description = read_description(folder)
     schedule = description.get("schedule", {})
     records = GameStore(games, players=schedule.get("players", [])).load()

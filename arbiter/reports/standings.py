@@ -164,6 +164,8 @@ HEADERS = ["#", "player", "games", "W", "D", "L", "points", "score %", "Elo [95%
 def format_standings(standings: Standings, *, markdown: bool = False) -> str:
     """The standings table, the crosstable and the head-to-head line, as text or Markdown."""
     fmt = "github" if markdown else "simple"
+    if not standings.players:  # no record and no tournament.json naming the players
+        return f"No players and {standings.games} games recorded: nothing to rank yet.\n"
     parts = [tabulate(standings_rows(standings), headers=HEADERS, tablefmt=fmt, disable_numparse=True)]
     names = [row.name for row in standings.players]
     cross_rows = [

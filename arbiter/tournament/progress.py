@@ -7,11 +7,37 @@ import time
 from typing import Any, Sequence, TextIO
 
 
+class _Tolerant:
+    """A text stream whose write errors stop the output, not the run: progress written into
+    a closed pipe (`arbiter run x.yaml 2>&1 | head -3`) must not cost the games in flight."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream: TextIO | None = stream
+
+    def isatty(self) -> bool:
+        return self.stream is not None and self.stream.isatty()
+
+    def write(self, text: str) -> int:
+        return self._do(lambda stream: stream.write(text)) or 0
+
+    def flush(self) -> None:
+        self._do(lambda stream: stream.flush())
+
+    def _do(self, action: Any) -> Any:
+        if self.stream is None:
+            return None
+        try:
+            return action(self.stream)
+        except (OSError, ValueError):  # a broken pipe, or a stream closed under us
+            self.stream = None
+            return None
+
+
 class Progress:
     """Reports games done / planned. The runner calls start, game_done, tick, finish, note."""
 
     def __init__(self, stream: TextIO | None = None, *, quiet: bool = False, tty: bool | None = None) -> None:
-        self.stream = stream or sys.stderr
+        self.stream: TextIO = _Tolerant(stream or sys.stderr)  # type: ignore[assignment]
         self.quiet = quiet
         self.tty = self.stream.isatty() if tty is None else tty
         self.planned = 0
@@ -88,15 +114,17 @@ class Progress:
 
 
 def describe_result(record: dict[str, Any]) -> str:
-    """`001-greedy-random: greedy beat random 6-3` (+ the fault, if any)."""
-    names = record["names"]
-    scores = "-".join(str(s) for s in record["scores"])
+    """`001-greedy-random: greedy beat random 6-3` (+ the fault, if any); the scores are
+    in the order of the names before them, the winner's first."""
+    names, scores = record["names"], record["scores"]
     if record["winner"] is None:
-        text = f"{names[0]} drew {names[1]} {scores}"
+        text = f"{names[0]} drew {names[1]} {'-'.join(str(s) for s in scores)}"
     else:
-        winner = names[record["winner"]]
-        loser = names[1 - record["winner"]] if len(names) == 2 else "the field"
-        text = f"{winner} beat {loser} {scores}"
+        win = record["winner"]
+        winner = names[win]
+        loser = names[1 - win] if len(names) == 2 else "the field"
+        others = [s for seat, s in enumerate(scores) if seat != win]
+        text = f"{winner} beat {loser} {'-'.join(str(s) for s in [scores[win], *others])}"
     if record["termination"] != "normal":
         text += f" ({record['termination']}: {record['detail']})"
     return f"{record['id']}: {text}"
