@@ -1,0 +1,111 @@
+"""Runs a bot under watch for `arbiter check`: its exit after `Quit`, what it leaves behind, its peak memory.
+
+    python -m arbiter.check.monitor BOT_COMMAND...
+
+The monitor starts the bot as its child with the same standard input, output and error (so
+every protocol line passes untouched), waits for it, and writes one report line on stderr,
+which the arbiter saves in the bot's log:
+
+    arbiter-check-monitor: status=S peak_kb=K sigterm=T left=PID:NAME,...
+
+`status` is the bot's wait status, `peak_kb` the largest resident set of the bot or any
+process it waited for, `sigterm` 1 when the arbiter's SIGTERM (sent 0.5 s after `Quit`)
+found the bot still running, `left` the processes of the bot's that were still alive
+0.2 s after it exited. The arbiter already runs the monitor as the top of the bot's session
+and as a child subreaper, so orphans of the bot come to it and show up here.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+TAG = "arbiter-check-monitor:"
+LEFTOVER_WAIT_S = 0.2  # a child that is exiting too (its input closed with the bot's) gets this long
+
+
+def _report(**fields: object) -> None:
+    text = " ".join(f"{key}={value}" for key, value in fields.items())
+    os.write(2, f"{TAG} {text}\n".encode())
+
+
+def _stat(pid: int | str) -> tuple[str, str, int, int] | None:
+    """(name, state, ppid, session id) of a process, or None if it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            text = stat.read().decode(errors="replace")
+    except OSError:
+        return None
+    fields = text[text.rindex(")") + 2:].split()
+    return text[text.index("(") + 1:text.rindex(")")], fields[0], int(fields[1]), int(fields[3])
+
+
+def _ancestors() -> set[int]:
+    """This process's ancestors (in a sandbox, its box's init and launcher share the session)."""
+    found: set[int] = set()
+    pid = os.getppid()
+    while pid > 0 and pid not in found:
+        found.add(pid)
+        info = _stat(pid)
+        pid = info[2] if info else 0
+    return found
+
+
+def _alive_others() -> list[str]:
+    """Live processes of this session other than this one and its ancestors, and this process's children."""
+    me = os.getpid()
+    session = os.getsid(0)
+    skip = _ancestors() | {me}
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) in skip:
+            continue
+        info = _stat(entry)
+        if info is None:
+            continue
+        name, state, ppid, sid = info
+        if state in ("Z", "X"):
+            if ppid == me:
+                try:
+                    os.waitpid(int(entry), os.WNOHANG)  # an orphan of the bot's, handed to us
+                except ChildProcessError:
+                    pass
+            continue
+        if sid == session or ppid == me:
+            found.append(f"{entry}:{name.replace(',', '_').replace(' ', '_')}")
+    return found
+
+
+def main(argv: list[str]) -> int:
+    """Run `argv` as the watched bot; exit with its status."""
+    if not argv:
+        print("usage: python -m arbiter.check.monitor BOT_COMMAND...", file=sys.stderr)
+        return 2
+    sigterm = False
+
+    def on_term(signum: int, frame: object) -> None:
+        nonlocal sigterm
+        sigterm = True
+        _report(sigterm=1, note="the bot was still running")
+
+    signal.signal(signal.SIGTERM, on_term)
+    try:
+        bot = subprocess.Popen(argv)
+    except OSError as exc:
+        print(f"{TAG} cannot start {argv[0]!r}: {exc}", file=sys.stderr)
+        return 127
+    _, status, usage = os.wait4(bot.pid, 0)
+    peak_kb = usage.ru_maxrss
+    deadline = time.monotonic() + LEFTOVER_WAIT_S
+    left = _alive_others()
+    while left and time.monotonic() < deadline:
+        time.sleep(0.01)
+        left = _alive_others()
+    _report(status=status, peak_kb=peak_kb, sigterm=int(sigterm), left=",".join(left) or "-")
+    return os.waitstatus_to_exitcode(status) & 0xFF if os.WIFEXITED(status) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,108 @@
+"""`arbiter check GAME CMD`: is this bot ready? Its compliance with the protocol, scenario by scenario."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TextIO
+
+from ..check import CheckReport, CheckTarget, run_check
+from ..check.scenarios import DUTIES
+from ..errors import UsageError
+from ..games import find_game
+from .play import DIALECTS, _params, _player
+
+DEFAULT_LOG_DIR = Path("results") / "check"
+MARKS = {"pass": "ok  ", "fail": "FAIL", "skip": " -  "}
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the `check` subcommand."""
+    duties = "; ".join(title for _, title in DUTIES)
+    parser = subparsers.add_parser(
+        "check", help="check that a bot follows the protocol, scenario by scenario",
+        description="Run a bot through scripted scenarios in real games, the arbiter playing the other seats, "
+                    "and print a checklist: a mark per scenario, the clock and memory the bot used, and for "
+                    f"each failure a hint and the last lines exchanged. Scenarios: {duties}. Exit status 0 if "
+                    "every scenario passed, 1 if one failed, 2 for a usage error. See docs/writing-a-bot.md.",
+    )
+    parser.add_argument("game", metavar="GAME", help="the game, e.g. dots-and-triangles")
+    parser.add_argument("command", metavar="CMD", help="the bot's command, one string split like a shell would")
+    parser.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE",
+                        help="a game parameter (repeatable), e.g. -p rows=5")
+    parser.add_argument("--dialect", choices=DIALECTS, default="arbiter",
+                        help="the bot's dialect: codecup bots get no Game line (default arbiter)")
+    parser.add_argument("--time-ms", type=int, default=10_000, metavar="N",
+                        help="the bot's budget in every game but the small-clock one (default %(default)s)")
+    parser.add_argument("--transport", choices=("pipe", "zmq"), default="pipe",
+                        help="pipe: stdin/stdout (default); zmq: the bot connects to $ARBITER_ENDPOINT")
+    parser.add_argument("--concurrency", type=int, default=1, metavar="K",
+                        help="games at once (default 1: the timing scenarios are fairest alone)")
+    parser.add_argument("--json", metavar="FILE", default=None,
+                        help="also write the checklist as JSON to FILE, or to stdout with -")
+    parser.add_argument("--log-dir", type=Path, default=DEFAULT_LOG_DIR, metavar="DIR",
+                        help="where the bot's stderr logs go, one per game (default %(default)s/<time>/)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Check the bot and print the checklist; 0 if every scenario passed, 1 if not."""
+    params = _params(args.param)
+    find_game(args.game, **params)  # an unknown game or parameter is a usage error, before any bot runs
+    if args.time_ms <= 0:
+        raise UsageError(f"--time-ms must be a positive number of milliseconds, not {args.time_ms}")
+    if args.concurrency < 1:
+        raise UsageError(f"--concurrency must be at least 1, not {args.concurrency}")
+    player = _player(0, args.command, args.dialect, args.transport)
+    target = CheckTarget(game_name=args.game, params=params, command=player.command, name=player.name,
+                         cwd=os.getcwd(), dialect=args.dialect, transport=args.transport, time_ms=args.time_ms)
+    out: TextIO = sys.stderr if args.json == "-" else sys.stdout
+    log_dir = args.log_dir / datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S-%f")
+    header = " ".join([args.game, *(f"{k}={v}" for k, v in params.items())])
+    print(f"checking {player.command_text()} on {header} ({args.dialect} dialect, {args.transport})",
+          file=out, flush=True)
+    try:
+        report = run_check(target, log_dir=log_dir, concurrency=args.concurrency)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    print(describe_report(report), file=out, flush=True)
+    if args.json == "-":
+        json.dump(report.to_json(), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    elif args.json is not None:
+        try:
+            Path(args.json).write_text(json.dumps(report.to_json(), indent=2) + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"--json {args.json}: cannot write it: {exc.strerror}") from None
+    return 0 if report.passed else 1
+
+
+def describe_report(report: CheckReport) -> str:
+    """The checklist as people read it: a mark and a note per scenario, hints and transcripts of failures."""
+    width = max(len(item.title) for item in report.items)
+    lines = []
+    for item in report.items:
+        lines.append(f"  {MARKS[item.status]} {item.title:<{width}}  {item.note}".rstrip())
+        if item.status == "fail":
+            lines.append(f"         hint: {item.hint}")
+            if item.transcript:
+                lines.append("         last lines (> to the bot, < from it):")
+                lines += [f"           {line}" for line in item.transcript]
+            if item.log:
+                lines.append(f"         log: {item.log}")
+    failed = report.failed()
+    counted = sum(1 for item in report.items if item.status != "skip")
+    peak = f"{report.peak_memory_kb / 1024:.0f} MB" if report.peak_memory_kb is not None else "not measured"
+    first = f"{report.first_reply_ms:.0f} ms" if report.first_reply_ms is not None else "none"
+    verdict = (f"FAILED: {len(failed)} of {counted} scenarios ({', '.join(failed)})" if failed
+               else f"passed: all {counted} scenarios that apply")
+    lines.append(f"{verdict}; {report.games} games in {report.duration_s:.1f} s; clock used "
+                 f"{report.clock_used_ms:.0f} ms; first reply {first}; peak memory {peak}")
+    lines.append(f"logs: {report.log_dir}")
+    return "\n".join(lines)
+
+
+__all__ = ["describe_report", "register", "run"]
