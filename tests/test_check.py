@@ -1,0 +1,177 @@
+"""`arbiter check`: an honest bot passes every scenario; each broken bot of tests/bots fails
+exactly the duty it breaks, with its hint; the positions the scenarios build are what they
+claim; the command's exit codes."""
+from __future__ import annotations
+
+import json
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+from arbiter.check import CheckTarget, run_check
+from arbiter.check.scenarios import DUTIES, _extra_move_position, _quiet_opening, _relayed_turn_position
+from arbiter.check.seat import dots_choice, gives_cell
+from arbiter.cli import main
+from arbiter.games import find_game
+
+ROOT = Path(__file__).resolve().parent.parent
+BOTS = ROOT / "tests" / "bots"
+RANDOM_BOT = str(ROOT / "players" / "random_bot.py")
+
+
+def check(script: str, game: str = "dots-and-triangles", tmp: Path | None = None, **options):
+    """Check a bot of tests/bots (or a path) with short clocks, two games at once."""
+    command = (sys.executable, script if "/" in script else str(BOTS / script))
+    target = CheckTarget(game_name=game, params=options.pop("params", {}), command=command, cwd=str(BOTS),
+                         time_ms=options.pop("time_ms", 3000), **options)
+    assert tmp is not None
+    return run_check(target, log_dir=tmp, concurrency=2)
+
+
+def test_an_honest_bot_passes_every_scenario_of_a_dots_game(tmp_path):
+    report = check(RANDOM_BOT, tmp=tmp_path)
+    assert report.failed() == []
+    assert [item.id for item in report.items] == [duty for duty, _ in DUTIES]
+    assert all(item.status == "pass" for item in report.items), [(i.id, i.note) for i in report.items]
+    assert report.games == 13  # 2 seats, 3 seats of 3 players, 8 scenarios of their own
+    assert report.peak_memory_kb and report.first_reply_ms is not None
+
+
+def test_scenarios_a_game_cannot_have_are_not_checked_and_the_rest_pass(tmp_path):
+    report = check(RANDOM_BOT, "codecup-sudoku", tmp=tmp_path)
+    skipped = {item.id for item in report.items if item.status == "skip"}
+    assert report.failed() == [] and skipped == {"players-3", "params", "extra-move", "relayed-turn"}
+
+
+def test_codecup_dialect_gets_start_and_no_game_line(tmp_path):
+    def codecup(*command: str):
+        target = CheckTarget("dots-and-boxes", {}, (sys.executable, RANDOM_BOT, *command), cwd=str(BOTS),
+                             dialect="codecup", time_ms=3000)
+        return run_check(target, log_dir=tmp_path, concurrency=2)
+
+    report = codecup("--game", "dots-and-boxes")  # the kit's --game: what a codecup bot knows by itself
+    assert report.failed() == []
+    assert {i.id for i in report.items if i.status == "skip"} == {
+        "players-3", "params", "opening", "extra-move", "relayed-turn"}
+    # Without --game it cannot know the game from `Start`: it fails at once, as the first seat.
+    assert codecup().failed() == ["seat-0"]
+
+
+# Each broken bot, the one duty it breaks, and words its hint must contain.
+BROKEN = [
+    ("check_no_flush_bot.py", "seat-0", "no reply within 3000 ms: is stdout flushed after each move?"),
+    ("check_answers_forced_bot.py", "opening", "answered a forced opening move"),
+    ("check_no_extra_move_bot.py", "extra-move", "did not move again after completing a cell"),
+    ("check_debug_stdout_bot.py", "stdout", "'thinking about 18 moves', which is not a move"),
+    ("ignore_quit_bot.py", "quit", "did not exit within 0.5 s of Quit"),
+    ("check_child_left_bot.py", "processes", "left processes running after it exited"),
+    ("check_out_of_turn_bot.py", "out-of-turn", "when it was not its turn"),
+    ("check_fixed_board_bot.py", "params", "read the game's parameters from the Game line"),
+    ("check_slow_bot.py", "small-clock", "ran out of time: it had 1000 ms"),
+]
+
+
+@pytest.mark.parametrize("script, duty, hint", BROKEN, ids=[b[0].removesuffix(".py") for b in BROKEN])
+def test_a_broken_bot_fails_exactly_the_duty_it_breaks_with_its_hint(tmp_path, script, duty, hint):
+    report = check(script, tmp=tmp_path)
+    assert report.failed() == [duty], [(i.id, i.status, i.note, i.hint) for i in report.items]
+    item = report.item(duty)
+    assert hint in item.hint
+    if duty == "processes":
+        assert ":sleep" in item.note  # the process left, by name
+    elif duty != "quit":
+        assert item.transcript[-1].startswith("!! ")  # the fault, after the last lines exchanged
+        assert item.log and Path(item.log).is_file()
+
+
+# --- the positions the scenarios build -------------------------------------------------
+
+@pytest.mark.parametrize("params", [{"rows": "3"}, {"rows": "4"}, {"rows": "7", "players": "3"}])
+def test_the_extra_move_position_makes_every_move_complete_a_cell(params):
+    game = find_game("dots-and-triangles", **params)
+    opening, seat = _extra_move_position(game, random.Random(1))
+    state = game.new_state()
+    for move in opening:
+        state.play(move)
+    assert state.current_player == seat and len(state.legal_moves()) >= 2
+    assert all(game.completed_by(state.drawn, edge) for edge in state.legal_moves())
+
+
+def test_no_extra_move_position_on_a_board_of_one_cell():
+    assert _extra_move_position(find_game("dots-and-boxes", rows=1, cols=1), random.Random(1)) is None
+
+
+@pytest.mark.parametrize("name, params", [("dots-and-triangles", {}), ("dots-and-boxes", {"rows": "2", "cols": "3"})])
+def test_the_relayed_turn_is_a_cell_then_a_quiet_move_then_nothing_to_take(name, params):
+    game = find_game(name, **params)
+    opening, seat, (first, second) = _relayed_turn_position(game, random.Random(2))
+    state = game.new_state()
+    for move in opening:
+        state.play(move)
+    assert state.current_player == seat
+    state.play(first)
+    assert state.current_player == seat  # completed a cell: the seat moves again
+    state.play(second)
+    assert state.current_player != seat and not state.is_over()
+    assert not any(game.completed_by(state.drawn, edge) for edge in state.legal_moves())
+
+
+@pytest.mark.parametrize("name", ["dots-and-triangles", "dots-and-boxes", "limit-nim"])
+def test_the_opening_is_quiet_and_leaves_the_game_open(name):
+    game = find_game(name)
+    opening = _quiet_opening(game, random.Random(3))
+    assert opening is not None and len(opening) >= 2
+    state = game.new_state()
+    for move in opening:
+        before = state.current_player
+        state.play(move)
+        assert state.current_player != before  # no forced move keeps the turn
+    assert not state.is_over()
+
+
+def test_the_arbiters_seat_takes_a_cell_else_plays_safe_else_gives_up():
+    game = find_game("dots-and-triangles", rows=2)  # one triangle of three edges
+    state = game.new_state()
+    state.play("1 2")
+    assert dots_choice(state, random.Random(1)) is None  # both edges left give the triangle away
+    assert gives_cell(game, state.drawn, game.parse_move("1 3"))
+    state.play("1 3")
+    assert dots_choice(state, random.Random(1)) == game.parse_move("2 3")  # completes it
+
+
+# --- the command -------------------------------------------------------------------------
+
+def test_the_command_prints_the_checklist_and_exits_1_on_a_failure(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(BOTS)
+    status = main(["check", "limit-nim", f"{sys.executable} check_debug_stdout_bot.py", "--time-ms", "3000",
+                   "--log-dir", str(tmp_path), "--json", str(tmp_path / "check.json")])
+    out = capsys.readouterr().out
+    assert status == 1
+    assert "FAIL writes nothing but moves on stdout" in out and "hint: " in out and "> Start" in out
+    assert "FAILED: 1 of" in out
+    data = json.loads((tmp_path / "check.json").read_text())
+    assert data["passed"] is False and [i["id"] for i in data["items"] if i["status"] == "fail"] == ["stdout"]
+
+
+def test_the_command_exits_0_when_every_scenario_that_applies_passed(tmp_path, capsys):
+    status = main(["check", "limit-nim", f"{sys.executable} {RANDOM_BOT}", "-p", "piles=5/3,4/4",
+                   "--time-ms", "3000", "--log-dir", str(tmp_path), "--concurrency", "2",
+                   "--json", str(tmp_path / "check.json")])
+    out = capsys.readouterr().out
+    assert status == 0 and "passed: all 13 scenarios that apply" in out and "FAIL" not in out
+    items = json.loads((tmp_path / "check.json").read_text())["items"]
+    assert {i["id"] for i in items if i["status"] == "skip"} == {"players-3", "extra-move", "relayed-turn"}
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["check", "no-such-game", "true"], "unknown game"),
+    (["check", "limit-nim", "true", "-p", "rows"], "KEY=VALUE"),
+    (["check", "limit-nim", "./no-such-bot"], "not an executable file"),
+    (["check", "limit-nim", "true", "--time-ms", "0"], "--time-ms"),
+])
+def test_usage_errors_exit_2_before_any_game(argv, says, capsys, tmp_path):
+    assert main([*argv, "--log-dir", str(tmp_path)]) == 2
+    assert says in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())
