@@ -1,0 +1,56 @@
+"""The starter bots of examples/bots: each builds with its documented line and passes
+`arbiter check` on every game it plays."""
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from arbiter.check import CheckTarget, run_check
+
+ROOT = Path(__file__).resolve().parent.parent
+STARTERS = ROOT / "examples" / "bots"
+GAMES = [("dots-and-triangles", {}), ("dots-and-boxes", {"rows": "2", "cols": "3"}), ("limit-nim", {})]
+
+
+def build_line(source: Path) -> str:
+    """The `Build:` line of a starter's header comment."""
+    match = re.search(r"Build:\s+(.+)", source.read_text())
+    assert match, f"{source.name} has no Build: line"
+    return match.group(1).strip()
+
+
+@pytest.fixture(scope="module")
+def c_starter(tmp_path_factory) -> Path:
+    """The C starter, built by its own Build: line (its output redirected to a temporary folder)."""
+    assert shutil.which("gcc"), "gcc is needed (Debian: apt-get install gcc)"
+    words = shlex.split(build_line(STARTERS / "starter.c"))
+    assert words[:2] == ["gcc", "-O2"] and "-o" in words
+    binary = tmp_path_factory.mktemp("build") / "starter"
+    words[words.index("-o") + 1] = str(binary)
+    subprocess.run(words, cwd=ROOT, check=True, capture_output=True)
+    return binary
+
+
+def node() -> str:
+    path = shutil.which("node")
+    assert path, "node is needed (Debian: apt-get install nodejs)"
+    return path
+
+
+def test_the_js_starter_needs_no_build():
+    assert build_line(STARTERS / "starter.js").startswith("nothing to build")
+
+
+@pytest.mark.parametrize("game, params", GAMES, ids=[g for g, _ in GAMES])
+@pytest.mark.parametrize("language", ["c", "js"])
+def test_a_starter_passes_arbiter_check(c_starter, tmp_path, language, game, params):
+    command = (str(c_starter),) if language == "c" else (node(), str(STARTERS / "starter.js"))
+    report = run_check(CheckTarget(game, params, command, cwd=str(ROOT), time_ms=3000), log_dir=tmp_path,
+                       concurrency=2)
+    assert report.failed() == [], [(i.id, i.hint, i.transcript) for i in report.items if i.status == "fail"]
+    assert report.item("seat-0").status == "pass" and report.item("quit").status == "pass"
