@@ -15,6 +15,7 @@ from arbiter.check.scenarios import DUTIES, _extra_move_position, _quiet_opening
 from arbiter.check.seat import dots_choice, gives_cell
 from arbiter.cli import main
 from arbiter.games import find_game
+from arbiter.referee import PlayerSpec
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "tests" / "bots"
@@ -24,8 +25,8 @@ RANDOM_BOT = str(ROOT / "players" / "random_bot.py")
 def check(script: str, game: str = "dots-and-triangles", tmp: Path | None = None, **options):
     """Check a bot of tests/bots (or a path) with short clocks, two games at once."""
     command = (sys.executable, script if "/" in script else str(BOTS / script))
-    target = CheckTarget(game_name=game, params=options.pop("params", {}), command=command, cwd=str(BOTS),
-                         time_ms=options.pop("time_ms", 3000), **options)
+    player = PlayerSpec(name="bot", command=command, cwd=str(BOTS))
+    target = CheckTarget(game, options.pop("params", {}), player, time_ms=options.pop("time_ms", 3000), **options)
     assert tmp is not None
     return run_check(target, log_dir=tmp, concurrency=2)
 
@@ -47,8 +48,9 @@ def test_scenarios_a_game_cannot_have_are_not_checked_and_the_rest_pass(tmp_path
 
 def test_codecup_dialect_gets_start_and_no_game_line(tmp_path):
     def codecup(*command: str):
-        target = CheckTarget("dots-and-boxes", {}, (sys.executable, RANDOM_BOT, *command), cwd=str(BOTS),
-                             dialect="codecup", time_ms=3000)
+        player = PlayerSpec(name="bot", command=(sys.executable, RANDOM_BOT, *command), cwd=str(BOTS),
+                            dialect="codecup")
+        target = CheckTarget("dots-and-boxes", {}, player, time_ms=3000)
         return run_check(target, log_dir=tmp_path, concurrency=2)
 
     report = codecup("--game", "dots-and-boxes")  # the kit's --game: what a codecup bot knows by itself

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from arbiter.check import CheckTarget, run_check
+from arbiter.referee import PlayerSpec
 
 ROOT = Path(__file__).resolve().parent.parent
 STARTERS = ROOT / "examples" / "bots"
@@ -50,7 +51,7 @@ def test_the_js_starter_needs_no_build():
 @pytest.mark.parametrize("language", ["c", "js"])
 def test_a_starter_passes_arbiter_check(c_starter, tmp_path, language, game, params):
     command = (str(c_starter),) if language == "c" else (node(), str(STARTERS / "starter.js"))
-    report = run_check(CheckTarget(game, params, command, cwd=str(ROOT), time_ms=3000), log_dir=tmp_path,
-                       concurrency=2)
+    player = PlayerSpec(name=f"starter-{language}", command=command, cwd=str(ROOT))
+    report = run_check(CheckTarget(game, params, player, time_ms=3000), log_dir=tmp_path, concurrency=2)
     assert report.failed() == [], [(i.id, i.hint, i.transcript) for i in report.items if i.status == "fail"]
     assert report.item("seat-0").status == "pass" and report.item("quit").status == "pass"

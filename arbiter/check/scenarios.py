@@ -76,18 +76,15 @@ OTHER_PARAMS: dict[str, tuple[dict[str, str], ...]] = {
 
 @dataclass(frozen=True)
 class CheckTarget:
-    """The bot under check and the game it is checked on."""
+    """The bot under check (as any seat's player: command, cwd, env, dialect, transport) and
+    the game it is checked on. Its own time control is replaced by each scenario's."""
 
     game_name: str
     params: dict[str, str]  # as given with -p, text
-    command: tuple[str, ...]
-    name: str = "bot"
-    cwd: str | None = None
-    dialect: Literal["arbiter", "codecup"] = "arbiter"
-    transport: Literal["pipe", "zmq"] = "pipe"
+    player: PlayerSpec
     time_ms: int = 10_000  # the budget of every game but `small-clock`
     memory_mb: int | None = TimeControl.memory_mb
-    spec_options: dict[str, Any] = field(default_factory=dict)  # more PlayerSpec fields for the bot
+    duties: frozenset[str] | None = None  # only these (None: all); the others are not checked
 
 
 @dataclass
@@ -138,8 +135,8 @@ class CheckReport:
         """The report as plain data (`arbiter check --json`)."""
         t = self.target
         return {
-            "game": t.game_name, "params": t.params, "command": list(t.command), "dialect": t.dialect,
-            "transport": t.transport, "time_ms": t.time_ms, "passed": self.passed, "games": self.games,
+            "game": t.game_name, "params": t.params, "command": list(t.player.command),
+            "dialect": t.player.dialect, "transport": t.player.transport, "time_ms": t.time_ms, "passed": self.passed, "games": self.games,
             "duration_s": round(self.duration_s, 3), "clock_used_ms": round(self.clock_used_ms, 3),
             "first_reply_ms": self.first_reply_ms, "peak_memory_kb": self.peak_memory_kb,
             "log_dir": self.log_dir, "items": [item.to_json() for item in self.items],
@@ -177,6 +174,8 @@ def run_check(target: CheckTarget, *, log_dir: Path, concurrency: int = 1, seed:
     played as asked; GameError for an unknown game or parameter.
     """
     game = find_game(target.game_name, **target.params)
+    if target.duties is not None and "seat-0" not in target.duties:
+        raise ValueError("a check starts with the first-seat game: its duties must include seat-0")
     items = {duty: CheckItem(duty, title) for duty, title in DUTIES}
     games, not_applicable = _plan(target, game, random.Random(seed))
     for duty, why in not_applicable.items():
@@ -203,6 +202,8 @@ def run_check(target: CheckTarget, *, log_dir: Path, concurrency: int = 1, seed:
         _judge(result, items, charged)
     first_reply = _first_reply_ms(played)
     peak_kb = _judge_measures(target, played, items, first_reply)
+    for duty, why in not_applicable.items():  # measured in every game, but not asked for
+        items[duty].status, items[duty].note = "skip", why
     report = CheckReport(
         target=target, items=list(items.values()), games=len(played), duration_s=time.monotonic() - started,
         clock_used_ms=clock_ms, first_reply_ms=first_reply, peak_memory_kb=peak_kb, log_dir=str(log_dir),
@@ -218,7 +219,7 @@ def _plan(target: CheckTarget, game: Game[Any], rng: random.Random) -> tuple[lis
     base = TimeControl(time_ms=target.time_ms, memory_mb=target.memory_mb)
     games: list[_Game] = [_Game("seat-0", params, 0, time=base), _Game("seat-1", params, 1, time=base)]
     skipped: dict[str, str] = {}
-    codecup = target.dialect == "codecup"
+    codecup = target.player.dialect == "codecup"
     dots = isinstance(game, DotsGame)
     if codecup:
         for duty in ("players-3", "params", "opening", "extra-move", "relayed-turn"):
@@ -263,6 +264,11 @@ def _plan(target: CheckTarget, game: Game[Any], rng: random.Random) -> tuple[lis
         _Game("out-of-turn", params, 1, time=replace(base, suspend_idle=False)),
         _Game("quit", params, 0, time=base, monitor=True),
     ]
+    if target.duties is not None:
+        for duty, _ in DUTIES:
+            if duty not in target.duties:
+                skipped[duty] = "not part of this check"
+        games = [g for g in games if g.duty in target.duties]
     return games, skipped
 
 
@@ -346,12 +352,10 @@ def _mover_after(game: Game[Any], moves: list[Any]) -> int:
 
 def _play(target: CheckTarget, planned: _Game, log_dir: Path, prefix: str) -> _Played:
     game = find_game(target.game_name, **planned.params)
-    command = target.command
+    bot = replace(target.player, time=planned.time)
     if planned.monitor:
-        command = (sys.executable, "-m", "arbiter.check.monitor", *command)
-    bot = PlayerSpec(name=target.name, command=command, cwd=target.cwd, dialect=target.dialect,
-                     time=planned.time, transport=target.transport,
-                     env={"PYTHONPATH": PACKAGE_ROOT} if planned.monitor else {}, **target.spec_options)
+        bot = replace(bot, command=(sys.executable, "-m", "arbiter.check.monitor", *bot.command),
+                      env={**bot.env, "PYTHONPATH": PACKAGE_ROOT})
     players = []
     for seat in range(game.num_players):
         if seat == planned.bot_seat:
@@ -363,11 +367,11 @@ def _play(target: CheckTarget, planned: _Game, log_dir: Path, prefix: str) -> _P
         if planned.scripts.get(seat):
             words += ["--script", ";".join(planned.scripts[seat])]
         players.append(PlayerSpec(name=f"arbiter{seat}", command=tuple(words), env={"PYTHONPATH": PACKAGE_ROOT},
-                                  time=SEAT_TIME, **target.spec_options))
+                                  time=SEAT_TIME))
     record = play_game(game, players, time=planned.time, opening=planned.opening, log_dir=log_dir,
                        log_prefix=prefix)
     game_line = None
-    if target.dialect == "arbiter":
+    if target.player.dialect == "arbiter":
         words = ["Game", game.name, game.param_text(), f"seat={planned.bot_seat}", f"time_ms={planned.time.time_ms}"]
         if planned.time.move_ms is not None:
             words.append(f"move_ms={planned.time.move_ms}")

@@ -17,7 +17,7 @@ from ..errors import EXIT_CODE_TABLE, ExitCode, UsageError, show_path
 from ..games import GameError
 
 # Each module has `register(subparsers)`, which adds its parser and sets `func(args) -> int`.
-SUBCOMMANDS = ("play", "check", "run", "report", "sprt", "keys")
+SUBCOMMANDS = ("play", "check", "match", "run", "report", "sprt", "keys")
 
 
 def arbiter_version() -> str:

@@ -5,6 +5,7 @@ import argparse
 import json
 import os
 import sys
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TextIO
@@ -56,9 +57,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--time-ms must be a positive number of milliseconds, not {args.time_ms}")
     if args.concurrency < 1:
         raise UsageError(f"--concurrency must be at least 1, not {args.concurrency}")
-    player = _player(0, args.command, args.dialect, args.transport)
-    target = CheckTarget(game_name=args.game, params=params, command=player.command, name=player.name,
-                         cwd=os.getcwd(), dialect=args.dialect, transport=args.transport, time_ms=args.time_ms)
+    player = replace(_player(0, args.command, args.dialect, args.transport), cwd=os.getcwd())
+    target = CheckTarget(game_name=args.game, params=params, player=player, time_ms=args.time_ms)
     out: TextIO = sys.stderr if args.json == "-" else sys.stdout
     log_dir = args.log_dir / datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S-%f")
     header = " ".join([args.game, *(f"{k}={v}" for k, v in params.items())])

@@ -1,0 +1,160 @@
+"""`arbiter match GAME CMD_A CMD_B --games N`: a two-player match from the command line.
+
+A thin layer over the tournament runner: the flags become the equivalent round-robin config
+of two players (validated like a YAML file, and copied into the results folder), so the
+schedule (each opening twice, seats swapped), the records, the resume and the standings
+files are those of `arbiter run`. While games finish it prints the running score of A
+against B with the Elo difference, its 95% interval and the likelihood of superiority.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any, Sequence, TextIO
+
+from ..errors import UsageError
+from ..reports.html import write_tournament_report
+from ..reports.results import report_results
+from ..stats import elo_from_wdl
+from ..tournament.config import config_from_data
+from ..tournament.progress import Progress, describe_result
+from ..tournament.runner import Interrupted, run_tournament, stopped_note
+from .play import _params, player_name
+
+COMMAND_LINE = Path("command line")  # what config errors from flags are attributed to
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the `match` subcommand."""
+    parser = subparsers.add_parser(
+        "match", help="play a match between two bot commands (resumable)",
+        description="Play N games between two bots, each opening twice with the seats swapped, printing the "
+                    "running score with Elo, its 95%% interval and the likelihood of superiority; then the "
+                    "standings and report of `arbiter run`. Running the same command again resumes the match. "
+                    "Exit status 0 when the match is played, 2 for a usage error, 130 when interrupted.",
+    )
+    parser.add_argument("game", metavar="GAME", help="the game, e.g. dots-and-triangles")
+    parser.add_argument("command_a", metavar="CMD_A", help="the first bot's command, split like a shell would")
+    parser.add_argument("command_b", metavar="CMD_B", help="the second bot's command")
+    parser.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE",
+                        help="a game parameter (repeatable), e.g. -p rows=5")
+    parser.add_argument("--games", type=int, required=True, metavar="N", help="games to play (even)")
+    parser.add_argument("--concurrency", type=int, default=None, metavar="K",
+                        help="games at once (default: CPU cores)")
+    parser.add_argument("--openings", default=None, metavar="random:K|FILE",
+                        help="K random opening moves per pair of games, or a file with one opening per line, "
+                             "moves separated by ';' (default: none)")
+    parser.add_argument("--openings-seed", type=int, default=1, metavar="SEED",
+                        help="seed of the random openings (default %(default)s)")
+    parser.add_argument("--time-ms", type=int, default=None, metavar="N",
+                        help="each bot's budget per game (default 30000)")
+    parser.add_argument("--move-ms", type=int, default=None, metavar="N", help="a cap per move (default none)")
+    parser.add_argument("--results", default="results/match", metavar="DIR",
+                        help="results folder (default %(default)s); the same command again resumes it")
+    parser.add_argument("--fresh", action="store_true", help="discard the folder's recorded games and start over")
+    parser.add_argument("--quiet", action="store_true", help="no running score, only the final standings")
+    parser.set_defaults(func=run)
+
+
+def flags_to_config(args: argparse.Namespace) -> dict[str, Any]:
+    """The command line as the equivalent round-robin config of two players."""
+    names = [player_name(_words(args.command_a)), player_name(_words(args.command_b))]
+    if names[0].casefold() == names[1].casefold():  # the same bot twice, say with other options
+        names = [f"{names[0]}-a", f"{names[1]}-b"]
+    openings: dict[str, Any] = {}
+    if args.openings is not None:
+        kind, sep, count = args.openings.partition(":")
+        if sep and kind == "random":
+            if not count.isdigit():
+                raise UsageError(f"--openings {args.openings}: write random:K with K a number of moves")
+            openings = {"random_moves": int(count), "seed": args.openings_seed}
+        else:
+            openings = {"file": str(Path(args.openings).resolve())}
+    time = {key: value for key, value in (("time_ms", args.time_ms), ("move_ms", args.move_ms)) if value is not None}
+    data: dict[str, Any] = {
+        "name": "match", "results": str(Path(args.results).resolve()), "game": args.game,
+        "params": _params(args.param), "format": "round-robin", "games_per_pairing": args.games,
+        "openings": openings or None, "time": time,
+        # The bots run from here; an absolute cwd keeps the folder's copy runnable with `arbiter run`.
+        "players": [{"name": name, "command": command, "cwd": os.getcwd()}
+                    for name, command in zip(names, (args.command_a, args.command_b))],
+    }
+    if args.concurrency is not None:
+        data["concurrency"] = args.concurrency
+    return data
+
+
+def _words(command: str) -> tuple[str, ...]:
+    import shlex
+
+    try:
+        words = tuple(shlex.split(command))
+    except ValueError as exc:
+        raise UsageError(f"command {command!r} cannot be split: {exc}") from None
+    if not words:
+        raise UsageError("a bot command is empty")
+    return words
+
+
+def run(args: argparse.Namespace) -> int:
+    """Play (or resume) the match, then print and write the standings."""
+    config = config_from_data(flags_to_config(args), COMMAND_LINE)
+    first, second = (p.name for p in config.players)
+    progress = MatchProgress(first, second, quiet=args.quiet)
+    progress.note(f"match of {first} against {second} at {config.game_name}, {config.games_per_pairing} games, "
+                  f"results in {config.results_dir}")
+    try:
+        run_tournament(config, progress, fresh=args.fresh)
+    except Interrupted:
+        progress.note(stopped_note(config.results_dir, "the same arbiter match command"))
+        return 130
+    standings = report_results(config.results_dir)
+    page = write_tournament_report(config.results_dir)
+    print(standings, end="")
+    print(progress.score_line())
+    print(f"Report: {page}")
+    sys.stdout.flush()
+    return 0
+
+
+class MatchProgress(Progress):
+    """A line per finished game with the running score of the first player against the second."""
+
+    def __init__(self, first: str, second: str, stream: TextIO | None = None, *, quiet: bool = False) -> None:
+        super().__init__(stream, quiet=quiet, tty=False)
+        self.first, self.second = first, second
+        self.wins = self.draws = self.losses = 0
+
+    def start(self, planned: int, records: Sequence[dict[str, Any]]) -> None:
+        self.wins = self.draws = self.losses = 0
+        for record in records:
+            self._tally(record)
+        super().start(planned, records)
+
+    def _tally(self, record: dict[str, Any]) -> None:
+        winner = record["winner"]
+        if winner is None:
+            self.draws += 1
+        elif record["names"][winner] == self.first:
+            self.wins += 1
+        else:
+            self.losses += 1
+
+    def game_done(self, record: dict[str, Any], records: Sequence[dict[str, Any]]) -> None:
+        self.done += 1
+        self._count(record)
+        self._tally(record)
+        if not self.quiet:
+            print(f"[{self.done}/{self.planned}] {describe_result(record)}; {self.score_line()}",
+                  file=self.stream, flush=True)
+
+    def score_line(self) -> str:
+        """`greedy vs random: +7 =1 -2, Elo +147 [+12, +320], LOS 99.1%`."""
+        estimate = elo_from_wdl(self.wins, self.draws, self.losses)
+        return (f"{self.first} vs {self.second}: +{self.wins} ={self.draws} -{self.losses}, "
+                f"Elo {estimate.elo:+.0f} [{estimate.low:+.0f}, {estimate.high:+.0f}], LOS {100 * estimate.los:.1f}%")
+
+
+__all__ = ["MatchProgress", "flags_to_config", "register", "run"]
