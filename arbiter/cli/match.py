@@ -54,6 +54,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--results", default="results/match", metavar="DIR",
                         help="results folder (default %(default)s); the same command again resumes it")
     parser.add_argument("--fresh", action="store_true", help="discard the folder's recorded games and start over")
+    parser.add_argument("--check", action="store_true",
+                        help="run `arbiter check` on both bots before the first game and refuse to start if "
+                             "one fails")
     parser.add_argument("--quiet", action="store_true", help="no running score, only the final standings")
     parser.set_defaults(func=run)
 
@@ -83,6 +86,8 @@ def flags_to_config(args: argparse.Namespace) -> dict[str, Any]:
     }
     if args.concurrency is not None:
         data["concurrency"] = args.concurrency
+    if args.check:
+        data["check"] = True
     return data
 
 

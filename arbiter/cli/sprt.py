@@ -59,6 +59,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--log-pattern", default=DEFAULT_LOG_PATTERN, metavar="REGEX",
                         help="case-insensitive pattern of problem lines in the candidate's stderr logs; "
                              "'' turns the check off (default %(default)s)")
+    parser.add_argument("--check", action="store_true",
+                        help="run `arbiter check` on both bots before the first game and refuse to start if "
+                             "one fails (the config key check: true)")
     parser.add_argument("--quiet", action="store_true", help="no progress output, only the final report")
     parser.set_defaults(func=run)
 
@@ -93,6 +96,8 @@ def flags_to_config(args: argparse.Namespace) -> dict[str, Any]:
     }
     if args.concurrency is not None:
         data["concurrency"] = args.concurrency
+    if args.check:
+        data["check"] = True
     return data
 
 

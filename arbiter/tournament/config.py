@@ -28,7 +28,7 @@ PLAYER_KEYS = ("name", "command", "cwd", "env", "dialect") + TIME_KEYS + SOCKET_
 TOP_KEYS = (
     "name", "game", "params", "format", "games_per_pairing", "rounds", "openings", "time",
     "concurrency", "scoring", "players", "gauntlet", "results", "candidate", "baseline", "sprt",
-    "arbiter_keys",
+    "arbiter_keys", "check",
 )
 SPRT_KEYS = ("elo0", "elo1", "alpha", "beta", "max_games", "fail_on_fault", "log_pattern")
 DEFAULT_LOG_PATTERN = "warn|error|exception|traceback|assert"
@@ -96,6 +96,7 @@ class TournamentConfig:
     players: tuple[PlayerSpec, ...]
     candidate: str | None = None
     sprt: SprtSettings | None = None  # format: sprt only; players are then (candidate, baseline)
+    check: bool = False  # check every launched player (`arbiter check`) before the first game
     raw: dict[str, Any] = field(default_factory=dict, compare=False)  # the file as read, for the copy and diffs
 
     def make_game(self) -> Game[Any]:
@@ -172,6 +173,7 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
     if fmt != "swiss" and top.has("rounds"):
         problems.add(("rounds",), f"only applies to format: swiss, not {fmt}")
     concurrency = top.get("concurrency", os.cpu_count() or 1, integer(1, MAX_CONCURRENCY))
+    check = top.get("check", False, boolean)
     time = _read_time(problems, ("time",), top.raw("time"), TimeControl(), allowed=TIME_KEYS)
     arbiter_keys = _read_arbiter_keys(problems, top.get("arbiter_keys", None, text), folder)
     if top.raw("scoring") == "game":
@@ -223,7 +225,7 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
         name=str(name), source=source, results_dir=results_dir.resolve(), game_name=game.name,
         params=dict(game.params), format=fmt, games_per_pairing=per_pairing, rounds=rounds,
         openings=openings, time=time, concurrency=concurrency, scoring=scoring,
-        players=tuple(players), candidate=candidate, sprt=sprt, raw=data,
+        players=tuple(players), candidate=candidate, sprt=sprt, check=check, raw=data,
     )
 
 

@@ -23,6 +23,7 @@ from ..games import Game
 from ..records import GameRecord
 from ..referee import GameAborted, play_game
 from .config import TournamentConfig
+from .preflight import preflight
 from .progress import Progress
 from .schedule import ScheduledGame, fixed_schedule, planned_games, schedule_identity, swiss_round
 from .store import GameStore, hold_results_folder
@@ -286,6 +287,7 @@ def run_held(config: TournamentConfig, progress: Progress, runner_class: type[To
     SPRT); returns what its `run` returns."""
     with hold_results_folder(config.results_dir):
         store = prepare_results(config, fresh=fresh)
+        preflight(config, progress.note)  # with check: true, every launched bot before the first game
         runner = runner_class(config, store, progress)
         started = time.monotonic()
         outcome = runner.run()
