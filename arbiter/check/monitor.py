@@ -8,8 +8,8 @@ which the arbiter saves in the bot's log:
 
     arbiter-check-monitor: status=S peak_kb=K sigterm=T left=PID:NAME,...
 
-`status` is the bot's wait status, `peak_kb` the largest resident set of the bot or any
-process it waited for, `sigterm` 1 when the arbiter's SIGTERM (sent 0.5 s after `Quit`)
+`status` is the bot's wait status, `peak_kb` the largest peak resident set (VmHWM) read
+from the bot or one of its children every 20 ms while it ran, `sigterm` 1 when the arbiter's SIGTERM (sent 0.5 s after `Quit`)
 found the bot still running, `left` the processes of the bot's that were still alive
 0.2 s after it exited. The arbiter already runs the monitor as the top of the bot's session
 and as a child subreaper, so orphans of the bot come to it and show up here.
@@ -24,11 +24,33 @@ import time
 
 TAG = "arbiter-check-monitor:"
 LEFTOVER_WAIT_S = 0.2  # a child that is exiting too (its input closed with the bot's) gets this long
+PEAK_POLL_S = 0.02  # how often the bot's peak memory is read while it runs
 
 
 def _report(**fields: object) -> None:
     text = " ".join(f"{key}={value}" for key, value in fields.items())
     os.write(2, f"{TAG} {text}\n".encode())
+
+
+def _peak_kb(pid: int) -> int:
+    """The peak resident memory of a live process (VmHWM), 0 if it is gone."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as status:
+            for line in status:
+                if line.startswith(b"VmHWM:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+def _children(pid: int) -> list[int]:
+    """The bot's child processes (one level: helpers it starts)."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children", "rb") as children:
+            return [int(word) for word in children.read().split()]
+    except (OSError, ValueError):
+        return []
 
 
 def _stat(pid: int | str) -> tuple[str, str, int, int] | None:
@@ -96,8 +118,13 @@ def main(argv: list[str]) -> int:
     except OSError as exc:
         print(f"{TAG} cannot start {argv[0]!r}: {exc}", file=sys.stderr)
         return 127
-    _, status, usage = os.wait4(bot.pid, 0)
-    peak_kb = usage.ru_maxrss
+    peak_kb = 0
+    while True:  # poll: a child's ru_maxrss would count the monitor's own memory, copied at fork
+        peak_kb = max(peak_kb, _peak_kb(bot.pid), *(_peak_kb(pid) for pid in _children(bot.pid)))
+        pid, status = os.waitpid(bot.pid, os.WNOHANG)
+        if pid:
+            break
+        time.sleep(PEAK_POLL_S)
     deadline = time.monotonic() + LEFTOVER_WAIT_S
     left = _alive_others()
     while left and time.monotonic() < deadline:
