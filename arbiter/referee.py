@@ -25,6 +25,7 @@ from .records import GameRecord, MoveRecord, PlayerRef, Termination
 from .transport import TIMEOUT, BadLine, Channel, Closed, ReadResult
 from .transport.pipe import launch_pipe_bot
 from .transport.process import BotProcess, LaunchError, end_all
+from .transport.sandbox import SandboxSpec
 from .transport.zmq import (EndpointError, LeaseCancelled, SocketSpec, check_socket, launch_zmq_bot,
                              lease_remote_seats)
 
@@ -62,6 +63,8 @@ class PlayerSpec:
     # pipe: stdin/stdout; zmq: launched, over a socket; remote: not launched (docs/protocol.md, Sockets)
     transport: Literal["pipe", "zmq", "remote"] = "pipe"
     socket: SocketSpec = field(default_factory=SocketSpec)  # zmq and remote: endpoint and keys
+    # The bot's box (docs/security.md): what it may see beyond the defaults; None: unsandboxed.
+    sandbox: SandboxSpec | None = field(default_factory=SandboxSpec)
 
     def command_text(self) -> str:
         """The command as recorded: the shell-quoted words, or where a remote bot is."""
@@ -149,6 +152,9 @@ def _check_arguments(game: Game[Any], players: Sequence[PlayerSpec], opening: Se
             check_socket(spec.transport, spec.socket)
         except EndpointError as exc:
             raise ValueError(f"seat {k} ({spec.name}): {exc}") from None
+        if spec.transport == "zmq" and spec.sandbox is not None and spec.socket.bind:
+            raise ValueError(f"seat {k} ({spec.name}): a sandboxed bot reaches its seat through a private socket "
+                             "the arbiter makes; bind: needs the sandbox off for this player")
         if spec.transport == "remote" and (spec.time or time).clock != "wall":
             raise ValueError(f"seat {k} ({spec.name}): a remote bot's time can only be measured with clock: wall")
         if opening and spec.dialect == "codecup":
@@ -229,12 +235,12 @@ class _Referee:
                 if spec.transport == "pipe":
                     seat.channel, seat.process = launch_pipe_bot(
                         spec.command, cwd=spec.cwd, env=spec.env, memory_mb=seat.time.memory_mb,
-                        log_path=seat.log_path,
+                        log_path=seat.log_path, sandbox=spec.sandbox,
                     )
                 elif spec.transport == "zmq":
                     seat.channel, seat.process = launch_zmq_bot(
                         spec.command, label=seat.label, bind=spec.socket.bind, cwd=spec.cwd, env=spec.env,
-                        memory_mb=seat.time.memory_mb, log_path=seat.log_path,
+                        memory_mb=seat.time.memory_mb, log_path=seat.log_path, sandbox=spec.sandbox,
                     )
             except LaunchError as exc:
                 return _Ending(Termination.CRASH, seat.index, f"{seat.label} could not be started: {exc}")

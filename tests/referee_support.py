@@ -11,6 +11,7 @@ from pathlib import Path
 from arbiter.games import find_game
 from arbiter.records import GameRecord, Termination
 from arbiter.referee import PlayerSpec, TimeControl, play_game
+from arbiter.transport.sandbox import SandboxSpec, support
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "tests" / "bots"
@@ -27,8 +28,10 @@ def bot(script: str | Path, name: str, marker: str, *args: str, time: TimeContro
         **env: str) -> PlayerSpec:
     """A seat running a Python script from tests/bots (or a path), marked for the process scan."""
     path = script if isinstance(script, Path) else BOTS / script
+    # Sandboxed (the default), a bot sees the files its command names: the test bots also
+    # import their shared helper, `misbehave.py`, from their folder.
     return PlayerSpec(name=name, command=(sys.executable, str(path), *args),
-                      env={MARK: marker, **env}, time=time)
+                      env={MARK: marker, **env}, time=time, sandbox=SandboxSpec(read=(str(BOTS),)))
 
 
 def honest(marker: str, seed: int = 1) -> PlayerSpec:
@@ -36,8 +39,9 @@ def honest(marker: str, seed: int = 1) -> PlayerSpec:
     return bot(RANDOM_BOT, "random", marker, "--seed", str(seed))
 
 
-def live_marked(marker: str) -> list[int]:
-    """Pids of live processes (zombies excluded) whose environment carries the marker."""
+def live_marked(marker: str, *, boxes: bool = True) -> list[int]:
+    """Pids of live processes (zombies excluded) whose environment carries the marker; with
+    `boxes=False`, not a sandbox's own bubblewrap processes (only the bots' own)."""
     needle = f"{MARK}={marker}".encode()
     found = []
     for name in os.listdir("/proc"):
@@ -45,7 +49,10 @@ def live_marked(marker: str) -> list[int]:
             continue
         try:
             with open(f"/proc/{name}/stat", "rb") as stat:
-                state = stat.read().rsplit(b")", 1)[1].split()[0]
+                line = stat.read()
+            if not boxes and b"(bwrap)" in line:
+                continue
+            state = line.rsplit(b")", 1)[1].split()[0]
             with open(f"/proc/{name}/environ", "rb") as environ:
                 env = environ.read()
         except OSError:
@@ -76,7 +83,10 @@ SHARED_FAULTS = [
     Fault("sleep_bot.py", Termination.TIMEOUT, "per-move cap of 300 ms",
           TimeControl(time_ms=10000, move_ms=300), {"SLEEP_S": "2"}),
     Fault("illegal_bot.py", Termination.ILLEGAL, "played '1 99', which is illegal: pile 1 has limit"),
-    Fault("memory_bot.py", Termination.CRASH, "MemoryError", TimeControl(time_ms=5000, memory_mb=200)),
+    # In a box with a memory control group the kernel kills it; otherwise an rlimit makes malloc fail.
+    Fault("memory_bot.py", Termination.CRASH,
+          "reached its memory limit of 200 MiB" if support().memory else "MemoryError",
+          TimeControl(time_ms=5000, memory_mb=200)),
 ]
 
 

@@ -100,7 +100,7 @@ def test_a_grandchild_sleeping_forever_dies_with_the_game(tmp_path: Path) -> Non
     alive_during_game: list[int] = []
     record = play_game(find_game("limit-nim"), [bot("grandchild_bot.py", "parent", marker), honest(marker)],
                        time=GAME_TIME, log_dir=tmp_path,
-                       on_turn=lambda state: alive_during_game.append(len(live_marked(marker))))
+                       on_turn=lambda state: alive_during_game.append(len(live_marked(marker, boxes=False))))
     assert record.termination is Termination.NORMAL
     assert max(alive_during_game) == 3  # the bot, its grandchild and the opponent
     assert live_marked(marker) == []
@@ -109,7 +109,7 @@ def test_a_grandchild_sleeping_forever_dies_with_the_game(tmp_path: Path) -> Non
 @pytest.mark.parametrize("script, env", [
     ("setsid_grandchild_bot.py", {}),  # daemonized: a new session, and its parent gone
     ("setpgid_child_bot.py", {}),  # a process group of its own, in the bot's session
-    ("fork_many_bot.py", {"FORKS": "200"}),
+    ("fork_many_bot.py", {"FORKS": "100"}),  # within the sandbox's process limit (MAX_PROCESSES)
     ("term_ignoring_tree_bot.py", {"CHILDREN": "5"}),
 ])
 @pytest.mark.parametrize("suspend_idle", [True, False])
@@ -172,7 +172,7 @@ def test_cancel_ends_every_bot_promptly_and_raises_game_aborted(tmp_path: Path) 
 
     worker = threading.Thread(target=play)
     worker.start()
-    _wait_for(lambda: len(live_marked(marker)) == 2)
+    _wait_for(lambda: len(live_marked(marker, boxes=False)) == 2)
     cancel.set()
     cancelled = time.monotonic()
     worker.join(5)
@@ -209,7 +209,7 @@ def test_a_bot_is_stopped_while_it_is_not_its_turn_unless_pondering_is_allowed(
 
 def _state_of(marker: str, script: str) -> str:
     """The process state letter of the marked process running `script`, or '' if none."""
-    for pid in live_marked(marker):
+    for pid in live_marked(marker, boxes=False):
         try:
             cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
             if script.encode() in cmdline:
@@ -222,7 +222,7 @@ def _state_of(marker: str, script: str) -> str:
 def _states_of(marker: str, script: str) -> list[str]:
     """The process state letters of every marked process running `script`."""
     states = []
-    for pid in live_marked(marker):
+    for pid in live_marked(marker, boxes=False):
         try:
             if script.encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
                 states.append(Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0].decode())

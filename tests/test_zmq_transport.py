@@ -98,7 +98,7 @@ def test_only_loopback_addresses_count_as_loopback(text: str, loopback: bool) ->
 
 
 @pytest.mark.parametrize("text, side, message", [
-    ("ipc:///tmp/x", "bind", "only tcp:// is supported"),
+    ("ipc://relative/x", "bind", "or ipc:///PATH for a unix socket"),
     ("tcp://127.0.0.1", "bind", "write tcp://HOST:PORT"),
     ("tcp://127.0.0.1:*", "connect", "must be a number, not *"),
     ("tcp://127.0.0.1:70000", "bind", "between 1 and 65535"),
@@ -136,7 +136,7 @@ def test_a_non_loopback_remote_endpoint_without_keys_is_refused_with_a_clear_err
     ("remote", SocketSpec(bind="tcp://127.0.0.1:5555", public_key="x" * 40, arbiter_keys="/nonexistent"),
      "arbiter_keys", "cannot read key file /nonexistent"),
     ("zmq", SocketSpec(connect="tcp://127.0.0.1:5555"), "connect", "does not apply to transport: zmq"),
-    ("zmq", SocketSpec(bind="udp://x"), "bind", "not a ZeroMQ TCP endpoint"),
+    ("zmq", SocketSpec(bind="udp://x"), "bind", "not a ZeroMQ endpoint"),
     ("pipe", SocketSpec(bind="tcp://127.0.0.1:5555"), "bind", "only applies to transport: zmq or remote"),
 ])
 def test_socket_settings_problems_name_the_key(transport: str, spec: SocketSpec, key: str, fragment: str) -> None:

@@ -16,7 +16,9 @@ from ..games import State, find_game
 from ..records import GameRecord
 from ..reports.html import write_game_page
 from ..referee import PlayerSpec, TimeControl, play_game
+from ..transport.sandbox import SandboxSpec
 from .outputs import check_output_file, check_output_folder
+from .sandbox_options import add_sandbox_options, sandbox_from_args, warn_if_unsandboxed
 
 DEFAULT_LOG_DIR = Path("results") / "play"
 DIALECTS = ("arbiter", "codecup")
@@ -55,6 +57,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="write a self-contained page with the game viewer to FILE")
     parser.add_argument("--log-dir", type=Path, default=DEFAULT_LOG_DIR, metavar="DIR",
                         help="where the bots' stderr logs go (default %(default)s)")
+    parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
+                        help="an environment variable for every bot (a sandboxed bot's environment is "
+                             "otherwise cleared); repeatable")
+    add_sandbox_options(parser)
     parser.set_defaults(func=run)
 
 
@@ -80,7 +86,10 @@ def run(args: argparse.Namespace) -> int:
     for seat, override in enumerate((args.dialect_a, args.dialect_b)):
         if override is not None and seat < game.num_players:
             dialects[seat] = override
-    players = [_player(seat, text, dialect, args.transport)
+    sandbox = sandbox_from_args(args)
+    warn_if_unsandboxed(sandbox is not None, "play")
+    env = _env(args.env)
+    players = [_player(seat, text, dialect, args.transport, sandbox, env)
                for seat, (text, dialect) in enumerate(zip(args.commands, dialects))]
     time = TimeControl(time_ms=args.time_ms, move_ms=args.move_ms, clock=args.clock)
 
@@ -133,7 +142,19 @@ def _params(pairs: list[str]) -> dict[str, str]:
     return params
 
 
-def _player(seat: int, text: str, dialect: str, transport: str = "pipe") -> PlayerSpec:
+def _env(pairs: list[str]) -> dict[str, str]:
+    """`--env NAME=VALUE` words as a mapping; UsageError naming a malformed one."""
+    env = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name or "\0" in pair:
+            raise UsageError(f"--env {pair!r}: write NAME=VALUE")
+        env[name] = value
+    return env
+
+
+def _player(seat: int, text: str, dialect: str, transport: str = "pipe",
+            sandbox: SandboxSpec | None = SandboxSpec(), env: dict[str, str] | None = None) -> PlayerSpec:
     """One seat's command line, split and checked that its program exists."""
     try:
         command = tuple(shlex.split(text))
@@ -148,7 +169,7 @@ def _player(seat: int, text: str, dialect: str, transport: str = "pipe") -> Play
     elif shutil.which(program) is None:
         raise UsageError(f"seat {seat}'s command: {program!r} is not found on PATH")
     return PlayerSpec(name=player_name(command), command=command, dialect=dialect,  # type: ignore[arg-type]
-                      transport=transport)  # type: ignore[arg-type]
+                      transport=transport, sandbox=sandbox, env=env or {})  # type: ignore[arg-type]
 
 
 def player_name(command: tuple[str, ...]) -> str:

@@ -10,6 +10,7 @@ from typing import Mapping, Sequence
 
 from . import MAX_LINE_BYTES, TIMEOUT, BadLine, Closed, ReadResult, SendResult, decode_line
 from .process import BotProcess
+from .sandbox import SandboxSpec
 
 READ_CHUNK_BYTES = 65536  # so at most one chunk plus one line's worth is ever buffered
 
@@ -104,9 +105,11 @@ class PipeChannel:
 
 def launch_pipe_bot(command: Sequence[str], *, cwd: str | None = None,
                     env: Mapping[str, str] | None = None, memory_mb: int | None = None,
-                    log_path: Path | None = None) -> tuple[PipeChannel, BotProcess]:
-    """Start a bot speaking the protocol on stdin/stdout; raises LaunchError if it cannot start."""
+                    log_path: Path | None = None,
+                    sandbox: SandboxSpec | None = None) -> tuple[PipeChannel, BotProcess]:
+    """Start a bot speaking the protocol on stdin/stdout (in a box with `sandbox`); raises
+    LaunchError if it cannot start."""
     process, stdin_fd, stdout_fd = BotProcess.launch(
-        command, cwd=cwd, env=env, memory_mb=memory_mb, log_path=log_path
+        command, cwd=cwd, env=env, memory_mb=memory_mb, log_path=log_path, sandbox=sandbox
     )
     return PipeChannel(stdin_fd, stdout_fd), process

@@ -20,9 +20,11 @@ leaves its session (`setsid`) stays in its tree, and is seen, even once its pare
 from __future__ import annotations
 
 import ctypes
+import fcntl
 import os
 import resource
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -30,6 +32,8 @@ import threading
 import time
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
+
+from .sandbox import STDIN_FD, STDOUT_FD, Box, SandboxSpec, support
 
 LOG_CAP_BYTES = 1 << 20  # a bot's stderr log keeps this much, then a note, then discards
 _PR_SET_PDEATHSIG = 1
@@ -311,15 +315,24 @@ class StderrDrain:
 
 # --- the process ---------------------------------------------------------------------
 
-def _prepare_child(parent_pid: int, memory_bytes: int | None, prctl: object) -> None:
-    """Runs in the child between fork and exec: parent-death signal and memory cap."""
+def _prepare_child(parent_pid: int, memory_bytes: int | None, prctl: object, box: Box | None,
+                   box_pipes: tuple[int, int]) -> None:
+    """Runs in the child between fork and exec: parent-death signal, then the box's groups
+    and limits, or (unsandboxed) the memory cap."""
     prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # type: ignore[operator]
     # A subreaper (kept across exec): while the bot lives, every process it starts stays in
     # its tree, even one that leaves its session with setsid() and loses its parent.
     prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)  # type: ignore[operator]
     if os.getppid() != parent_pid:
         os._exit(125)  # the arbiter died before the signal was armed
-    if memory_bytes is not None:
+    if box is not None:
+        box.prepare_child()  # first: its control group files may sit on descriptors 3 and 4
+        # The box's shim takes the bot's pipes from descriptors 3 and 4 (see sandbox.py);
+        # moved out of the way first, in case a pipe already sits on 3 or 4.
+        stdin_fd, stdout_fd = [fcntl.fcntl(fd, fcntl.F_DUPFD, 10) for fd in box_pipes]
+        os.dup2(stdin_fd, STDIN_FD)
+        os.dup2(stdout_fd, STDOUT_FD)
+    elif memory_bytes is not None:
         resource.setrlimit(resource.RLIMIT_DATA, (memory_bytes, memory_bytes))
 
 
@@ -330,8 +343,9 @@ class BotProcess:
     caller hands them to a channel, which then owns them.
     """
 
-    def __init__(self, popen: subprocess.Popen[bytes], drain: StderrDrain) -> None:
+    def __init__(self, popen: subprocess.Popen[bytes], drain: StderrDrain, box: Box | None = None) -> None:
         self._popen = popen
+        self.box = box  # the bot's sandbox, or None when it runs unsandboxed
         self.pid = popen.pid
         self.session_id = popen.pid  # setsid: session id = process group id = pid
         self.drain = drain
@@ -355,14 +369,24 @@ class BotProcess:
         self._walk_checked = 0.0
         self._last_pid_seen: bytes | None = None  # the last pid read by `cpu_ms`, and when
         self._last_pid_at = float("-inf")
+        # A box's control group counts the CPU time of all its processes, dead or alive.
+        self._box_cpu = box is not None and box.cpu_ms() is not None
 
     @classmethod
     def launch(cls, command: Sequence[str], *, cwd: str | None = None,
                env: Mapping[str, str] | None = None, memory_mb: int | None = None,
-               log_path: Path | None = None) -> tuple[BotProcess, int, int]:
-        """Start `command` (already split); returns the process and its stdin/stdout fds."""
+               log_path: Path | None = None, sandbox: SandboxSpec | None = None,
+               seat_dir: str | None = None) -> tuple[BotProcess, int, int]:
+        """Start `command` (already split); returns the process and its stdin/stdout fds.
+
+        With `sandbox`, the bot runs in a box (`sandbox.py`) when the machine can make one,
+        with `seat_dir` writable in it; its environment is then only `env` and the box's."""
         if not command:
             raise LaunchError("the command is empty")
+        box = None
+        if sandbox is not None and support().usable:
+            _check_startable(command, cwd)  # inside the box, a missing program would look like a crash
+            box = Box(command, cwd=cwd, env=env or {}, spec=sandbox, memory_mb=memory_mb, seat_dir=seat_dir)
         memory_bytes = None
         if memory_mb is not None:
             _, hard = resource.getrlimit(resource.RLIMIT_DATA)
@@ -372,14 +396,24 @@ class BotProcess:
         _set_child_subreaper()
         prctl = _libc().prctl  # looked up here, not between fork and exec
         parent_pid = os.getpid()
+        # A boxed bot gets its pipes as descriptors 3 and 4, bubblewrap's stdin/stdout are null.
+        box_pipes = (*os.pipe(), *os.pipe()) if box else ()
         try:
             popen = subprocess.Popen(
-                list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                cwd=cwd, env={**os.environ, **(env or {})}, bufsize=0, close_fds=True,
-                start_new_session=True,
-                preexec_fn=lambda: _prepare_child(parent_pid, memory_bytes, prctl),
+                box.argv if box else list(command),
+                stdin=subprocess.DEVNULL if box else subprocess.PIPE,
+                stdout=subprocess.DEVNULL if box else subprocess.PIPE,
+                stderr=subprocess.PIPE, cwd=None if box else cwd,
+                env=box.env if box else {**os.environ, **(env or {})}, bufsize=0, close_fds=True,
+                pass_fds=(STDIN_FD, STDOUT_FD) if box else (), start_new_session=True,
+                preexec_fn=lambda: _prepare_child(parent_pid, memory_bytes, prctl, box,
+                                                  (box_pipes[0], box_pipes[3]) if box else (-1, -1)),
             )
         except (OSError, subprocess.SubprocessError) as exc:
+            for fd in box_pipes:
+                os.close(fd)
+            if box is not None:
+                box.remove()
             where = f" in {cwd}" if cwd else ""
             raise LaunchError(f"cannot start {command[0]!r}{where}: {exc}") from None
         try:
@@ -387,13 +421,22 @@ class BotProcess:
         except OSError as exc:  # no guardian, no bot: it could outlive a killed arbiter
             popen.kill()
             popen.wait()
+            if box is not None:
+                box.remove()
             raise LaunchError(f"cannot start the guardian process: {exc}") from None
-        assert popen.stdin is not None and popen.stdout is not None and popen.stderr is not None
+        assert popen.stderr is not None
         drain = StderrDrain(os.dup(popen.stderr.fileno()), log_path)
-        stdin_fd, stdout_fd = os.dup(popen.stdin.fileno()), os.dup(popen.stdout.fileno())
+        if box is not None:
+            os.close(box_pipes[0])  # the bot's ends
+            os.close(box_pipes[3])
+            stdin_fd, stdout_fd = box_pipes[1], box_pipes[2]
+        else:
+            assert popen.stdin is not None and popen.stdout is not None
+            stdin_fd, stdout_fd = os.dup(popen.stdin.fileno()), os.dup(popen.stdout.fileno())
         for stream in (popen.stdin, popen.stdout, popen.stderr):
-            stream.close()
-        return cls(popen, drain), stdin_fd, stdout_fd
+            if stream is not None:
+                stream.close()
+        return cls(popen, drain, box), stdin_fd, stdout_fd
 
     # --- control ---------------------------------------------------------------------
     def suspend(self) -> None:
@@ -463,9 +506,25 @@ class BotProcess:
         return alive
 
     def terminate(self) -> None:
-        """SIGTERM the bot's process group, and SIGCONT so that a stopped bot sees it."""
-        self._signal_group(signal.SIGTERM)
-        self._signal_group(signal.SIGCONT)
+        """SIGTERM the bot's process group, and SIGCONT so that a stopped bot sees it.
+
+        In a box, every process but bubblewrap's own two: their death would SIGKILL the box
+        at once, and the bot is owed the same grace for SIGTERM as unboxed."""
+        if self.box is None:
+            self._signal_group(signal.SIGTERM)
+            self._signal_group(signal.SIGCONT)
+            return
+        self.track_descendants()
+        spare = self.box_keepers()
+        for pid in self.tracked_descendants():
+            if pid not in spare:
+                _kill(pid, signal.SIGTERM)
+                _kill(pid, signal.SIGCONT)
+
+    def box_keepers(self) -> set[int]:
+        """bubblewrap's processes of the box: the one launched and the box's init (its child);
+        empty for an unboxed bot."""
+        return {self.pid, *_children(self.pid)} if self.box is not None else set()
 
     def _signal_group(self, signum: int) -> None:
         try:
@@ -487,6 +546,11 @@ class BotProcess:
         child whose fork or reaping raced the last one (its pid taken before it, the child
         listed or reaped during it) has its time counted that much late, never lost.
         """
+        if self._box_cpu:
+            try:
+                return self.box.cpu_ms()  # type: ignore[union-attr,return-value]
+            except OSError:
+                return 0.0
         last_pid = _pread_proc(self._last_pid_fd, _LAST_PID_PATH, 32)
         now = time.monotonic()
         self._last_pid_seen, self._last_pid_at = last_pid, now
@@ -525,6 +589,8 @@ class BotProcess:
             if info is not None:
                 exited = info.si_code == os.CLD_EXITED
                 self._status = info.si_status if exited else -info.si_status
+                if exited and self.box is not None:
+                    self._status = self.box.exit_status(self._status)
         return self._status
 
     def wait_exit(self, timeout_s: float) -> int | None:
@@ -534,13 +600,16 @@ class BotProcess:
         return self.exit_status()
 
     def describe_exit(self, status: int) -> str:
-        """`exited with status 1` or `was killed by SIGSEGV`."""
+        """`exited with status 1` or `was killed by SIGSEGV`, and which limit of its box it hit."""
         if status >= 0:
-            return f"exited with status {status}"
-        try:
-            return f"was killed by {signal.Signals(-status).name}"
-        except ValueError:
-            return f"was killed by signal {-status}"
+            text = f"exited with status {status}"
+        else:
+            try:
+                text = f"was killed by {signal.Signals(-status).name}"
+            except ValueError:
+                text = f"was killed by signal {-status}"
+        hit = self.box.limit_hit() if self.box is not None else None
+        return f"{text}: {hit}" if hit else text
 
     def close(self) -> None:
         """Release the handle once the tree is dead: guardian registration, zombie, pidfd, log."""
@@ -551,17 +620,35 @@ class BotProcess:
         try:
             status = self._popen.wait(timeout=1.0)
             if self._status is None:
-                self._status = status
+                self._status = self.box.exit_status(status) if self.box is not None and status > 0 else status
         except subprocess.TimeoutExpired:
             pass  # stuck in the kernel (uninterruptible); Popen reaps it later
         for fd in (self._pidfd, self._stat_fd, self._children_fd, self._last_pid_fd):
             if fd is not None:
                 os.close(fd)
+        if self.box is not None:
+            self.box.remove()
         self.drain.finish(0.5)
 
     def kill_tree(self) -> None:
         """SIGKILL every process of the bot's session at once and wait until they are dead."""
         end_all([self], grace_s=0, term_grace_s=0)
+
+
+def _check_startable(command: Sequence[str], cwd: str | None) -> None:
+    """LaunchError when the program cannot be found or run, or the folder is missing, as an
+    unsandboxed launch would say (in a box it would only be the box's exit status 127)."""
+    if cwd is not None and not os.path.isdir(cwd):
+        raise LaunchError(f"cannot start {command[0]!r} in {cwd}: no such folder")
+    program = command[0]
+    if "/" in program:
+        path: str | None = os.path.join(cwd or "", program)
+        ok = path is not None and os.path.isfile(path) and os.access(path, os.X_OK)
+    else:
+        ok = shutil.which(program) is not None
+    if not ok:
+        where = f" in {cwd}" if cwd else ""
+        raise LaunchError(f"cannot start {program!r}{where}: not found or not executable")
 
 
 def _children(pid: int) -> list[int]:
@@ -594,9 +681,14 @@ def _kill(pid: int, signum: int) -> None:
         pass
 
 
-def _signal_all(members: Sequence[tuple[int, str, int]], session_id: int, signum: int) -> None:
+def _signal_all(members: Sequence[tuple[int, str, int]], session_id: int, signum: int,
+                spare: set[int] = frozenset()) -> None:  # type: ignore[assignment]
+    """Signal every member (and the session), except the `spare` pids (then not the session)."""
     for pid, _, _ in members:
-        _kill(pid, signum)
+        if pid not in spare:
+            _kill(pid, signum)
+    if spare:
+        return
     try:
         os.killpg(session_id, signum)
     except (ProcessLookupError, PermissionError):
@@ -641,9 +733,13 @@ def end_all(processes: Sequence[BotProcess], *, grace_s: float, term_grace_s: fl
         if not alive:
             break
         for process, members in alive.items():
-            _signal_all(members, process.session_id, signum)
+            if signum == signal.SIGKILL and process.box is not None:
+                process.box.kill()
+            # SIGTERM spares the box's own processes (see `terminate`); SIGKILL takes them all.
+            spare = process.box_keepers() if signum == signal.SIGTERM else set()
+            _signal_all(members, process.session_id, signum, spare)
             if signum == signal.SIGTERM:
-                _signal_all(members, process.session_id, signal.SIGCONT)  # stopped ones must see it
+                _signal_all(members, process.session_id, signal.SIGCONT, spare)  # stopped ones must see it
         deadline = time.monotonic() + wait_s
         delay_s = 0.001
         while alive and time.monotonic() < deadline:

@@ -38,6 +38,7 @@ import logging
 import math
 import os
 import re
+import shutil
 import tempfile
 import threading
 import time
@@ -54,6 +55,7 @@ from zmq.utils.monitor import recv_monitor_message
 from . import TIMEOUT, BadLine, Closed, ReadResult, SendResult, decode_line
 from .keys import KeyFileError, KeyPair, is_z85_key, read_key_file
 from .process import BotProcess, LaunchError, StderrDrain
+from .sandbox import SandboxSpec, support
 
 log = logging.getLogger(__name__)
 
@@ -95,7 +97,8 @@ class LeaseCancelled(Exception):
 
 @dataclass(frozen=True)
 class Endpoint:
-    """A `tcp://HOST:PORT` endpoint; PORT `*` (bind only) means any free port."""
+    """A `tcp://HOST:PORT` endpoint (PORT `*`, bind only, means any free port), or an
+    `ipc:///PATH` unix socket (host and port empty)."""
 
     text: str
     host: str
@@ -103,8 +106,9 @@ class Endpoint:
 
     @property
     def is_loopback(self) -> bool:
-        """Only this machine can reach it: `localhost`, 127.0.0.0/8 or ::1 (names are not resolved)."""
-        if self.host == "localhost":
+        """Only this machine can reach it: `localhost`, 127.0.0.0/8, ::1 (names are not
+        resolved), or a unix socket."""
+        if self.text.startswith("ipc://") or self.host == "localhost":
             return True
         try:
             return ipaddress.ip_address(self.host.strip("[]")).is_loopback
@@ -113,14 +117,18 @@ class Endpoint:
 
 
 _ENDPOINT = re.compile(r"tcp://(\[[0-9a-fA-F:.]+\]|[^:/\[\]\s]+):(\*|\d{1,5})")
+_IPC_ENDPOINT = re.compile(r"ipc:///[^\s\x00]{1,90}")  # a unix socket path fits in 108 bytes
 
 
 def parse_endpoint(text: str, *, side: str) -> Endpoint:
-    """Check a `tcp://HOST:PORT` endpoint for `side` "bind" or "connect"; EndpointError if unusable."""
+    """Check a `tcp://HOST:PORT` or `ipc:///PATH` endpoint for `side` "bind" or "connect";
+    EndpointError if unusable."""
+    if _IPC_ENDPOINT.fullmatch(text):
+        return Endpoint(text, "", "")
     match = _ENDPOINT.fullmatch(text)
     if match is None:
-        raise EndpointError(f"{text!r} is not a ZeroMQ TCP endpoint: write tcp://HOST:PORT, "
-                            "e.g. tcp://127.0.0.1:5555 (only tcp:// is supported)")
+        raise EndpointError(f"{text!r} is not a ZeroMQ endpoint: write tcp://HOST:PORT, "
+                            "e.g. tcp://127.0.0.1:5555, or ipc:///PATH for a unix socket")
     host, port = match.groups()
     if port == "*" and side == "connect":
         raise EndpointError(f"{text!r}: a port to connect to must be a number, not *")
@@ -438,7 +446,7 @@ class ZmqChannel:
 
     def __init__(self, label: str, *, bind: str | None = None, connect: str | None = None,
                  curve: SeatCurve | None = None, heartbeat: bool = False, remote: bool = False,
-                 key_file: Path | None = None) -> None:
+                 key_file: Path | None = None, seat_dir: Path | None = None) -> None:
         if bool(bind) == bool(connect):
             raise EndpointError("give exactly one of bind and connect")
         side = "bind" if bind else "connect"
@@ -450,6 +458,7 @@ class ZmqChannel:
         self.remote = remote
         self.client_key = curve.client_public if curve is not None else None
         self._key_file = key_file  # a launched bot's key file, removed at close
+        self._seat_dir = seat_dir  # a sandboxed bot's private socket folder, removed at close
         self._finished: Closed | BadLine | None = None
         self._shut = False
         self._refusals = runtime.refusals
@@ -727,6 +736,8 @@ class ZmqChannel:
         self._socket.close()  # LINGER_MS: a `Quit` just sent still goes out
         if self._key_file is not None:
             self._key_file.unlink(missing_ok=True)
+        if self._seat_dir is not None:
+            shutil.rmtree(self._seat_dir, ignore_errors=True)
         if self._finished is None:
             self._finished = Closed("the arbiter closed the channel")
 
@@ -742,15 +753,23 @@ def _frame_property(frame: zmq.Frame, name: int | str, default: object) -> objec
 
 def launch_zmq_bot(command: Sequence[str], *, label: str, bind: str | None = None, cwd: str | None = None,
                    env: Mapping[str, str] | None = None, memory_mb: int | None = None,
-                   log_path: Path | None = None) -> tuple[ZmqChannel, BotProcess]:
+                   log_path: Path | None = None,
+                   sandbox: SandboxSpec | None = None) -> tuple[ZmqChannel, BotProcess]:
     """Bind a seat's socket, then start a bot that connects to it (`ARBITER_ENDPOINT`).
 
-    On a non-loopback `bind`, CURVE is on with keys made for this game: the bot gets the
-    arbiter's public key in `ARBITER_SERVER_KEY` and its own key pair in a private file
-    named by `ARBITER_KEYS`, removed when the channel closes. The bot's stdin is closed
-    and its stdout read and discarded (debug output belongs on stderr, which is logged).
-    Raises LaunchError if the socket cannot be bound or the bot cannot be started.
+    A sandboxed bot (`sandbox`, on a machine that can box it) has no network: its seat is a
+    unix socket in a private folder that only its box shows, so no other process of the
+    machine's bots can reach it. Otherwise, on a non-loopback `bind`, CURVE is on with keys
+    made for this game: the bot gets the arbiter's public key in `ARBITER_SERVER_KEY` and its
+    own key pair in a private file named by `ARBITER_KEYS`, removed when the channel closes.
+    The bot's stdin is closed and its stdout read and discarded (debug output belongs on
+    stderr, which is logged). Raises LaunchError if the socket cannot be bound or the bot
+    cannot be started.
     """
+    seat_dir = None
+    if sandbox is not None and support().usable:
+        seat_dir = Path(tempfile.mkdtemp(prefix="arbiter-seat-"))  # mode 0700
+        bind = f"ipc://{seat_dir}/seat"
     bind = bind or DEFAULT_BIND
     endpoint = parse_endpoint(bind, side="bind")
     bot_env = dict(env or {})
@@ -763,15 +782,20 @@ def launch_zmq_bot(command: Sequence[str], *, label: str, bind: str | None = Non
         bot_env[ENV_KEYS] = str(key_file)
         bot_env[ENV_SERVER_KEY] = arbiter_pair.public
     try:
-        channel = ZmqChannel(label, bind=bind, curve=curve, key_file=key_file)
+        channel = ZmqChannel(label, bind=bind, curve=curve, key_file=key_file, seat_dir=seat_dir)
+        if seat_dir is not None:  # the box's user connects; its folder (the box's own) keeps others out
+            os.chmod(seat_dir / "seat", 0o666)
     except BaseException:
         if key_file is not None:
             key_file.unlink(missing_ok=True)
+        if seat_dir is not None:
+            shutil.rmtree(seat_dir, ignore_errors=True)
         raise
     bot_env[ENV_ENDPOINT] = connectable(channel.endpoint)
     try:
         process, stdin_fd, stdout_fd = BotProcess.launch(command, cwd=cwd, env=bot_env, memory_mb=memory_mb,
-                                                         log_path=log_path)
+                                                         log_path=log_path, sandbox=sandbox,
+                                                         seat_dir=str(seat_dir) if seat_dir else None)
     except BaseException:
         channel.shut()
         raise

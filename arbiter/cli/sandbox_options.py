@@ -1,0 +1,34 @@
+"""The sandbox options shared by the commands that launch bots (docs/security.md)."""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from ..transport.sandbox import SandboxSpec, support
+
+
+def add_sandbox_options(parser: argparse.ArgumentParser, *, paths: bool = True) -> None:
+    """`--no-sandbox`, and (for commands that name bots on the command line) extra paths."""
+    parser.add_argument("--no-sandbox", action="store_true",
+                        help="run the bots unsandboxed, as the arbiter's own user (trusted bots only)")
+    if paths:
+        parser.add_argument("--sandbox-read", action="append", default=[], metavar="PATH",
+                            help="a file or folder every bot may read (e.g. the folder of a bot made of "
+                                 "several files); repeatable")
+        parser.add_argument("--sandbox-write", action="append", default=[], metavar="PATH",
+                            help="a folder every bot may write (e.g. a cache); repeatable")
+
+
+def sandbox_from_args(args: argparse.Namespace) -> SandboxSpec | None:
+    """The bots' sandbox as the command line asks: None with --no-sandbox."""
+    if args.no_sandbox:
+        return None
+    return SandboxSpec(read=tuple(os.path.abspath(p) for p in getattr(args, "sandbox_read", [])),
+                       write=tuple(os.path.abspath(p) for p in getattr(args, "sandbox_write", [])))
+
+
+def warn_if_unsandboxed(sandboxed: bool, command: str) -> None:
+    """Say loudly on stderr when bots that should be boxed cannot be (this machine)."""
+    if sandboxed and not support().usable:
+        print(f"arbiter {command}: WARNING: {support().describe()}", file=sys.stderr)

@@ -1,0 +1,623 @@
+"""The sandbox: one box per bot, made with bubblewrap and control groups (docs/security.md).
+
+This module owns every privilege and every limit of a sandboxed bot, and nothing else
+knows how the box is made. `BotProcess.launch` (the only place that starts a process)
+asks it for a `Box`: the command to run instead of the bot's (bubblewrap around it), the
+environment, the limits to set between fork and exec, and the control groups the child
+joins. While the bot lives the box reads its CPU time; afterwards it says why it was
+stopped (memory, process count) and is removed.
+
+What a box is, on a machine that offers it all:
+- **identity**: when the arbiter runs as root, the bot runs as `BOX_UID`/`BOX_GID`, an
+  unprivileged user of its own, with no supplementary groups, no capabilities (bounding
+  and inheritable sets emptied) and `no_new_privs` (util-linux's `setpriv`, run inside
+  the box). Otherwise it keeps the arbiter's uid behind a user namespace, without
+  capabilities. Its environment is cleared: `PATH`, `HOME=/tmp`, `LANG`, the protocol's
+  variables and the player's own `env`.
+- **namespaces** (bubblewrap): new PID, IPC, UTS, network, mount and cgroup namespaces.
+  Only the system's runtime (`/usr`, `/etc`, the `/bin` and `/lib` links) is visible,
+  read-only, plus what the bot needs: the files its command names, the interpreter's
+  installation, the arbiter's bot kit and bundled players, its `cwd` when it was given
+  one, and the player's extra `read`/`write` paths; `/tmp` and `/dev/shm` are private
+  tmpfs of `TMPFS_MB` each; `/proc` shows only the box's processes; no network but its
+  own loopback. A ZeroMQ bot's seat is a unix socket in a folder bound into its box alone.
+- **limits**: memory through the control group (heap, shared memory and tmpfs pages
+  alike), at most `MAX_PROCESSES` tasks, files of at most `MAX_FILE_MB`, no core dumps,
+  at most `MAX_OPEN_FILES` descriptors. Without a memory control group, `RLIMIT_AS`.
+- **the whole tree**: every process of the box is in its PID namespace, whose init is a
+  descendant of the launched process; when the bot's first process ends, or that init is
+  killed, the kernel kills everything else in the box. The control group also gives the
+  box's CPU time in one read and, on cgroup v2, `cgroup.kill`.
+
+`support()` probes the machine once per process and says what is enforced; when
+bubblewrap cannot run, bots are not boxed and every run says so.
+"""
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping, Sequence
+
+BOX_UID = BOX_GID = 61000  # the unprivileged user a boxed bot runs as when the arbiter is root
+TMPFS_MB = 64  # size of a box's private /tmp, and of its /dev/shm
+MAX_PROCESSES = 128  # tasks (processes and threads) in a box at once
+MAX_FILE_MB = 64  # the largest file a bot may write (RLIMIT_FSIZE)
+MAX_OPEN_FILES = 256  # RLIMIT_NOFILE
+BOX_PATH = "/usr/local/bin:/usr/bin:/bin"
+# The system's runtime, read-only in every box (the /bin, /sbin and /lib* links of a merged
+# /usr are recreated as links).
+SYSTEM_DIRS = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+_PACKAGE_DIR = Path(__file__).resolve().parents[1]  # the `arbiter` package: the bot kit
+_PLAYERS_DIR = _PACKAGE_DIR.parent / "players"  # the bundled players, beside it in a checkout
+_PROBE_TIMEOUT_S = 10.0
+
+
+class SandboxError(Exception):
+    """A box could not be made though the machine offers sandboxing (the arbiter's problem)."""
+
+
+@dataclass(frozen=True)
+class SandboxSpec:
+    """What one player's box shows beyond the defaults: extra absolute paths, read-only or writable."""
+
+    read: tuple[str, ...] = ()
+    write: tuple[str, ...] = ()
+
+
+# --- what the machine offers ---------------------------------------------------------
+
+@dataclass(frozen=True)
+class CgroupPlace:
+    """Where a box's group for one feature is made: a folder of a hierarchy, and its version."""
+
+    version: int  # 1 or 2
+    parent: str  # the folder new groups are made in (the arbiter's own group)
+
+
+@dataclass(frozen=True)
+class Support:
+    """What this machine lets the arbiter enforce, found by `support()`."""
+
+    bwrap: str | None  # the bubblewrap that ran the probe box, or None
+    setpriv: str | None  # util-linux setpriv, used inside the box
+    as_root: bool  # boxes run as BOX_UID (else as the arbiter's uid in a user namespace)
+    memory: CgroupPlace | None = None
+    pids: CgroupPlace | None = None
+    cpu: CgroupPlace | None = None
+    kill: CgroupPlace | None = None  # cgroup v2's cgroup.kill
+    missing: tuple[str, ...] = ()  # a sentence per thing that is not enforced, and why
+
+    @property
+    def usable(self) -> bool:
+        """Whether bots can be boxed at all (namespaces and a private filesystem view)."""
+        return self.bwrap is not None and self.setpriv is not None
+
+    def enforced(self) -> dict[str, str | bool]:
+        """For tournament.json and reports: each protection, and how (or False)."""
+        def place(p: CgroupPlace | None, what: str) -> str | bool:
+            return f"cgroup v{p.version} {what}" if p else False
+        memory: str | bool = place(self.memory, "memory")
+        if self.usable and not self.memory:
+            memory = "RLIMIT_AS (no memory control group)"
+        return {
+            "namespaces": "bubblewrap: pid, ipc, uts, net, mount, cgroup" if self.usable else False,
+            "identity": (f"uid {BOX_UID}, no capabilities, no_new_privs" if self.as_root
+                         else "the arbiter's uid in a user namespace, no capabilities, no_new_privs")
+            if self.usable else False,
+            "filesystem": "system runtime and the bot's own files, read-only; private /tmp" if self.usable else False,
+            "network": "none (own loopback only)" if self.usable else False,
+            "memory": memory if self.usable else False,
+            "processes": (place(self.pids, f"pids.max={MAX_PROCESSES}") if self.usable else False),
+            "cpu_accounting": place(self.cpu, "CPU time of the whole box") if self.usable else False,
+            "files": f"RLIMIT_FSIZE {MAX_FILE_MB} MiB, RLIMIT_NOFILE {MAX_OPEN_FILES}, no core dumps"
+            if self.usable else False,
+        }
+
+    def describe(self) -> str:
+        """One line for a run's header."""
+        if not self.usable:
+            return "bots are NOT sandboxed: " + "; ".join(self.missing)
+        limits = [name for name, p in (("memory", self.memory), ("processes", self.pids)) if p]
+        text = "bots are sandboxed (bubblewrap"
+        text += f", uid {BOX_UID}" if self.as_root else ", user namespace"
+        text += f"; cgroup limits: {', '.join(limits)})" if limits else ")"
+        if self.missing:
+            text += "; not enforced: " + "; ".join(self.missing)
+        return text
+
+
+_SUPPORT: Support | None = None
+_SUPPORT_LOCK = threading.Lock()
+
+
+def support() -> Support:
+    """What this machine offers, probed once per process (a test box, the control groups)."""
+    global _SUPPORT
+    with _SUPPORT_LOCK:
+        if _SUPPORT is None:
+            _SUPPORT = _probe()
+        return _SUPPORT
+
+
+def _probe() -> Support:
+    as_root = os.geteuid() == 0
+    missing: list[str] = []
+    bwrap = shutil.which("bwrap")
+    setpriv = shutil.which("setpriv", path="/usr/bin:/bin:/usr/sbin:/sbin")
+    if bwrap is None:
+        missing.append("bubblewrap (bwrap) is not installed: apt-get install bubblewrap")
+    if setpriv is None:
+        missing.append("setpriv (util-linux) is not installed")
+    if bwrap is not None and setpriv is not None:
+        why = _try_box(bwrap, setpriv, as_root)
+        if why is not None:
+            missing.append(f"bubblewrap cannot make a box here: {why}")
+            bwrap = None
+    places = _cgroup_places()
+    memory, pids = places.get("memory"), places.get("pids")
+    if memory is None:
+        missing.append("memory control group (memory capped by RLIMIT_AS instead, which does not count tmpfs)")
+    if pids is None:
+        missing.append(f"process-count limit (no pids control group; {MAX_PROCESSES} tasks is not enforced)")
+    return Support(bwrap=bwrap, setpriv=setpriv, as_root=as_root, memory=memory, pids=pids,
+                   cpu=places.get("cpu"), kill=places.get("kill"), missing=tuple(missing))
+
+
+def _try_box(bwrap: str, setpriv: str, as_root: bool) -> str | None:
+    """Run `true` in a box like a bot's; None if it worked, else why not."""
+    argv = _bwrap_argv(bwrap, setpriv, as_root, ["/bin/true"], cwd="/tmp", read=(), write=())
+    null = os.open(os.devnull, os.O_RDWR)
+    try:
+        done = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, timeout=_PROBE_TIMEOUT_S, env={"PATH": BOX_PATH},
+                              pass_fds=(STDIN_FD, STDOUT_FD),
+                              preexec_fn=lambda: (os.dup2(null, STDIN_FD), os.dup2(null, STDOUT_FD)))
+    except (OSError, subprocess.SubprocessError) as exc:
+        return str(exc)
+    finally:
+        os.close(null)
+    if done.returncode != 0:
+        last = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:]
+        return last[0] if last else f"status {done.returncode}"
+    return None
+
+
+# --- control groups ------------------------------------------------------------------
+
+def _cgroup_places() -> dict[str, CgroupPlace]:
+    """For each feature (memory, pids, cpu, kill): a writable place for boxes' groups."""
+    mounts = _cgroup_mounts()
+    own = _own_cgroups()
+    found: dict[str, CgroupPlace] = {}
+    v2 = mounts.get("")  # the unified hierarchy, if mounted
+    if v2 is not None and "" in own:
+        parent = v2 + own[""].rstrip("/")
+        files = _group_files(parent)
+        if files is not None:
+            enabled = _v2_controllers(parent)
+            for feature in ("memory", "pids"):
+                if feature in enabled:
+                    found[feature] = CgroupPlace(2, parent)
+            found["cpu"] = CgroupPlace(2, parent)  # cpu.stat's usage is in every v2 group
+            if "cgroup.kill" in files:  # Linux 5.14 and later
+                found["kill"] = CgroupPlace(2, parent)
+    for feature, controller in (("memory", "memory"), ("pids", "pids"), ("cpu", "cpuacct")):
+        if feature in found or controller not in mounts or controller not in own:
+            continue
+        parent = mounts[controller] + own[controller].rstrip("/")
+        if _group_files(parent) is not None:
+            found[feature] = CgroupPlace(1, parent)
+    return found
+
+
+def _cgroup_mounts() -> dict[str, str]:
+    """Mount point per v1 controller, and of the unified (v2) hierarchy under the key ''."""
+    mounts: dict[str, str] = {}
+    try:
+        lines = Path("/proc/self/mountinfo").read_text().splitlines()
+    except OSError:
+        return mounts
+    for line in lines:
+        left, _, right = line.partition(" - ")
+        fields, tail = left.split(), right.split()
+        if len(fields) < 5 or len(tail) < 3:
+            continue
+        point, fstype, options = fields[4], tail[0], tail[2].split(",")
+        if fstype == "cgroup2":
+            mounts.setdefault("", point)
+        elif fstype == "cgroup":
+            for option in options:
+                mounts.setdefault(option, point)
+    return mounts
+
+
+def _own_cgroups() -> dict[str, str]:
+    """The arbiter's own group path per v1 controller, and in the unified hierarchy ('')."""
+    own: dict[str, str] = {}
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return own
+    for line in lines:
+        number, controllers, path = line.split(":", 2)
+        if number == "0" and controllers == "":
+            own[""] = path
+        else:
+            for controller in controllers.split(","):
+                own[controller] = path
+    return own
+
+
+def _v2_controllers(parent: str) -> set[str]:
+    """The controllers a child group of `parent` gets (enabling memory and pids if we may)."""
+    try:
+        enabled = set(Path(parent, "cgroup.subtree_control").read_text().split())
+        offered = set(Path(parent, "cgroup.controllers").read_text().split())
+    except OSError:
+        return set()
+    for controller in ("memory", "pids"):
+        if controller in offered and controller not in enabled:
+            try:  # refused (EBUSY) when the group holds processes and is not the root
+                Path(parent, "cgroup.subtree_control").write_text(f"+{controller}")
+                enabled.add(controller)
+            except OSError:
+                pass
+    return enabled
+
+
+def _group_files(parent: str) -> set[str] | None:
+    """The files of a new group in `parent` (a probe group, made and removed), or None when
+    no group can be made there."""
+    probe = os.path.join(parent, f"arbiter-probe-{os.getpid()}")
+    try:
+        os.mkdir(probe)
+    except FileExistsError:
+        pass
+    except OSError:
+        return None
+    try:
+        return set(os.listdir(probe))
+    except OSError:
+        return None
+    finally:
+        try:
+            os.rmdir(probe)
+        except OSError:
+            pass
+
+
+def _write(path: str, text: str) -> None:
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        os.write(fd, text.encode())
+    finally:
+        os.close(fd)
+
+
+def _read_text(path: str) -> str:
+    try:
+        with open(path, encoding="ascii", errors="replace") as file:
+            return file.read()
+    except OSError:
+        return ""
+
+
+def _counter(text: str, key: str) -> int:
+    """The number after `key` in a `key value` per line file (0 when absent)."""
+    for line in text.splitlines():
+        name, _, value = line.partition(" ")
+        if name == key:
+            try:
+                return int(value)
+            except ValueError:
+                return 0
+    return 0
+
+
+_BOX_NUMBER = 0
+_BOX_NUMBER_LOCK = threading.Lock()
+
+
+def _next_box_name() -> str:
+    global _BOX_NUMBER
+    with _BOX_NUMBER_LOCK:
+        _BOX_NUMBER += 1
+        return f"arbiter-{os.getpid()}-{_BOX_NUMBER}"
+
+
+class _Groups:
+    """One box's control groups (one folder per hierarchy used), made before the launch."""
+
+    def __init__(self, places: Support, memory_mb: int | None) -> None:
+        name = _next_box_name()
+        self.folders: dict[str, str] = {}  # feature -> folder
+        self.memory_mb = memory_mb if places.memory else None
+        self._join_fds: list[int] = []
+        self._cpu_fd: int | None = None
+        self._cpu_v2 = False
+        made: dict[str, str] = {}  # parent -> folder: one group per hierarchy
+        try:
+            for feature in ("memory", "pids", "cpu", "kill"):
+                place: CgroupPlace | None = getattr(places, feature)
+                if place is None:
+                    continue
+                folder = made.get(place.parent)
+                if folder is None:
+                    folder = os.path.join(place.parent, name)
+                    os.mkdir(folder)
+                    made[place.parent] = folder
+                    self._join_fds.append(os.open(os.path.join(folder, "cgroup.procs"), os.O_WRONLY))
+                self.folders[feature] = folder
+            self._set_limits(places)
+            if "cpu" in self.folders:
+                self._cpu_v2 = places.cpu is not None and places.cpu.version == 2
+                self._cpu_fd = os.open(os.path.join(self.folders["cpu"],
+                                                    "cpu.stat" if self._cpu_v2 else "cpuacct.usage"), os.O_RDONLY)
+        except OSError as exc:
+            self.remove()
+            raise SandboxError(f"cannot make the box's control group: {exc}") from None
+
+    def _set_limits(self, places: Support) -> None:
+        if "memory" in self.folders and self.memory_mb is not None:
+            folder, limit = self.folders["memory"], str(self.memory_mb << 20)
+            assert places.memory is not None
+            if places.memory.version == 2:
+                _write(os.path.join(folder, "memory.max"), limit)
+                if os.path.exists(os.path.join(folder, "memory.swap.max")):
+                    _write(os.path.join(folder, "memory.swap.max"), "0")
+            else:
+                _write(os.path.join(folder, "memory.limit_in_bytes"), limit)
+                if os.path.exists(os.path.join(folder, "memory.memsw.limit_in_bytes")):
+                    _write(os.path.join(folder, "memory.memsw.limit_in_bytes"), limit)  # no escape to swap
+        if "pids" in self.folders:
+            _write(os.path.join(self.folders["pids"], "pids.max"), str(MAX_PROCESSES))
+
+    def join(self) -> None:
+        """Runs in the child between fork and exec: move this process into every group."""
+        for fd in self._join_fds:
+            os.write(fd, b"0")
+
+    def cpu_ms(self) -> float:
+        """The whole box's CPU time so far (every process it ever had)."""
+        assert self._cpu_fd is not None
+        data = os.pread(self._cpu_fd, 256, 0)
+        if self._cpu_v2:  # "usage_usec N" is the first line
+            return int(data.split(None, 2)[1]) / 1000
+        return int(data) / 1e6
+
+    @property
+    def reads_cpu(self) -> bool:
+        return self._cpu_fd is not None
+
+    def kill(self) -> None:
+        """cgroup v2: SIGKILL every process in the group at once."""
+        folder = self.folders.get("kill")
+        if folder is not None:
+            try:
+                _write(os.path.join(folder, "cgroup.kill"), "1")
+            except OSError:
+                pass
+
+    def peak_memory_mb(self) -> float | None:
+        """The most memory the box held at once, if the control group says."""
+        folder = self.folders.get("memory")
+        if folder is None:
+            return None
+        for name in ("memory.peak", "memory.max_usage_in_bytes"):
+            text = _read_text(os.path.join(folder, name)).strip()
+            if text.isdigit():
+                return int(text) / (1 << 20)
+        return None
+
+    def limit_hit(self) -> str | None:
+        """Why the kernel stopped the box, if a limit did: for a crash's detail."""
+        if "memory" in self.folders and self.memory_mb is not None:
+            folder = self.folders["memory"]
+            events = _read_text(os.path.join(folder, "memory.events")) or _read_text(
+                os.path.join(folder, "memory.oom_control"))
+            if _counter(events, "oom_kill") > 0:
+                return f"it reached its memory limit of {self.memory_mb} MiB (the sandbox's control group)"
+        if "pids" in self.folders:
+            if _counter(_read_text(os.path.join(self.folders["pids"], "pids.events")), "max") > 0:
+                return f"it tried to have more than {MAX_PROCESSES} processes and threads at once"
+        return None
+
+    def remove(self) -> None:
+        """Close the files and remove the groups (each must be empty by now)."""
+        for fd in self._join_fds + ([self._cpu_fd] if self._cpu_fd is not None else []):
+            os.close(fd)
+        self._join_fds, self._cpu_fd = [], None
+        for folder in dict.fromkeys(self.folders.values()):
+            try:
+                os.rmdir(folder)
+            except OSError:
+                pass  # a process still dying; the group is left empty and harmless
+        self.folders = {}
+
+
+# --- the box -------------------------------------------------------------------------
+
+class Box:
+    """One bot's sandbox: `argv` and `env` to start, `prepare_child` between fork and exec,
+    then CPU time, why it was stopped, and `remove` once its processes are all gone."""
+
+    def __init__(self, command: Sequence[str], *, cwd: str | None, env: Mapping[str, str],
+                 spec: SandboxSpec, memory_mb: int | None, seat_dir: str | None = None) -> None:
+        places = support()
+        assert places.bwrap is not None and places.setpriv is not None
+        workdir = os.path.abspath(cwd or os.getcwd())
+        command = _resolved(command, workdir)
+        write = [*spec.write, *([seat_dir] if seat_dir else [])]
+        for path in write:
+            _give_to_box(path, places.as_root)
+        self.argv = _bwrap_argv(places.bwrap, places.setpriv, places.as_root, command, cwd=workdir,
+                                read=(*spec.read, *_named_paths(command, workdir)),
+                                write=tuple(write))
+        self.env = {"PATH": BOX_PATH, "HOME": "/tmp", "LANG": "C.UTF-8", **env}
+        self.groups = _Groups(places, memory_mb)
+        # Without a memory group the cap is on address space (mmap included), set at exec.
+        self.rlimit_as_bytes = None if self.groups.memory_mb is not None or memory_mb is None else memory_mb << 20
+
+    def prepare_child(self) -> None:
+        """Between fork and exec: join the box's groups and set its resource limits."""
+        self.groups.join()
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (MAX_FILE_MB << 20, MAX_FILE_MB << 20))
+        resource.setrlimit(resource.RLIMIT_NOFILE, (MAX_OPEN_FILES, MAX_OPEN_FILES))
+        if self.rlimit_as_bytes is not None:
+            resource.setrlimit(resource.RLIMIT_AS, (self.rlimit_as_bytes, self.rlimit_as_bytes))
+
+    def cpu_ms(self) -> float | None:
+        """The box's CPU time from its control group, or None when there is no such group."""
+        return self.groups.cpu_ms() if self.groups.reads_cpu else None
+
+    def exit_status(self, status: int) -> int:
+        """The bot's own status from bubblewrap's: it exits 128+N when the bot died of signal N."""
+        return -(status - 128) if 128 < status <= 128 + 64 else status
+
+    def kill(self) -> None:
+        """SIGKILL the whole box through its control group, where the machine allows."""
+        self.groups.kill()
+
+    def limit_hit(self) -> str | None:
+        """Why the box's processes were stopped by the kernel, when a limit did it."""
+        return self.groups.limit_hit()
+
+    def peak_memory_mb(self) -> float | None:
+        """The most memory the box held at once, when a memory control group measured it."""
+        return self.groups.peak_memory_mb()
+
+    def remove(self) -> None:
+        """Remove the control groups (the box's processes are dead)."""
+        self.groups.remove()
+
+
+def _bwrap_argv(bwrap: str, setpriv: str, as_root: bool, command: Sequence[str], *, cwd: str,
+                read: Sequence[str], write: Sequence[str]) -> list[str]:
+    """bubblewrap's command line for a box around `command`, run from `cwd`."""
+    argv = [bwrap, "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
+            "--die-with-parent", "--hostname", "box"]
+    if not as_root:
+        argv.append("--unshare-user")  # unprivileged: the namespaces need a user namespace
+    for path in SYSTEM_DIRS:
+        if os.path.islink(path):
+            argv += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            argv += ["--ro-bind", path, path]
+    size = str(TMPFS_MB << 20)
+    argv += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--size", size, "--tmpfs", "/tmp",
+             "--perms", "1777", "--size", size, "--tmpfs", "/dev/shm"]
+    # An empty folder where the bot starts, unless a bind below shows a real one there;
+    # the folders leading to each bind are made searchable (bubblewrap would make them 0700).
+    made: set[str] = set()
+    for option, path in [("--dir", cwd), *_binds(read, write)]:
+        for folder in _ancestors(path):
+            if folder not in made:
+                made.add(folder)
+                argv += ["--dir", folder]
+        argv += [option, path] if option == "--dir" else [option, path, path]
+    argv += ["--chdir", cwd]
+    prefix = [setpriv, "--no-new-privs", "--inh-caps=-all"]
+    if as_root:  # root in the box only to become the box's user; setpriv drops it all
+        argv += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
+        prefix += [f"--reuid={BOX_UID}", f"--regid={BOX_GID}", "--clear-groups", "--bounding-set=-all"]
+    return [*argv, "--", "/bin/sh", "-c", _STDIO_SHIM, "box", *prefix, "--", *command]
+
+
+# The bot's stdin and stdout come in as descriptors 3 and 4 (`STDIN_FD`, `STDOUT_FD`), which
+# bubblewrap's own two processes close: so only the bot holds its pipes, and the arbiter
+# sees the end of file when the bot closes its output, not when the whole box has gone.
+STDIN_FD, STDOUT_FD = 3, 4
+_STDIO_SHIM = 'exec 0<&3 1>&4 3<&- 4>&- && exec "$@"'
+
+
+
+def _binds(read: Sequence[str], write: Sequence[str]) -> list[tuple[str, str]]:
+    """(option, path) for every path to show, parents before children; a path already
+    shown by a parent with the same access, or a system folder, is not bound again."""
+    wanted: dict[str, str] = {}
+    for option, paths in (("--ro-bind", read), ("--bind", write)):
+        for path in paths:
+            real = os.path.realpath(path)
+            if real == "/" or not os.path.exists(real):
+                continue
+            wanted[real] = option  # writable wins over read-only for the same path
+            if path != real and os.path.isabs(path) and not os.path.islink(os.path.dirname(path)):
+                wanted.setdefault(os.path.abspath(path), option)  # the name the command uses, too
+    binds: list[tuple[str, str]] = []
+    for path in sorted(wanted, key=lambda p: (p.count("/"), p)):
+        covered = any(_within(path, system) for system in SYSTEM_DIRS) and wanted[path] == "--ro-bind"
+        covered = covered or any(_within(path, shown) and option == wanted[path] for option, shown in binds)
+        if not covered:
+            binds.append((wanted[path], path))
+    return binds
+
+
+def _ancestors(path: str) -> list[str]:
+    """The folders above `path`, from the top, outside the system's (`/a/b/c` -> `/a`, `/a/b`)."""
+    parts = path.strip("/").split("/")[:-1]
+    folders = ["/" + "/".join(parts[: k + 1]) for k in range(len(parts))]
+    return [f for f in folders if not any(_within(f, system) for system in ("/tmp", "/dev", "/proc", *SYSTEM_DIRS))]
+
+
+def _within(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def _named_paths(command: Sequence[str], cwd: str) -> list[str]:
+    """What the bot needs to start: its program (and, for an interpreter, its installation),
+    every existing path among its arguments, and the arbiter's bot kit and bundled players."""
+    paths = [str(_PACKAGE_DIR)]
+    if (_PLAYERS_DIR / "__init__.py").is_file():
+        paths.append(str(_PLAYERS_DIR))
+    program = os.path.join(cwd, command[0])
+    paths += [program, *_installations(program)]
+    for word in command[1:]:
+        if word and not word.startswith("-"):
+            candidate = os.path.join(cwd, word)
+            if os.path.exists(candidate):
+                paths.append(candidate)
+    return paths
+
+
+def _resolved(command: Sequence[str], cwd: str) -> list[str]:
+    """The command with its program as an absolute path, found on the arbiter's PATH as an
+    unsandboxed launch would (the box's PATH holds only the system's folders)."""
+    program = command[0]
+    if "/" not in program:
+        program = shutil.which(program) or program
+    return [os.path.join(cwd, program), *command[1:]]
+
+
+def _installations(program: str) -> list[str]:
+    """For a program in `X/bin/` with an `X/lib` beside it (an interpreter's installation, a
+    virtual environment), X; for the path as given and for where its links lead."""
+    found = []
+    for path in dict.fromkeys((os.path.abspath(program), os.path.realpath(program))):
+        bin_dir = os.path.dirname(path)
+        prefix = os.path.dirname(bin_dir)
+        if os.path.basename(bin_dir) == "bin" and prefix != "/" and os.path.isdir(os.path.join(prefix, "lib")):
+            found.append(prefix)
+    if os.path.realpath(program) == os.path.realpath(sys.executable):
+        found += [sys.prefix, sys.base_prefix]  # a venv and the Python it was made from
+    return found
+
+
+def _give_to_box(path: str, as_root: bool) -> None:
+    """Make a writable path exist and, when the box runs as its own user, belong to it."""
+    try:
+        if not os.path.exists(path):
+            os.makedirs(path)
+        if as_root:
+            os.chown(path, BOX_UID, BOX_GID)
+    except OSError as exc:
+        raise SandboxError(f"cannot prepare the writable folder {path}: {exc}") from None
+
+
+__all__ = ["BOX_UID", "STDIN_FD", "STDOUT_FD", "Box", "SandboxError", "SandboxSpec", "Support", "support"]
