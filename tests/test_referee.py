@@ -110,7 +110,8 @@ def test_codecup_dialect_bots_get_no_game_line(tmp_path: Path) -> None:
     game = find_game("limit-nim", piles="2/1")
     players = [PlayerSpec(name=f"cc{seat}", command=(*bot("transcript_bot.py", "x", marker).command,
                                                     "--game", "limit-nim", "-p", "piles=2/1"),
-                          dialect="codecup") for seat in (0, 1)]
+                          dialect="codecup", sandbox=bot("transcript_bot.py", "x", marker).sandbox)
+               for seat in (0, 1)]
     record = play_game(game, players, log_dir=tmp_path)
     assert record.termination is Termination.NORMAL
     assert transcript(record.logs[0]) == ["Start", "1 1", "Quit"]

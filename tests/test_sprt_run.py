@@ -57,7 +57,8 @@ params: {{rows: 4}}
 format: sprt
 concurrency: 2
 time: {{time_ms: 10000}}
-candidate: {{name: crasher, command: [{PYTHON}, {CRASHER}], env: {{GAME_COUNTER: {tmp_path / 'counter'}}}}}
+candidate: {{name: crasher, command: [{PYTHON}, {CRASHER}], env: {{GAME_COUNTER: {tmp_path / 'counter'}}},
+            sandbox: {{write: [{tmp_path / 'counter'}]}}}}
 baseline: {{name: random, command: [{PYTHON}, {ROOT / 'players' / 'random_bot.py'}]}}
 sprt: {{elo0: 0, elo1: 20, max_games: 40}}
 """)

@@ -7,9 +7,10 @@ import sys
 from ..reports.html import write_tournament_report
 from ..reports.results import report_results
 from ..tournament.check_in import check_in_remote_players
-from ..tournament.config import load_config
+from ..tournament.config import load_config, without_sandbox
 from ..tournament.progress import Progress
-from ..tournament.runner import Interrupted, run_tournament, stopped_note
+from ..tournament.runner import Interrupted, run_tournament, sandbox_line, stopped_note
+from .sandbox_options import add_sandbox_options
 from .sprt import run_config as run_sprt_config
 
 
@@ -21,12 +22,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--fresh", action="store_true", help="discard recorded games and start over")
     parser.add_argument("--concurrency", type=int, default=None, help="games at once (overrides the config)")
     parser.add_argument("--quiet", action="store_true", help="no progress output, only the final standings")
+    add_sandbox_options(parser, paths=False)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     config = load_config(args.config, concurrency=args.concurrency)
+    if args.no_sandbox:
+        config = without_sandbox(config)
     progress = Progress(quiet=args.quiet)
+    line = sandbox_line(config)
+    if line and line.startswith("WARNING"):
+        print(f"arbiter run: {line}", file=sys.stderr)  # even with --quiet
+    elif line:
+        progress.note(line)
     check_in_remote_players(config, progress.note, fresh=args.fresh)  # before any game, or refuse to start
     if config.format == "sprt":  # a release check, not a tournament: its own report and exit codes
         return run_sprt_config(config, fresh=args.fresh, quiet=args.quiet, again=f"arbiter run {args.config}")

@@ -15,7 +15,8 @@ from ..errors import UsageError
 from ..reports.results import report_results
 from ..tournament.config import DEFAULT_LOG_PATTERN, SprtSettings, TournamentConfig, config_from_data
 from ..tournament.sprt import Interrupted, SprtOutcome, SprtProgress, run_sprt
-from ..tournament.runner import stopped_note
+from ..tournament.runner import sandbox_line, stopped_note
+from .sandbox_options import add_sandbox_options
 
 COMMAND_LINE = Path("command line")  # what config errors from flags are attributed to
 DEFAULTS = SprtSettings()
@@ -63,6 +64,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="run `arbiter check` on both bots before the first game and refuse to start if "
                              "one fails (the config key check: true)")
     parser.add_argument("--quiet", action="store_true", help="no progress output, only the final report")
+    add_sandbox_options(parser, paths=False)
     parser.set_defaults(func=run)
 
 
@@ -98,6 +100,8 @@ def flags_to_config(args: argparse.Namespace) -> dict[str, Any]:
         data["concurrency"] = args.concurrency
     if args.check:
         data["check"] = True
+    if args.no_sandbox:
+        data["sandbox"] = "off"
     return data
 
 
@@ -105,6 +109,9 @@ def run_config(config: TournamentConfig, *, fresh: bool, quiet: bool, again: str
     """Run (or resume) the test of a `format: sprt` config, print the report, return the exit code."""
     assert config.sprt is not None
     progress = SprtProgress(quiet=quiet)
+    line = sandbox_line(config)
+    if line:
+        progress.note(line)
     candidate, baseline = (p.name for p in config.players)
     progress.note(f"SPRT of {candidate} against {baseline} at {config.game_name}, "
                   f"at most {config.sprt.max_games} games, results in {config.results_dir}")

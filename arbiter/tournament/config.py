@@ -17,6 +17,7 @@ from typing import Any, Literal
 from ..games import Game, GameError, find_game, game_names
 from ..referee import PlayerSpec, TimeControl
 from ..transport.keys import KeyFileError, read_key_file, read_public_key
+from ..transport.sandbox import SandboxSpec, support
 from ..transport.zmq import DEFAULT_CONNECT_WAIT_MS, SocketSpec, socket_problems
 from .validate import ConfigError, KeyPath, Mapping, Problems, boolean, integer, load_yaml, number, one_of, text
 
@@ -24,11 +25,13 @@ Format = Literal["round-robin", "gauntlet", "swiss", "sprt"]
 FORMATS: tuple[str, ...] = ("round-robin", "gauntlet", "swiss", "sprt")
 TIME_KEYS = ("time_ms", "move_ms", "clock", "suspend_idle", "memory_mb")
 SOCKET_KEYS = ("transport", "bind", "connect", "public_key", "connect_wait_ms")  # docs/config.md, Players over sockets
-PLAYER_KEYS = ("name", "command", "cwd", "env", "dialect") + TIME_KEYS + SOCKET_KEYS
+PLAYER_KEYS = ("name", "command", "cwd", "env", "dialect", "sandbox") + TIME_KEYS + SOCKET_KEYS
+SANDBOX_MODES = ("on", "off", "required")  # the run's `sandbox:` (docs/security.md)
+SANDBOX_KEYS = ("read", "write")  # a player's `sandbox:` mapping
 TOP_KEYS = (
     "name", "game", "params", "format", "games_per_pairing", "rounds", "openings", "time",
     "concurrency", "scoring", "players", "gauntlet", "results", "candidate", "baseline", "sprt",
-    "arbiter_keys", "check",
+    "arbiter_keys", "check", "sandbox",
 )
 SPRT_KEYS = ("elo0", "elo1", "alpha", "beta", "max_games", "fail_on_fault", "log_pattern")
 DEFAULT_LOG_PATTERN = "warn|error|exception|traceback|assert"
@@ -97,6 +100,7 @@ class TournamentConfig:
     candidate: str | None = None
     sprt: SprtSettings | None = None  # format: sprt only; players are then (candidate, baseline)
     check: bool = False  # check every launched player (`arbiter check`) before the first game
+    sandbox: str = "on"  # on, off or required (docs/security.md); players' own `sandbox: off` aside
     raw: dict[str, Any] = field(default_factory=dict, compare=False)  # the file as read, for the copy and diffs
 
     def make_game(self) -> Game[Any]:
@@ -174,6 +178,11 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
         problems.add(("rounds",), f"only applies to format: swiss, not {fmt}")
     concurrency = top.get("concurrency", os.cpu_count() or 1, integer(1, MAX_CONCURRENCY))
     check = top.get("check", False, boolean)
+    sandbox_mode = _sandbox_mode(top.raw("sandbox"))
+    if sandbox_mode is None:
+        problems.add(("sandbox",), f"{top.raw('sandbox')!r} is not allowed: must be one of: on, off, required")
+    elif sandbox_mode == "required" and not support().usable:
+        problems.add(("sandbox",), f"is required, but this machine cannot sandbox bots: {support().describe()}")
     time = _read_time(problems, ("time",), top.raw("time"), TimeControl(), allowed=TIME_KEYS)
     arbiter_keys = _read_arbiter_keys(problems, top.get("arbiter_keys", None, text), folder)
     if top.raw("scoring") == "game":
@@ -225,8 +234,63 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
         name=str(name), source=source, results_dir=results_dir.resolve(), game_name=game.name,
         params=dict(game.params), format=fmt, games_per_pairing=per_pairing, rounds=rounds,
         openings=openings, time=time, concurrency=concurrency, scoring=scoring,
-        players=tuple(players), candidate=candidate, sprt=sprt, check=check, raw=data,
+        players=tuple(replace(p, sandbox=None) if sandbox_mode == "off" else _hiding(p, results_dir.resolve())
+                      for p in players),
+        candidate=candidate, sprt=sprt, check=check, sandbox=str(sandbox_mode), raw=data,
     )
+
+
+def _sandbox_mode(value: Any) -> str | None:
+    """The run's sandbox mode from YAML (which reads on/off as true/false); None if unknown."""
+    if value is None or value is True:
+        return "on"
+    if value is False:
+        return "off"
+    return value if value in SANDBOX_MODES else None
+
+
+def _hiding(player: PlayerSpec, results_dir: Path) -> PlayerSpec:
+    """The player with no box path that would show the results folder (a `cwd` or `read`
+    folder holding it is not shown; the bot still starts there, in an empty folder)."""
+    box = player.sandbox
+    if box is None:
+        return player
+    def keep(path: str) -> bool:
+        return not (results_dir == Path(path) or Path(path) in results_dir.parents)
+    return replace(player, sandbox=SandboxSpec(read=tuple(filter(keep, box.read)), write=tuple(filter(keep, box.write))))
+
+
+def without_sandbox(config: TournamentConfig) -> TournamentConfig:
+    """The config with every player unsandboxed (`--no-sandbox`: trusted bots only)."""
+    return replace(config, sandbox="off", players=tuple(replace(p, sandbox=None) for p in config.players))
+
+
+def _read_sandbox(problems: Problems, path: KeyPath, value: Any, folder: Path, cwd: Path | None) -> SandboxSpec | None:
+    """A player's `sandbox:` (off, on, or {read, write} paths from the config's folder); None: off.
+    An explicit `cwd` is shown to the bot read-only."""
+    own = [str(cwd)] if cwd is not None else []
+    if value is False or value == "off":
+        return None
+    if value is None or value is True or value == "on":
+        return SandboxSpec(read=tuple(own))
+    m = Mapping(problems, path, value, SANDBOX_KEYS)
+    if not m.ok:
+        return SandboxSpec(read=tuple(own))
+    found: dict[str, list[str]] = {}
+    for key in SANDBOX_KEYS:
+        paths = m.raw(key) or []
+        if isinstance(paths, str):
+            paths = [paths]
+        if not isinstance(paths, list) or not all(isinstance(p, str) and p for p in paths):
+            problems.add(path + (key,), f"{paths!r} is not allowed: must be a path or a list of paths")
+            paths = []
+        found[key] = [str((folder / p).resolve()) for p in paths]
+        for shown, resolved in zip(paths, found[key]):
+            if key == "read" and not os.path.exists(resolved):
+                problems.add(path + (key,), f"{shown!r} is not allowed: no such file or folder ({resolved})")
+            if resolved == "/":
+                problems.add(path + (key,), f"{shown!r} is not allowed: the whole filesystem")
+    return SandboxSpec(read=tuple(own + found["read"]), write=tuple(found["write"]))
 
 
 def _read_time(problems: Problems, path: KeyPath, value: Any, base: TimeControl,
@@ -334,7 +398,7 @@ def _read_player(problems: Problems, path: KeyPath, entry: Any, folder: Path, ti
     socket = _read_socket(problems, path, m, folder, transport, arbiter_keys)
     if transport == "remote":  # the arbiter does not start it
         command = None
-        for key in ("command", "cwd", "env", "memory_mb", "suspend_idle"):
+        for key in ("command", "cwd", "env", "memory_mb", "suspend_idle", "sandbox"):
             if m.has(key):
                 problems.add(path + (key,), "does not apply to transport: remote (the arbiter does not start "
                                             "the bot; give bind: or connect:)")
@@ -364,10 +428,15 @@ def _read_player(problems: Problems, path: KeyPath, entry: Any, folder: Path, ti
             problems.add(path + ("command",), f"cannot be started: {why}")
     if not name or not (command or transport == "remote"):
         return None
+    sandbox = None if transport == "remote" else _read_sandbox(  # a remote bot is outside any box by nature
+        problems, path + ("sandbox",), m.raw("sandbox"), folder, cwd if cwd_text else None)
+    if transport == "zmq" and sandbox is not None and socket.bind:
+        problems.add(path + ("bind",), "does not apply to a sandboxed bot: its seat is a private socket the "
+                                       "arbiter makes (set sandbox: off for this player to choose the endpoint)")
     return PlayerSpec(
         name=name, command=tuple(command or ()), cwd=str(cwd),
         env={str(k): str(v) for k, v in env.items()}, dialect=dialect, time=player_time,
-        transport=transport, socket=socket,
+        transport=transport, socket=socket, sandbox=sandbox,
     )
 
 

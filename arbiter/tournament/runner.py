@@ -22,6 +22,7 @@ from ..errors import UsageError
 from ..games import Game
 from ..records import GameRecord
 from ..referee import GameAborted, play_game
+from ..transport.sandbox import support
 from .config import TournamentConfig
 from .preflight import preflight
 from .progress import Progress
@@ -75,10 +76,39 @@ def prepare_results(config: TournamentConfig, *, fresh: bool) -> GameStore:
         "scoring": asdict(config.scoring),
         "time": asdict(config.time),
         "planned": planned_games(config),
+        "sandbox": sandbox_report(config),
     }
     _write_whole(identity_path, json.dumps(description, indent=2) + "\n")
     _write_whole(folder / "config.yaml", f"# copy of {config.source}\n" + yaml.safe_dump(config.raw, sort_keys=False))
     return store
+
+
+def sandbox_report(config: TournamentConfig) -> dict[str, Any]:
+    """What boxed the bots of this run (docs/security.md): the mode, each launched player's
+    state, and what this machine enforces."""
+    offered = support()
+    launched = [p for p in config.players if p.transport != "remote"]
+    return {
+        "mode": config.sandbox,
+        "sandboxed": {p.name: p.sandbox is not None and offered.usable for p in launched},
+        "machine": offered.describe(),
+        "enforced": offered.enforced(),
+    }
+
+
+def sandbox_line(config: TournamentConfig) -> str | None:
+    """The run header's sandbox line, loud when a launched bot is not boxed; None when no bot
+    is launched (remote players only)."""
+    report = sandbox_report(config)
+    loose = [name for name, boxed in report["sandboxed"].items() if not boxed]
+    if not report["sandboxed"]:
+        return None
+    if not loose:
+        return f"sandbox: {report['machine']}"
+    wanted = any(p.sandbox is not None for p in config.players if p.name in loose)
+    why = report["machine"] if wanted else "sandbox: off in the config or on the command line"
+    return (f"WARNING: {', '.join(loose)} NOT sandboxed ({why}); such a bot can read, change or kill "
+            "anything the arbiter can")
 
 
 def read_description(folder: Path) -> dict[str, Any]:

@@ -48,6 +48,7 @@ _LAST_PID_PATH = "/proc/sys/kernel/ns_last_pid"
 # raced a reading is counted at most this late (reaped children count in 10 ms ticks anyway).
 CPU_RECHECK_S = 0.01
 SUSPEND_TRIES = 50  # 1 ms apart: how long `suspend` waits for a bot's processes to be stopped
+BOX_START_WAIT_S = 2.0  # how long the first `suspend` of a boxed bot waits for its process to exist
 _STAT_MAX_BYTES = 2048  # a stat line: 52 numbers of at most 20 digits and a 64-byte name at most
 
 
@@ -346,6 +347,7 @@ class BotProcess:
     def __init__(self, popen: subprocess.Popen[bytes], drain: StderrDrain, box: Box | None = None) -> None:
         self._popen = popen
         self.box = box  # the bot's sandbox, or None when it runs unsandboxed
+        self._box_pids: set[int] = set()  # bubblewrap's two processes, once the bot has started
         self.pid = popen.pid
         self.session_id = popen.pid  # setsid: session id = process group id = pid
         self.drain = drain
@@ -440,12 +442,21 @@ class BotProcess:
 
     # --- control ---------------------------------------------------------------------
     def suspend(self) -> None:
-        """Stop the bot and all it started (SIGSTOP): it cannot think while it is not its turn."""
-        self._signal_group(signal.SIGSTOP)
-        self._stopped = self.track_descendants(signal.SIGSTOP)
+        """Stop the bot and all it started (SIGSTOP): it cannot think while it is not its turn.
+
+        In a box, every process but bubblewrap's two (a PID namespace's init does not take
+        SIGCONT from outside reliably, and stopping them is not needed: every process of the
+        box descends from them); the first time, only once the bot's process exists."""
+        if self.box is None:
+            self._signal_group(signal.SIGSTOP)
+            spare: set[int] = set()
+        else:
+            spare = self._box_started()
+        self._stopped = [pid for pid in self.track_descendants(signal.SIGSTOP, spare) if pid not in spare]
         # One not stopped yet may have sent another SIGCONT: stop again until all are stopped.
         for _ in range(SUSPEND_TRIES if self._stopped else 0):
-            running = [pid for pid in (self.pid, *self._stopped) if _is_running(pid)]
+            running = [pid for pid in ((self.pid,) if self.box is None else ()) + tuple(self._stopped)
+                       if _is_running(pid)]
             if not running:
                 break
             for pid in running:
@@ -459,7 +470,24 @@ class BotProcess:
             _kill(pid, signal.SIGCONT)
         self._stopped = []
 
-    def track_descendants(self, signum: int | None = None) -> list[int]:
+    def _box_started(self) -> set[int]:
+        """bubblewrap's two processes of the box, once the bot's own process (the box init's
+        child) exists: waited for up to BOX_START_WAIT_S, so that no bot starts unstopped."""
+        if self._box_pids:
+            return self._box_pids
+        deadline = time.monotonic() + BOX_START_WAIT_S
+        while True:
+            inits = _children(self.pid)
+            bots = _children(inits[0]) if inits else []
+            if bots and _read_proc(f"/proc/{bots[0]}/comm") not in (None, b"bwrap\n"):  # it has run exec
+                self._box_pids = {self.pid, inits[0]}
+                return self._box_pids
+            if time.monotonic() > deadline or self.exit_status() is not None:
+                return {self.pid, *inits}
+            time.sleep(0.0005)
+
+    def track_descendants(self, signum: int | None = None, spare: set[int] = frozenset()  # type: ignore[assignment]
+                          ) -> list[int]:
         """Walk the bot's tree from the top (sending `signum` to each process on the way, so a
         stopped parent cannot add children behind the walk) and remember every descendant;
         returns their pids. The bot is a subreaper, so a process that left its session or
@@ -484,7 +512,7 @@ class BotProcess:
                 stat = _stat_fields(child)
                 if stat is None:
                     continue
-                if signum is not None:
+                if signum is not None and child not in spare:
                     _kill(child, signum)
                 self._descendants[child] = stat[19]  # field 22, starttime
                 found.append(child)
@@ -524,7 +552,9 @@ class BotProcess:
     def box_keepers(self) -> set[int]:
         """bubblewrap's processes of the box: the one launched and the box's init (its child);
         empty for an unboxed bot."""
-        return {self.pid, *_children(self.pid)} if self.box is not None else set()
+        if self.box is None:
+            return set()
+        return self._box_pids or {self.pid, *_children(self.pid)}
 
     def _signal_group(self, signum: int) -> None:
         try:

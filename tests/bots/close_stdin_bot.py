@@ -1,4 +1,5 @@
-"""Closes its stdin mid-game after moving, and keeps running."""
+"""Closes its stdin mid-game (just before writing its move, so the close has happened by the
+time the move is read), and keeps running."""
 import os
 import time
 
@@ -6,8 +7,8 @@ from misbehave import first_legal, misbehaving_bot, write_raw
 
 
 def act(state, ctx):
-    write_raw((first_legal(state) + "\n").encode())
     os.close(0)
+    write_raw((first_legal(state) + "\n").encode())
     time.sleep(100000)
 
 
