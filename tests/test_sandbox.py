@@ -1,0 +1,169 @@
+"""The sandbox against hostile bots: each attack of issue 13 is blocked in a box (and is real:
+the harmless ones succeed unboxed), the victim is never blamed, nothing of the game is left
+behind, and a machine that cannot sandbox says so."""
+from __future__ import annotations
+
+import socket
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+import arbiter.tournament.config as config_module
+import arbiter.tournament.runner as runner_module
+from arbiter.games import find_game
+from arbiter.records import Termination
+from arbiter.referee import TimeControl, play_game
+from arbiter.tournament.config import load_config
+from arbiter.tournament.runner import sandbox_line, sandbox_report
+from arbiter.tournament.validate import ConfigError
+from arbiter.transport.sandbox import Support, support
+from referee_support import ROOT, bot, honest, live_marked, new_marker
+
+GAME_TIME = TimeControl(time_ms=5000)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture
+def decoys(tmp_path: Path) -> dict[str, Path]:
+    """Another entrant's source and a results folder, as a contest would have them."""
+    entrant = tmp_path / "entrants" / "bob"
+    results = tmp_path / "results" / "contest"
+    entrant.mkdir(parents=True)
+    results.mkdir(parents=True)
+    (entrant / "bot.py").write_text("SECRET_STRATEGY = 42\n")
+    (results / "games.jsonl").write_text('{"id": "001-a-b"}\n')
+    (results / "standings.txt").write_text("1. bob\n")
+    return {"source": entrant / "bot.py", "games": results / "games.jsonl",
+            "standings": results / "standings.txt", "arbiter": ROOT / "arbiter" / "__init__.py",
+            "config": ROOT / "configs" / "demo.yaml"}
+
+
+def attack_env(script: str, decoys: dict[str, Path], listen_port: int, target_port: int) -> tuple[dict[str, str], TimeControl]:
+    """What each hostile bot is told to attack, and its clock."""
+    if script == "steal_files_bot.py":
+        return {"TARGETS": f"{decoys['source']}:{decoys['config']}:{decoys['games']}"}, GAME_TIME
+    if script == "tamper_results_bot.py":
+        return {"TARGETS": f"{decoys['games']}:{decoys['standings']}:{decoys['arbiter']}"}, GAME_TIME
+    if script == "network_bot.py":
+        return {"TARGET_PORT": str(target_port), "LISTEN_PORT": str(listen_port)}, GAME_TIME
+    if script == "shm_memory_bot.py":
+        return {"SIZE_MB": "96"}, TimeControl(time_ms=5000, memory_mb=64)
+    if script == "disk_fill_bot.py":
+        return {"SIZE_MB": "100"}, GAME_TIME
+    if script == "kill_opponent_stop":
+        return {"HOW": "stop"}, GAME_TIME
+    return {}, GAME_TIME
+
+
+ATTACKS = ["steal_files_bot.py", "tamper_results_bot.py", "kill_opponent_bot.py", "kill_opponent_stop",
+           "forge_output_bot.py", "network_bot.py", "escape_bot.py", "shm_memory_bot.py", "disk_fill_bot.py"]
+
+
+def play_attack(script: str, decoys: dict[str, Path], tmp_path: Path, *, boxed: bool):
+    marker = new_marker()
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    listener.setblocking(False)
+    listen_port = free_port()
+    env, time = attack_env(script, decoys, listen_port, listener.getsockname()[1])
+    file = "kill_opponent_bot.py" if script == "kill_opponent_stop" else script
+    attacker = bot(file, "attacker", marker, time=time, **env)
+    victim = honest(marker)
+    if not boxed:
+        attacker, victim = replace(attacker, sandbox=None), replace(victim, sandbox=None)
+    record = play_game(find_game("limit-nim"), [attacker, victim], time=GAME_TIME, log_dir=tmp_path)
+    try:
+        listener.accept()
+        reached = True
+    except BlockingIOError:
+        reached = False
+    listener.close()
+    log = Path(record.logs[0]).read_text(errors="replace")
+    return record, log, marker, reached, listen_port
+
+
+@pytest.mark.parametrize("script", ATTACKS)
+def test_an_attack_from_inside_a_box_fails_and_the_victim_is_not_blamed(script: str, decoys, tmp_path: Path) -> None:
+    assert support().usable, support().describe()
+    before = {name: path.read_bytes() for name, path in decoys.items()}
+    record, log, marker, reached, listen_port = play_attack(script, decoys, tmp_path, boxed=True)
+    assert "ATTACK" in log, log[-2000:]  # the attack ran
+    assert "SUCCEEDED" not in log, log[-2000:]
+    assert "SECRET_STRATEGY" not in log
+    if script == "shm_memory_bot.py":  # over its memory: the attacker loses, killed by the kernel
+        assert (record.termination, record.offender) == (Termination.CRASH, 0), record.detail
+        assert "memory limit of 64 MiB" in record.detail
+    else:
+        assert record.termination is Termination.NORMAL, record.detail
+    assert {name: path.read_bytes() for name, path in decoys.items()} == before
+    assert not reached  # nothing came out of the box to the machine's loopback
+    with pytest.raises(OSError):  # and nothing outside can reach the bot's listener
+        socket.create_connection(("127.0.0.1", listen_port), timeout=0.5).close()
+    assert live_marked(marker) == []  # the escaped daemon too
+
+
+@pytest.mark.parametrize("script, proof", [
+    ("steal_files_bot.py", "read 21 bytes of"),
+    ("tamper_results_bot.py", "for writing"),
+    ("kill_opponent_stop", "signalled"),
+    ("forge_output_bot.py", "/fd/1"),
+    ("network_bot.py", "connected to 127.0.0.1"),
+    ("shm_memory_bot.py", "touched 96 MiB"),
+    ("disk_fill_bot.py", "wrote 100 MiB"),
+])
+def test_the_same_attack_succeeds_without_the_box(script: str, proof: str, decoys, tmp_path: Path) -> None:
+    """The attacks are real: unboxed, each gets through (none of these harms the machine)."""
+    record, log, marker, _, _ = play_attack(script, decoys, tmp_path, boxed=False)
+    assert "SUCCEEDED" in log and proof in log, log[-2000:]
+    assert live_marked(marker) == []
+
+
+def test_hostile_bots_in_a_tournament_leave_the_records_intact(tmp_path: Path) -> None:
+    """A small round robin of attackers and an honest bot: every game recorded, victims never blamed."""
+    bots = ROOT / "tests" / "bots"
+    results = tmp_path / "results"
+    path = tmp_path / "contest.yaml"
+    players = "\n".join(
+        f"  - {{name: {name}, command: [{sys.executable}, {bots / script}], sandbox: {{read: [{bots}]}}, "
+        f"env: {{TARGETS: '{results / 'contest' / 'games.jsonl'}:{path}', HOW: stop}}}}"
+        for name, script in (("thief", "steal_files_bot.py"), ("vandal", "tamper_results_bot.py"),
+                             ("killer", "kill_opponent_bot.py")))
+    path.write_text(f"name: contest\ngame: limit-nim\ngames_per_pairing: 2\nconcurrency: 2\nresults: results/contest\n"
+                    f"time: {{time_ms: 5000}}\nplayers:\n{players}\n"
+                    f"  - {{name: honest, command: [{sys.executable}, {ROOT / 'players' / 'random_bot.py'}]}}\n")
+    from arbiter.cli import main
+    assert main(["run", str(path), "--quiet"]) == 0
+    lines = (results / "contest" / "games.jsonl").read_text().splitlines()
+    import json
+    records = [json.loads(line) for line in lines]
+    assert len(records) == 12 and all(r["termination"] == "normal" for r in records)
+    for record in records:
+        for log in record["logs"]:
+            assert "SUCCEEDED" not in Path(log).read_text(errors="replace")
+
+
+def test_a_machine_without_a_sandbox_is_reported_and_required_refuses(tmp_path: Path, monkeypatch) -> None:
+    absent = Support(bwrap=None, setpriv="/usr/bin/setpriv", as_root=True,
+                     missing=("bubblewrap (bwrap) is not installed: apt-get install bubblewrap",))
+    monkeypatch.setattr(config_module, "support", lambda: absent)
+    monkeypatch.setattr(runner_module, "support", lambda: absent)
+    body = (f"name: t\ngame: limit-nim\nplayers:\n"
+            f"  - {{name: a, command: [{sys.executable}, {ROOT / 'players' / 'random_bot.py'}]}}\n"
+            f"  - {{name: b, command: [{sys.executable}, {ROOT / 'players' / 'random_bot.py'}]}}\n")
+    (tmp_path / "on.yaml").write_text(body)
+    (tmp_path / "required.yaml").write_text(body + "sandbox: required\n")
+    config = load_config(tmp_path / "on.yaml")
+    line = sandbox_line(config)
+    assert line is not None and line.startswith("WARNING: a, b NOT sandboxed (bots are NOT sandboxed: bubblewrap")
+    assert sandbox_report(config)["sandboxed"] == {"a": False, "b": False}
+    assert sandbox_report(config)["enforced"]["namespaces"] is False
+    with pytest.raises(ConfigError, match="sandbox: is required, but this machine cannot sandbox bots"):
+        load_config(tmp_path / "required.yaml")
