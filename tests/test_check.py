@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from arbiter.transport.sandbox import SandboxSpec
 from arbiter.check import CheckTarget, run_check
 from arbiter.check.scenarios import DUTIES, _extra_move_position, _quiet_opening, _relayed_turn_position
 from arbiter.check.seat import dots_choice, gives_cell
@@ -25,7 +26,8 @@ RANDOM_BOT = str(ROOT / "players" / "random_bot.py")
 def check(script: str, game: str = "dots-and-triangles", tmp: Path | None = None, **options):
     """Check a bot of tests/bots (or a path) with short clocks, two games at once."""
     command = (sys.executable, script if "/" in script else str(BOTS / script))
-    player = PlayerSpec(name="bot", command=command, cwd=str(BOTS))
+    # Sandboxed (the default), the bot sees the files its command names: its folder too, for `misbehave`.
+    player = PlayerSpec(name="bot", command=command, cwd=str(BOTS), sandbox=SandboxSpec(read=(str(BOTS),)))
     target = CheckTarget(game, options.pop("params", {}), player, time_ms=options.pop("time_ms", 3000), **options)
     assert tmp is not None
     return run_check(target, log_dir=tmp, concurrency=2)
