@@ -14,6 +14,7 @@ from ..check import CheckReport, CheckTarget, run_check
 from ..check.scenarios import DUTIES
 from ..errors import UsageError
 from ..games import find_game
+from ..transport.sandbox import SandboxSpec
 from .play import DIALECTS, _params, _player
 
 DEFAULT_LOG_DIR = Path("results") / "check"
@@ -57,7 +58,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--time-ms must be a positive number of milliseconds, not {args.time_ms}")
     if args.concurrency < 1:
         raise UsageError(f"--concurrency must be at least 1, not {args.concurrency}")
-    player = replace(_player(0, args.command, args.dialect, args.transport), cwd=os.getcwd())
+    # An author checks their own bot from its folder: the box shows that folder (read-only).
+    player = replace(_player(0, args.command, args.dialect, args.transport), cwd=os.getcwd(),
+                     sandbox=SandboxSpec(read=(os.getcwd(),)))
     target = CheckTarget(game_name=args.game, params=params, player=player, time_ms=args.time_ms)
     out: TextIO = sys.stderr if args.json == "-" else sys.stdout
     log_dir = args.log_dir / datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S-%f")
