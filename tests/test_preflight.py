@@ -29,7 +29,7 @@ time: {{time_ms: 3000}}
 results: results
 players:
   - {{name: honest, command: "python {RANDOM_BOT}"}}
-  - {{name: chatty, command: "python {second}"}}
+  - {{name: chatty, command: "python {second}", sandbox: {{read: ["{second.parent}"]}}}}
 """)
     return path
 
