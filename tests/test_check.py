@@ -167,9 +167,9 @@ def test_the_command_prints_the_checklist_and_exits_1_on_a_failure(tmp_path, cap
     assert data["passed"] is False and [i["id"] for i in data["items"] if i["status"] == "fail"] == ["stdout"]
 
 
-def test_the_command_exits_0_when_every_scenario_that_applies_passed(tmp_path, capsys):
+def test_the_command_exits_0_when_every_scenario_that_applies_passed_also_unsandboxed(tmp_path, capsys):
     status = main(["check", "limit-nim", f"{sys.executable} {RANDOM_BOT}", "-p", "piles=5/3,4/4",
-                   "--time-ms", "3000", "--log-dir", str(tmp_path), "--concurrency", "2",
+                   "--time-ms", "3000", "--log-dir", str(tmp_path), "--concurrency", "2", "--no-sandbox",
                    "--json", str(tmp_path / "check.json")])
     out = capsys.readouterr().out
     assert status == 0 and "passed: all 13 scenarios that apply" in out and "FAIL" not in out

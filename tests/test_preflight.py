@@ -64,3 +64,4 @@ def test_the_check_flag_sets_the_config_key(command):
     flags_to_config = sprt_config if command == "sprt" else match_config
     assert flags_to_config(build_parser().parse_args(argv))["check"] is True
     assert "check" not in flags_to_config(build_parser().parse_args(argv[:-1]))
+    assert flags_to_config(build_parser().parse_args([*argv, "--no-sandbox"]))["sandbox"] == "off"

@@ -14,8 +14,8 @@ from ..check import CheckReport, CheckTarget, run_check
 from ..check.scenarios import DUTIES
 from ..errors import UsageError
 from ..games import find_game
-from ..transport.sandbox import SandboxSpec
 from .play import DIALECTS, _params, _player
+from .sandbox_options import add_sandbox_options, sandbox_from_args, warn_if_unsandboxed
 
 DEFAULT_LOG_DIR = Path("results") / "check"
 MARKS = {"pass": "ok  ", "fail": "FAIL", "skip": " -  "}
@@ -47,6 +47,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="also write the checklist as JSON to FILE, or to stdout with -")
     parser.add_argument("--log-dir", type=Path, default=DEFAULT_LOG_DIR, metavar="DIR",
                         help="where the bot's stderr logs go, one per game (default %(default)s/<time>/)")
+    add_sandbox_options(parser)
     parser.set_defaults(func=run)
 
 
@@ -58,9 +59,11 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--time-ms must be a positive number of milliseconds, not {args.time_ms}")
     if args.concurrency < 1:
         raise UsageError(f"--concurrency must be at least 1, not {args.concurrency}")
-    # An author checks their own bot from its folder: the box shows that folder (read-only).
-    player = replace(_player(0, args.command, args.dialect, args.transport), cwd=os.getcwd(),
-                     sandbox=SandboxSpec(read=(os.getcwd(),)))
+    sandbox = sandbox_from_args(args)
+    warn_if_unsandboxed(sandbox is not None, "check")
+    if sandbox is not None:  # an author checks their own bot from its folder: the box shows it (read-only)
+        sandbox = replace(sandbox, read=(os.getcwd(), *sandbox.read))
+    player = replace(_player(0, args.command, args.dialect, args.transport, sandbox), cwd=os.getcwd())
     target = CheckTarget(game_name=args.game, params=params, player=player, time_ms=args.time_ms)
     out: TextIO = sys.stderr if args.json == "-" else sys.stdout
     log_dir = args.log_dir / datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S-%f")

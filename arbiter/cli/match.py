@@ -20,8 +20,9 @@ from ..reports.results import report_results
 from ..stats import elo_from_wdl
 from ..tournament.config import config_from_data
 from ..tournament.progress import Progress, describe_result
-from ..tournament.runner import Interrupted, run_tournament, stopped_note
+from ..tournament.runner import Interrupted, run_tournament, sandbox_line, stopped_note
 from .play import _params, player_name
+from .sandbox_options import add_sandbox_options
 
 COMMAND_LINE = Path("command line")  # what config errors from flags are attributed to
 
@@ -58,6 +59,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="run `arbiter check` on both bots before the first game and refuse to start if "
                              "one fails")
     parser.add_argument("--quiet", action="store_true", help="no running score, only the final standings")
+    add_sandbox_options(parser, paths=False)
     parser.set_defaults(func=run)
 
 
@@ -88,6 +90,8 @@ def flags_to_config(args: argparse.Namespace) -> dict[str, Any]:
         data["concurrency"] = args.concurrency
     if args.check:
         data["check"] = True
+    if args.no_sandbox:
+        data["sandbox"] = "off"
     return data
 
 
@@ -108,6 +112,9 @@ def run(args: argparse.Namespace) -> int:
     config = config_from_data(flags_to_config(args), COMMAND_LINE)
     first, second = (p.name for p in config.players)
     progress = MatchProgress(first, second, quiet=args.quiet)
+    line = sandbox_line(config)
+    if line:
+        progress.note(line)
     progress.note(f"match of {first} against {second} at {config.game_name}, {config.games_per_pairing} games, "
                   f"results in {config.results_dir}")
     try:
