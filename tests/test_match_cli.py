@@ -3,7 +3,6 @@ running score, resumed after Ctrl-C, whose standings are `arbiter report`'s on i
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys

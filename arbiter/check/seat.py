@@ -11,7 +11,6 @@ checked by its own scenario alone.
 """
 from __future__ import annotations
 
-import argparse
 import sys
 from typing import Any
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import sys
 from pathlib import Path
 from typing import Any, Sequence, TextIO
@@ -96,8 +97,6 @@ def flags_to_config(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _words(command: str) -> tuple[str, ...]:
-    import shlex
-
     try:
         words = tuple(shlex.split(command))
     except ValueError as exc:
