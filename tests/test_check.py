@@ -4,6 +4,7 @@ claim; the command's exit codes."""
 from __future__ import annotations
 
 import json
+import os
 import random
 import sys
 from pathlib import Path
@@ -155,10 +156,10 @@ def test_the_arbiters_seat_takes_a_cell_else_plays_safe_else_gives_up():
 
 # --- the command -------------------------------------------------------------------------
 
-def test_the_command_prints_the_checklist_and_exits_1_on_a_failure(tmp_path, capsys, monkeypatch):
+def test_the_command_prints_the_checklist_and_exits_1_on_a_failure_also_unsandboxed(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(BOTS)
     status = main(["check", "limit-nim", f"{sys.executable} check_debug_stdout_bot.py", "--time-ms", "3000",
-                   "--log-dir", str(tmp_path), "--json", str(tmp_path / "check.json")])
+                   "--log-dir", str(tmp_path), "--json", str(tmp_path / "check.json"), "--no-sandbox"])
     out = capsys.readouterr().out
     assert status == 1
     assert "FAIL writes nothing but moves on stdout" in out and "hint: " in out and "> Start" in out
@@ -167,9 +168,11 @@ def test_the_command_prints_the_checklist_and_exits_1_on_a_failure(tmp_path, cap
     assert data["passed"] is False and [i["id"] for i in data["items"] if i["status"] == "fail"] == ["stdout"]
 
 
-def test_the_command_exits_0_when_every_scenario_that_applies_passed_also_unsandboxed(tmp_path, capsys):
-    status = main(["check", "limit-nim", f"{sys.executable} {RANDOM_BOT}", "-p", "piles=5/3,4/4",
-                   "--time-ms", "3000", "--log-dir", str(tmp_path), "--concurrency", "2", "--no-sandbox",
+def test_the_command_exits_0_when_every_scenario_that_applies_passed(tmp_path, capsys, monkeypatch):
+    # A program named without a path is found on the arbiter's PATH, also by the monitor inside the box.
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}:{os.environ['PATH']}")
+    status = main(["check", "limit-nim", f"{Path(sys.executable).name} {RANDOM_BOT}", "-p", "piles=5/3,4/4",
+                   "--time-ms", "3000", "--log-dir", str(tmp_path), "--concurrency", "2",
                    "--json", str(tmp_path / "check.json")])
     out = capsys.readouterr().out
     assert status == 0 and "passed: all 13 scenarios that apply" in out and "FAIL" not in out

@@ -18,6 +18,7 @@ The checked bot therefore never completes a cell there, and its extra move is ju
 from __future__ import annotations
 
 import random
+import shutil
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -354,7 +355,10 @@ def _play(target: CheckTarget, planned: _Game, log_dir: Path, prefix: str) -> _P
     game = find_game(target.game_name, **planned.params)
     bot = replace(target.player, time=planned.time)
     if planned.monitor:
-        bot = replace(bot, command=(sys.executable, "-m", "arbiter.check.monitor", *bot.command),
+        # The monitor starts the bot from inside its box, whose PATH holds only the system's
+        # folders: name the program as the arbiter's PATH finds it, as the box does for a command.
+        program = bot.command[0] if "/" in bot.command[0] else shutil.which(bot.command[0]) or bot.command[0]
+        bot = replace(bot, command=(sys.executable, "-m", "arbiter.check.monitor", program, *bot.command[1:]),
                       env={**bot.env, "PYTHONPATH": PACKAGE_ROOT})
     players = []
     for seat in range(game.num_players):
