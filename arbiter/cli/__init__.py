@@ -33,7 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="arbiter", description="Bot-versus-bot tournament arbiter.",
                                      epilog=EXIT_CODE_TABLE, formatter_class=_HelpFormatter)
     parser.add_argument("--version", action="version", version=f"arbiter {arbiter_version()}")
-    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    subparsers = parser.add_subparsers(dest="subcommand", required=True, metavar="COMMAND")
     for name in SUBCOMMANDS:
         importlib.import_module(f"{__name__}.{name}").register(subparsers)
     for subparser in subparsers.choices.values():
@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version, or argparse's own usage message (exit 2)
         return _flushed(int(exc.code or 0) if not isinstance(exc.code, str) else ExitCode.USAGE)
-    command = f"arbiter {args.command}"
+    command = f"arbiter {args.subcommand}"  # not `command`: a subcommand may name its CMD that
     try:
         code = int(args.func(args) or 0)
     except (UsageError, GameError) as exc:
@@ -126,8 +126,9 @@ def _prepare_standard_files() -> None:
                 os.close(opened)
         if getattr(sys, name) is None:
             setattr(sys, name, open(fd, mode, closefd=False))
-    if isinstance(sys.stdout, io.TextIOWrapper):
-        sys.stdout.reconfigure(errors="backslashreplace")
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ import argparse
 import re
 from pathlib import Path
 
-from ..errors import UsageError
+from ..errors import UsageError, show_path
 from ..transport.keys import KeyFileError, KeyPair, write_key_pair
 
 
@@ -37,6 +37,8 @@ def run(args: argparse.Namespace) -> int:
         secret_path, public_path = write_key_pair(args.dir, args.name, pair, overwrite=args.force)
     except KeyFileError as exc:
         raise UsageError(str(exc)) from None
+    except OSError as exc:
+        raise UsageError(f"--dir {show_path(args.dir)}: cannot write the key files ({exc.strerror})") from None
     print(f"wrote {secret_path} (the key pair: keep it private)")
     print(f"wrote {public_path} (the public key: give it to the other side)")
     # Z85 keys can start with YAML's special characters (!, &, *), so the config line is quoted.

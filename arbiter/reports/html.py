@@ -209,7 +209,10 @@ def write_tournament_report(results_dir: Path) -> Path:
             raise ReportError(f"{games_path}: record {number} is not a game record ({exc!r})") from None
     data = tournament_page_data(summary, records)
     path = results_dir / REPORT_FILE
-    path.write_text(render_page(data, f"{summary['name']} · arbiter report"), encoding="utf-8")
+    try:
+        path.write_text(render_page(data, f"{summary['name']} · arbiter report"), encoding="utf-8")
+    except OSError as exc:
+        raise ReportError(f"cannot write {path}: {exc.strerror}") from None
     return path
 
 

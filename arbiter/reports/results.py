@@ -49,4 +49,7 @@ def report_results(folder: Path, *, anchor: str | None = None) -> str:
         raise UsageError(f"--anchor {anchor!r} is not a player of this tournament; players: {', '.join(players)}")
     standings = compute_standings(records, players=players, scoring=meta["scoring"], anchor=anchor)
     meta["totals"]["played"] = len(records)
-    return write_standings(folder, standings, meta)
+    try:
+        return write_standings(folder, standings, meta)
+    except OSError as exc:
+        raise UsageError(f"cannot write the standings in {show_path(folder)}: {exc.strerror}") from None

@@ -491,7 +491,7 @@ def _read_sprt(problems: Problems, value: Any) -> SprtSettings:
     pattern = m.get("log_pattern", base.log_pattern, _regex)
     return SprtSettings(
         elo0=float(elo0), elo1=float(elo1), alpha=float(alpha), beta=float(beta),
-        max_games=m.get("max_games", base.max_games, integer(2, even=True)),
+        max_games=m.get("max_games", base.max_games, integer(2, MAX_PLANNED_GAMES, even=True)),
         fail_on_fault=m.get("fail_on_fault", base.fail_on_fault, boolean),
         log_pattern=pattern,
     )

@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Collection, Iterator
 
-from ..errors import UsageError
+from ..errors import UsageError, show_path
 
 
 class GameStore:
@@ -118,6 +118,11 @@ def hold_results_folder(folder: Path) -> Iterator[None]:
     """Create the results folder if needed and hold an exclusive lock on it until the block
     ends, so two runs never append the same games; UsageError if another run holds it, or if
     the folder cannot be created or already holds files that are not a tournament's."""
+    try:
+        str(folder).encode("utf-8")
+    except UnicodeEncodeError:
+        raise UsageError(f"results folder {show_path(folder)} is not a UTF-8 name: game records name their log "
+                         "files, and games.jsonl is UTF-8 text; choose a folder whose path is UTF-8") from None
     try:
         if folder.exists() and not folder.is_dir():
             raise UsageError(f"results folder {folder} is a file, not a folder; set `results:` to a folder")

@@ -67,6 +67,8 @@ class Problems:
 
     def raise_if_any(self) -> None:
         """Raise one ConfigError listing every problem, if there are any."""
+        if len(self.messages) == 1:  # one problem, one line
+            raise ConfigError(self.messages[0])
         if self.messages:
             count = len(self.messages)
             head = f"{count} problem{'s' if count > 1 else ''} in {self.source}:\n"

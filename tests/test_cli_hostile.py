@@ -1,0 +1,368 @@
+"""The error boundary: every subcommand, driven with hostile arguments and paths, ends in one
+line naming the argument or the path and an exit code from the documented table; never a
+traceback, never an "internal error", and never a game played into a file it cannot write."""
+from __future__ import annotations
+
+import os
+import shlex
+import signal
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from arbiter.cli import SUBCOMMANDS, build_parser, main
+from arbiter.errors import ExitCode
+
+ROOT = Path(__file__).resolve().parent.parent
+RANDOM = f"{sys.executable} {ROOT / 'players' / 'random_bot.py'}"
+BAD_NAME = os.fsdecode(b"caf\xe9")  # Latin-1 bytes in a UTF-8 world: what argv gives Python for them
+LONG_NAME = "n" * 300  # over the 255 bytes of a file name
+HUGE = str(10**30)
+EXIT_CODES = {int(code) for code in ExitCode}
+
+
+@dataclass(frozen=True)
+class Places:
+    """Paths of every hostile kind, made fresh for each case."""
+
+    tmp: Path
+    file: Path  # a file where a folder is expected
+    folder: Path  # a folder where a file is expected
+    ro: Path  # a read-only file system (a tmpfs mounted ro), with a results folder in it
+    full: Path  # a full file system (a small tmpfs, filled), with a results folder in it
+
+    def fill(self, text: str) -> str:
+        return text.format(tmp=self.tmp, file=self.file, folder=self.folder, ro=self.ro, full=self.full,
+                           random=RANDOM, bad=BAD_NAME, long=LONG_NAME, huge=HUGE,
+                           bad_shown=repr(BAD_NAME)[1:-1])
+
+
+def _mount(where: Path, options: str) -> None:
+    where.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(where)], capture_output=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here ({done.stderr.decode().strip()}): needs root")
+
+
+@pytest.fixture(scope="module")
+def mounts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path]]:
+    """A read-only and a full file system, each holding a readable results folder."""
+    base = tmp_path_factory.mktemp("mounts")
+    ro, full = base / "ro", base / "full"
+    _mount(ro, "size=256k")
+    _mount(full, "size=256k")
+    try:
+        for mount in (ro, full):
+            (mount / "results").mkdir()
+            (mount / "results" / "games.jsonl").write_text(RECORD + "\n")
+        (ro / "results" / "tournament.json").write_text('{"name": "ro"}\n')
+        subprocess.run(["mount", "-o", "remount,ro", str(ro)], check=True)
+        filler = os.open(full / "filler", os.O_WRONLY | os.O_CREAT)
+        try:
+            while os.write(filler, b"x" * 4096):  # until the disk is full
+                pass
+        except OSError:
+            pass
+        finally:
+            os.close(filler)
+        yield ro, full
+    finally:
+        for mount in (ro, full):
+            subprocess.run(["umount", str(mount)], capture_output=True)
+
+
+@pytest.fixture
+def places(tmp_path: Path, mounts: tuple[Path, Path]) -> Places:
+    (tmp_path / "file").write_text("not a folder\n")
+    (tmp_path / "folder").mkdir()
+    return Places(tmp_path, tmp_path / "file", tmp_path / "folder", *mounts)
+
+
+RECORD = ('{"id": "001-a-b", "round": 1, "game": "limit-nim", "params": {}, "names": ["a", "b"], "winner": 0, '
+          '"termination": "normal", "detail": "", "scores": [1, 0], "points": [1, 0], "moves": []}')
+
+CONFIG = """\
+name: hostile
+game: limit-nim
+games_per_pairing: 2
+concurrency: 1
+results: {results}
+time: {{time_ms: {time_ms}}}
+players:
+  - {{name: a, command: {random}}}
+  - {{name: b, command: {random}}}
+"""
+
+
+def config(places: Places, *, results: str = "results", time_ms: str = "5000", extra: str = "") -> str:
+    """A small tournament config in the case's folder; its path."""
+    path = places.tmp / "t.yaml"
+    path.write_text(CONFIG.format(results=places.fill(results), time_ms=places.fill(time_ms), random=RANDOM) + extra)
+    return str(path)
+
+
+SPRT = ["sprt", "--game", "limit-nim", "--candidate", "{random}", "--baseline", "{random}", "--quiet", "--max-games", "2"]
+
+# (argv, exit code, what the one line must name). `{...}` are Places and the constants above.
+CASES: list[tuple[list[str], int, str]] = [
+    # play: output paths, checked before the game
+    (["play", "limit-nim", "{random}", "{random}", "--html", "{folder}"], 2, "--html {folder} is a folder"),
+    (["play", "limit-nim", "{random}", "{random}", "--json", "{folder}"], 2, "--json {folder} is a folder"),
+    (["play", "limit-nim", "{random}", "{random}", "--log-dir", "{file}"], 2, "--log-dir {file} is a file"),
+    (["play", "limit-nim", "{random}", "{random}", "--json", "{file}/x.json"], 2, "{file} is a file, not a folder"),
+    (["play", "limit-nim", "{random}", "{random}", "--html", "{tmp}/no/x.html"], 2, "the folder {tmp}/no does not"),
+    (["play", "limit-nim", "{random}", "{random}", "--json", "{ro}/x.json"], 2, "--json {ro}/x.json: cannot write"),
+    (["play", "limit-nim", "{random}", "{random}", "--log-dir", "{ro}/logs"], 2, "--log-dir {ro}/logs: cannot"),
+    (["play", "limit-nim", "{random}", "{random}", "--json", "{full}/x.json"], 2, "No space left on device"),
+    (["play", "limit-nim", "{random}", "{random}", "--html", "{full}/x.html"], 2, "--html {full}/x.html"),
+    (["play", "limit-nim", "{random}", "{random}", "--log-dir", "{full}/logs"], 2, "--log-dir {full}/logs"),
+    (["play", "limit-nim", "{random}", "{random}", "--json", "{tmp}/{long}"], 2, "File name too long"),
+    (["play", "limit-nim", "{random}", "{random}", "--json", "{tmp}/{bad}/x"], 2, "--json '{tmp}/{bad_shown}/x'"),
+    (["play", "limit-nim", "{random}", "{random}", "--log-dir", "{tmp}/{bad}", "--json", "{tmp}/{bad}.json"],
+     0, ""),
+    # play: numbers, names and commands
+    (["play", "limit-nim", "{random}", "{random}", "--time-ms", "-5"], 2, "--time-ms must be a positive"),
+    (["play", "limit-nim", "{random}", "{random}", "--move-ms", "0"], 2, "--move-ms must be a positive"),
+    (["play", "limit-nim", "{random}", "{random}", "--time-ms", "{huge}"], 0, ""),
+    (["play", "limit-nim", "{random}", "{random}", "--time-ms", "1e400"], 2, "--time-ms"),
+    (["play", "dots-and-boxes", "-p", "rows={huge}", "{random}", "{random}"], 2, "rows"),
+    (["play", "dots-and-boxes", "-p", "rows=-3", "{random}", "{random}"], 2, "rows"),
+    (["play", "{bad}", "{random}", "{random}"], 2, "{bad_shown}"),
+    (["play", "limit-nim", "{random}"], 2, "give 2 commands"),
+    (["play", "limit-nim", "{random}", "{tmp}/{bad}"], 2, "seat 1's command"),
+    (["play", "limit-nim", "{random}", "{long}"], 2, "seat 1's command"),
+    # run: the config and its results folder
+    (["run", "{tmp}/missing.yaml"], 2, "{tmp}/missing.yaml"),
+    (["run", "{folder}"], 2, "{folder}"),
+    (["run", "{file}/t.yaml"], 2, "{file}/t.yaml"),
+    (["run", "{tmp}/{bad}.yaml"], 2, "{bad_shown}"),
+    (["run", "{tmp}/{long}.yaml"], 2, "{long}"),
+    (["run", "CONFIG:results={file}"], 2, "results folder {file} is a file"),
+    (["run", "CONFIG:results={file}/r"], 2, "{file}/r"),
+    (["run", "CONFIG:results={ro}/new"], 2, "{ro}/new"),
+    (["run", "CONFIG:results={full}/new"], 2, "{full}/new"),
+    (["run", "CONFIG:results={tmp}/{long}"], 2, "{long}"),
+    (["run", "CONFIG:time_ms=-5"], 2, "time.time_ms: -5 is not allowed"),
+    (["run", "CONFIG:time_ms={huge}"], 0, ""),  # a budget nobody runs out of
+    (["run", "CONFIG", "--concurrency", "-1"], 2, "--concurrency -1"),
+    (["run", "CONFIG", "--concurrency", "{huge}"], 2, "--concurrency"),
+    (["run", "CONFIG:extra=games_per_pairing: {huge}"], 2, "games_per_pairing"),
+    # report: the results folder
+    (["report", "{tmp}/missing"], 2, "{tmp}/missing does not exist"),
+    (["report", "{file}"], 2, "{file} is a file"),
+    (["report", "{folder}"], 2, "{folder} is not a results folder"),
+    (["report", "{tmp}/{bad}"], 2, "{bad_shown}"),
+    (["report", "{ro}/results"], 2, "{ro}/results"),
+    (["report", "{full}/results"], 2, "{full}/results"),
+    (["report", "{full}/results", "--html"], 2, "{full}/results"),
+    (["report", "{ro}/results", "--anchor", "nobody"], 2, "--anchor 'nobody'"),
+    # sprt: the results folder and the numbers
+    ([*SPRT, "--results", "{file}"], 2, "results folder {file} is a file"),
+    ([*SPRT, "--results", "{file}/r"], 2, "{file}/r"),
+    ([*SPRT, "--results", "{ro}/r"], 2, "{ro}/r"),
+    ([*SPRT, "--results", "{full}/r"], 2, "{full}/r"),
+    ([*SPRT, "--results", "{tmp}/{bad}"], 2, "{bad_shown}"),
+    ([*SPRT, "--results", "{tmp}/{long}"], 2, "{long}"),
+    ([*SPRT, "--results", "{tmp}/r", "--max-games", "-2"], 2, "max_games: -2"),
+    ([*SPRT, "--results", "{tmp}/r", "--max-games", "{huge}"], 2, "max_games"),
+    ([*SPRT, "--results", "{tmp}/r", "--time-ms", "-1"], 2, "time_ms: -1"),
+    ([*SPRT, "--results", "{tmp}/r", "--concurrency", "0"], 2, "concurrency: 0"),
+    ([*SPRT, "--results", "{tmp}/r", "--elo0", "nan"], 2, "elo0"),
+    ([*SPRT, "--results", "{tmp}/r", "--elo1", "inf"], 2, "elo1"),
+    ([*SPRT, "--results", "{tmp}/r", "--alpha", "-1"], 2, "alpha"),
+    ([*SPRT, "--results", "{tmp}/r", "--openings", "{huge}"], 2, "random_moves"),
+    ([*SPRT, "--results", "{tmp}/r", "--openings", "-3"], 2, "openings.file"),
+    ([*SPRT, "--results", "{tmp}/r", "--openings", "{folder}"], 2, "openings.file"),
+    ([*SPRT, "--results", "{tmp}/r", "--openings-seed", "-1"], 2, "openings.seed"),
+    # check: its output paths and numbers
+    (["check", "limit-nim", "{random}", "--json", "{folder}"], 2, "--json {folder}"),
+    (["check", "limit-nim", "{random}", "--json", "{file}/x.json"], 2, "{file}"),
+    (["check", "limit-nim", "{random}", "--json", "{ro}/x.json"], 2, "{ro}/x.json"),
+    (["check", "limit-nim", "{random}", "--json", "{full}/x.json"], 2, "{full}/x.json"),
+    (["check", "limit-nim", "{random}", "--log-dir", "{file}"], 2, "{file}"),
+    (["check", "limit-nim", "{random}", "--log-dir", "{ro}/l"], 2, "{ro}/l"),
+    (["check", "limit-nim", "{random}", "--time-ms", "-1"], 2, "--time-ms"),
+    (["check", "limit-nim", "{random}", "--concurrency", "{huge}"], 0, ""),
+    (["check", "{bad}", "{random}"], 2, "{bad_shown}"),
+    (["check", "limit-nim", "{tmp}/{bad}"], 2, "{bad_shown}"),
+    # match: its results folder and numbers
+    (["match", "limit-nim", "{random}", "{random}", "--games", "2", "--results", "{file}"], 2, "{file}"),
+    (["match", "limit-nim", "{random}", "{random}", "--games", "2", "--results", "{file}/r"], 2, "{file}/r"),
+    (["match", "limit-nim", "{random}", "{random}", "--games", "2", "--results", "{ro}/r"], 2, "{ro}/r"),
+    (["match", "limit-nim", "{random}", "{random}", "--games", "2", "--results", "{full}/r"], 2, "{full}/r"),
+    (["match", "limit-nim", "{random}", "{random}", "--games", "2", "--results", "{tmp}/{bad}"], 2, "{bad_shown}"),
+    (["match", "limit-nim", "{random}", "{random}", "--games", "-2", "--results", "{tmp}/r"], 2, "-2"),
+    (["match", "limit-nim", "{random}", "{random}", "--games", "{huge}", "--results", "{tmp}/r"], 2, "games"),
+    (["match", "limit-nim", "{random}", "{random}", "--games", "2", "--time-ms", "0", "--results", "{tmp}/r"],
+     2, "time_ms"),
+    # keys: the folder and the name
+    (["keys", "x", "--dir", "{file}"], 2, "--dir {file}"),
+    (["keys", "x", "--dir", "{file}/k"], 2, "--dir {file}/k"),
+    (["keys", "x", "--dir", "{ro}/k"], 2, "--dir {ro}/k"),
+    (["keys", "x", "--dir", "{full}"], 2, "--dir {full}"),
+    (["keys", "{bad}", "--dir", "{tmp}"], 2, "is not a key name"),
+    (["keys", "{long}", "--dir", "{tmp}"], 2, "File name too long"),
+    (["keys", "a/b", "--dir", "{tmp}"], 2, "is not a key name"),
+]
+
+
+def _argv(places: Places, template: list[str]) -> list[str]:
+    """The case's arguments; `CONFIG[:key=value]` is a config written for the case."""
+    argv = []
+    for word in template:
+        if word.startswith("CONFIG"):
+            _, _, change = word.partition(":")
+            key, _, value = change.partition("=")
+            word = config(places, **({key: value} if key in ("results", "time_ms") else
+                                     {"extra": places.fill(value) + "\n"} if key == "extra" else {}))
+        argv.append(places.fill(word))
+    return argv
+
+
+def one_line_error(err: str) -> str:
+    """The error line (the last line; a run's notes may come before it), checked to be the only
+    kind of line a user sees: no traceback, no internal error."""
+    assert "Traceback" not in err and "internal error" not in err, err
+    lines = err.strip().splitlines()
+    assert lines, "no message"
+    return lines[-1]
+
+
+def test_every_subcommand_has_hostile_cases() -> None:
+    covered = {case[0][0] for case in CASES}
+    assert set(SUBCOMMANDS) <= covered, f"no hostile cases for {set(SUBCOMMANDS) - covered}"
+
+
+def _case_id(template: list[str]) -> str:
+    return " ".join([template[0], *(w for w in template[1:] if w.startswith(("-", "{", "CONFIG")) and w != "{random}")])
+
+
+@pytest.mark.parametrize("template, code, names", CASES, ids=[_case_id(c[0]) for c in CASES])
+def test_hostile_arguments_end_in_one_line_and_a_documented_exit_code(
+        places: Places, template: list[str], code: int, names: str, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(places.tmp)
+    got = main(_argv(places, template))
+    out, err = capsys.readouterr()
+    assert got in EXIT_CODES
+    if code == 0:
+        assert got == 0 and "Traceback" not in err, err
+        return
+    line = one_line_error(err)
+    assert got == code, err
+    assert line.startswith(f"arbiter {template[0]}: error: "), line
+    assert places.fill(names) in line, line
+
+
+def test_no_game_is_played_into_an_output_that_cannot_be_written(places: Places, capsys) -> None:
+    assert main(["play", "limit-nim", RANDOM, RANDOM, "--html", str(places.folder),
+                 "--log-dir", str(places.tmp / "logs")]) == 2
+    assert not (places.tmp / "logs").exists() or not any((places.tmp / "logs").iterdir())  # no bot ever started
+    assert "moves:" not in capsys.readouterr().out
+
+
+# Ctrl-C at every phase: (argv, the function that is interrupted)
+PHASES: list[tuple[list[str], str]] = [
+    (["play", "limit-nim", "{random}", "{random}"], "arbiter.cli.play.find_game"),
+    (["play", "limit-nim", "{random}", "{random}", "--json", "{tmp}/g.json"], "arbiter.cli.play.check_output_file"),
+    (["play", "limit-nim", "{random}", "{random}"], "arbiter.cli.play.play_game"),
+    (["play", "limit-nim", "{random}", "{random}", "--html", "{tmp}/g.html"], "arbiter.cli.play.write_game_page"),
+    (["run", "CONFIG"], "arbiter.cli.run.load_config"),
+    (["run", "CONFIG"], "arbiter.tournament.runner.prepare_results"),
+    (["run", "CONFIG"], "arbiter.tournament.runner.TournamentRunner._play_one"),
+    (["run", "CONFIG"], "arbiter.cli.run.report_results"),
+    (["run", "CONFIG"], "arbiter.cli.run.write_tournament_report"),
+    (["report", "{ro}/results"], "arbiter.cli.report.report_results"),
+    (["report", "{tmp}/r", "--html"], "arbiter.cli.report.write_tournament_report"),
+    ([*SPRT, "--results", "{tmp}/s"], "arbiter.cli.sprt.config_from_data"),
+    ([*SPRT, "--results", "{tmp}/s"], "arbiter.tournament.runner.prepare_results"),
+    ([*SPRT, "--results", "{tmp}/s"], "arbiter.tournament.runner.TournamentRunner._play_one"),
+    ([*SPRT, "--results", "{tmp}/s"], "arbiter.cli.sprt.report_results"),
+    (["keys", "x", "--dir", "{tmp}"], "arbiter.cli.keys.write_key_pair"),
+    (["check", "limit-nim", "{random}"], "arbiter.cli.check.find_game"),
+    (["match", "limit-nim", "{random}", "{random}", "--games", "2", "--results", "{tmp}/m"],
+     "arbiter.tournament.runner.TournamentRunner._play_one"),
+]
+
+
+def test_every_subcommand_has_interrupted_phases() -> None:
+    assert set(SUBCOMMANDS) <= {argv[0] for argv, _ in PHASES}
+
+
+@pytest.mark.parametrize("template, target", PHASES, ids=[f"{a[0]}-{t.rsplit('.', 1)[1]}-{i}" for i, (a, t) in enumerate(PHASES)])
+def test_ctrl_c_at_every_phase_exits_130_with_one_line(places: Places, template: list[str], target: str,
+                                                       capsys: pytest.CaptureFixture[str],
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    (places.tmp / "r").mkdir()
+    (places.tmp / "r" / "games.jsonl").write_text(RECORD + "\n")
+    monkeypatch.chdir(places.tmp)
+    monkeypatch.setattr(target, interrupted)
+    assert main(_argv(places, template)) == 130
+    line = one_line_error(capsys.readouterr().err)
+    assert line.startswith(f"arbiter {template[0]}: interrupted") or line.startswith("stopped: "), line
+
+
+def _run(args: list[str], **kwargs: object) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([sys.executable, "-m", "arbiter", *args], cwd=ROOT, timeout=120,
+                          capture_output=True, **kwargs)  # type: ignore[call-overload]
+
+
+@pytest.mark.parametrize("closed", [">&-", "2>&-", ">&- 2>&-"])
+@pytest.mark.parametrize("command", ["play", "report", "help"])
+def test_closed_standard_output_or_error_is_an_orderly_exit(tmp_path: Path, closed: str, command: str) -> None:
+    """`arbiter ... >&-`: nothing to write to, and still exit 0 or 2 (Python's own failure to
+    flush at exit would be 120, a traceback 1)."""
+    (tmp_path / "games.jsonl").write_text(RECORD + "\n")
+    args = {"play": ["play", "limit-nim", RANDOM, RANDOM, "--log-dir", str(tmp_path), "--json", "-"],
+            "report": ["report", str(tmp_path)], "help": ["--help"]}[command]
+    line = " ".join(shlex.quote(word) for word in [sys.executable, "-m", "arbiter", *args])
+    done = subprocess.run(["bash", "-c", f"{line} {closed}; echo $? > {tmp_path}/status"], cwd=ROOT,
+                          capture_output=True, timeout=120)
+    assert b"Traceback" not in done.stdout + done.stderr, done.stderr
+    assert int((tmp_path / "status").read_text()) in (0, 2), done.stderr
+
+
+def test_a_broken_pipe_on_stdout_is_one_line_and_the_files_are_written(tmp_path: Path) -> None:
+    """`arbiter report DIR | head -1`: the reader leaves early."""
+    (tmp_path / "games.jsonl").write_text(RECORD + "\n")
+    process = subprocess.Popen([sys.executable, "-m", "arbiter", "report", str(tmp_path)], cwd=ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()  # before it writes anything: its first write finds the pipe closed
+    err = process.stderr.read().decode()
+    assert process.wait(60) == 2
+    assert "Traceback" not in err and err.count("\n") == 1, err
+    assert "broken pipe" in err
+    assert (tmp_path / "standings.txt").exists() and (tmp_path / "summary.json").exists()
+
+
+def test_real_ctrl_c_during_a_tournament_exits_130_without_traceback(tmp_path: Path) -> None:
+    slow = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'sleep_bot.py'}"
+    path = tmp_path / "t.yaml"
+    path.write_text(CONFIG.format(results="results", time_ms=60000, random=slow))
+    process = subprocess.Popen([sys.executable, "-m", "arbiter", "run", str(path)], cwd=ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stderr is not None
+    while "hostile: round-robin" not in process.stderr.readline().decode():  # the start note: under way
+        pass
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130
+    last = err.decode().strip().splitlines()[-1]  # stopped before or during the first games
+    assert "Traceback" not in err.decode() and (last == "arbiter run: interrupted" or last.startswith("stopped: "))
+
+
+def test_help_of_every_subcommand_lists_the_exit_codes(capsys: pytest.CaptureFixture[str]) -> None:
+    for command in SUBCOMMANDS:
+        assert main([command, "--help"]) == 0
+        assert "130  interrupted" in capsys.readouterr().out
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.startswith("arbiter ")
+    assert build_parser().epilog is not None and "4    inconclusive" in build_parser().epilog
