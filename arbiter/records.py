@@ -7,7 +7,18 @@ from __future__ import annotations
 
 import enum
 from dataclasses import asdict, dataclass, field
+from functools import cache
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any
+
+
+@cache
+def arbiter_version() -> str:
+    """The installed arbiter's version (its package metadata), "unknown" in an uninstalled tree."""
+    try:
+        return version("arbiter")
+    except PackageNotFoundError:
+        return "unknown"
 
 
 class Termination(str, enum.Enum):
@@ -63,6 +74,10 @@ class GameRecord:
     outcome: str | None = None  # a game-specific end name (e.g. CodeCup Sudoku's WIN/ILLEGAL)
     # Clock used per seat (wall or CPU ms, as its time control counts), an unfinished last turn included.
     time_used_ms: list[float] = field(default_factory=list)
+    # How it was played: each seat's time control and memory limit (TimeControl's fields), and
+    # the arbiter that refereed it.
+    time_controls: list[dict[str, Any]] = field(default_factory=list)
+    arbiter_version: str = field(default_factory=lambda: arbiter_version())
     extra: dict[str, Any] = field(default_factory=dict)  # tournament fields: id, round, opening...
 
     def to_json(self) -> dict[str, Any]:
@@ -83,4 +98,5 @@ class GameRecord:
         core["moves"] = [MoveRecord(**m) for m in core["moves"]]
         core["termination"] = Termination(core["termination"])
         core.setdefault("outcome", None)
+        core.setdefault("arbiter_version", "unknown")  # a record from before records said
         return cls(**core, extra=extra)

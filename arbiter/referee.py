@@ -15,7 +15,7 @@ import re
 import shlex
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Literal, Mapping, Sequence
@@ -503,6 +503,7 @@ class _Referee:
             logs=[str(s.log_path) if s.log_path is not None else None for s in self.seats],
             outcome=outcome,
             time_used_ms=[round(s.used_ms, 3) for s in self.seats],
+            time_controls=[asdict(s.time) for s in self.seats],
         )
 
 

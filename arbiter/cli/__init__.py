@@ -11,21 +11,13 @@ import io
 import os
 import sys
 import traceback
-from importlib.metadata import PackageNotFoundError, version as package_version
 
 from ..errors import EXIT_CODE_TABLE, ExitCode, UsageError, show_path
 from ..games import GameError
+from ..records import arbiter_version
 
 # Each module has `register(subparsers)`, which adds its parser and sets `func(args) -> int`.
 SUBCOMMANDS = ("play", "check", "match", "run", "report", "sprt", "keys")
-
-
-def arbiter_version() -> str:
-    """The installed arbiter's version (from its package metadata)."""
-    try:
-        return package_version("arbiter")
-    except PackageNotFoundError:  # run from a source tree that was never installed
-        return "unknown"
 
 
 def build_parser() -> argparse.ArgumentParser:
