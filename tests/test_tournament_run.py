@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -182,6 +183,40 @@ def test_progress_into_a_closed_pipe_stops_the_output_not_the_run(tmp_path: Path
     assert outcome.played_now == 12 and len(outcome.records) == 12
     with pytest.raises(BrokenPipeError):
         stream.close()  # the pipe is still closed: the output really failed
+
+
+def test_a_resume_under_another_time_control_is_refused_with_what_changed(tmp_path: Path) -> None:
+    run(write_config(tmp_path, "time: {time_ms: 5000}\n" + BODY))
+    faster = write_config(tmp_path, "time: {time_ms: 100}\n" + BODY)
+    with pytest.raises(UsageError, match=r"holds 12 games played under other conditions \(changed: "
+                                         r"a's time_ms 5000 -> 100; b's time_ms 5000 -> 100; c's time_ms 5000 -> 100\)"
+                                         r".* Run with --fresh"):
+        run(faster)
+    own = write_config(tmp_path, "time: {time_ms: 5000}\n" + BODY.replace('{name: c, command: "true"}',
+                                                                            '{name: c, command: "true", memory_mb: 64}'))
+    with pytest.raises(UsageError, match=r"c's memory_mb 2048 -> 64"):
+        run(own)
+    assert run(faster, fresh=True).played_now == 12  # the way out
+
+
+def test_a_resume_with_other_concurrency_is_accepted(tmp_path: Path) -> None:
+    run(write_config(tmp_path, "time: {time_ms: 5000}\n" + BODY))
+    outcome = run(write_config(tmp_path, "time: {time_ms: 5000}\n" + BODY.replace("concurrency: 2", "concurrency: 1")))
+    assert outcome.played_now == 0 and len(outcome.records) == 12
+
+
+def test_records_say_how_they_were_played() -> None:
+    from arbiter.games import find_game
+    from arbiter.records import arbiter_version
+    from arbiter.referee import PlayerSpec, TimeControl, play_game
+
+    random_bot = (sys.executable, str(Path(__file__).parent.parent / "players" / "random_bot.py"))
+    players = [PlayerSpec(name="a", command=random_bot), PlayerSpec(name="b", command=random_bot,
+                                                                   time=TimeControl(time_ms=4000, memory_mb=512))]
+    record = play_game(find_game("limit-nim"), players, time=TimeControl(time_ms=3000, move_ms=500)).to_json()
+    assert [(t["time_ms"], t["move_ms"], t["memory_mb"]) for t in record["time_controls"]] == [
+        (3000, 500, 2048), (4000, None, 512)]
+    assert record["arbiter_version"] == arbiter_version() != ""
 
 
 def test_a_second_run_on_a_held_results_folder_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -70,17 +70,45 @@ def prepare_results(config: TournamentConfig, *, fresh: bool) -> GameStore:
                 f"{len(GameStore(folder / 'games.jsonl').load())} recorded games and start over, "
                 "or set another `name:`/`results:` in the config."
             )
+    conditions = play_conditions(config)
+    refuse_changed_conditions(folder, read_description(folder).get("conditions"), conditions)
     description = {
         "name": config.name,
         "schedule": identity,
         "scoring": asdict(config.scoring),
         "time": asdict(config.time),
         "planned": planned_games(config),
+        "conditions": conditions,
         "sandbox": sandbox_report(config),
     }
     _write_whole(identity_path, json.dumps(description, indent=2) + "\n")
     _write_whole(folder / "config.yaml", f"# copy of {config.source}\n" + yaml.safe_dump(config.raw, sort_keys=False))
     return store
+
+
+def play_conditions(config: TournamentConfig) -> dict[str, Any]:
+    """The config values that change how a game is played, not which games are played: each
+    player's time control and memory limit. Resuming requires them unchanged."""
+    return {"time": {p.name: asdict(p.time or config.time) for p in config.players}}
+
+
+def refuse_changed_conditions(folder: Path, before: Any, now: dict[str, Any]) -> None:
+    """UsageError naming each changed value when recorded games were played under other
+    conditions; a folder without games, or from before conditions were kept, is accepted."""
+    games = len(GameStore(folder / "games.jsonl").load())
+    if not isinstance(before, dict) or not games:
+        return
+    changed = [f"{name}'s {key} {old!r} -> {limits.get(key)!r}"
+               for name, limits in now["time"].items()
+               for key, old in before.get("time", {}).get(name, limits).items()
+               if key in limits and limits[key] != old]
+    if changed:
+        raise UsageError(
+            f"{folder} holds {games} games played under other conditions (changed: {'; '.join(changed)}). "
+            "Resuming would mix games played two ways, and the records would not say which is which. "
+            "Run with --fresh to discard them and start over, or set another `name:`/`results:` in the config "
+            "(concurrency and output options may change freely)."
+        )
 
 
 def sandbox_report(config: TournamentConfig) -> dict[str, Any]:
