@@ -31,7 +31,7 @@ SANDBOX_KEYS = ("read", "write")  # a player's `sandbox:` mapping
 TOP_KEYS = (
     "name", "game", "params", "format", "games_per_pairing", "rounds", "openings", "time",
     "concurrency", "scoring", "players", "gauntlet", "results", "candidate", "baseline", "sprt",
-    "arbiter_keys", "check", "sandbox",
+    "arbiter_keys", "check", "sandbox", "seed",
 )
 SPRT_KEYS = ("elo0", "elo1", "alpha", "beta", "max_games", "fail_on_fault", "log_pattern")
 DEFAULT_LOG_PATTERN = "warn|error|exception|traceback|assert"
@@ -101,6 +101,7 @@ class TournamentConfig:
     sprt: SprtSettings | None = None  # format: sprt only; players are then (candidate, baseline)
     check: bool = False  # check every launched player (`arbiter check`) before the first game
     sandbox: str = "on"  # on, off or required (docs/security.md); players' own `sandbox: off` aside
+    seed: int = 0  # each game's bots get a seed derived from it and the game id ($ARBITER_SEED)
     raw: dict[str, Any] = field(default_factory=dict, compare=False)  # the file as read, for the copy and diffs
 
     def make_game(self) -> Game[Any]:
@@ -177,6 +178,7 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
     if fmt != "swiss" and top.has("rounds"):
         problems.add(("rounds",), f"only applies to format: swiss, not {fmt}")
     concurrency = top.get("concurrency", os.cpu_count() or 1, integer(1, MAX_CONCURRENCY))
+    seed = top.get("seed", 0, integer(0))
     check = top.get("check", False, boolean)
     sandbox_mode = _sandbox_mode(top.raw("sandbox"))
     if sandbox_mode is None:
@@ -236,7 +238,7 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
         openings=openings, time=time, concurrency=concurrency, scoring=scoring,
         players=tuple(replace(p, sandbox=None) if sandbox_mode == "off" else _hiding(p, results_dir.resolve())
                       for p in players),
-        candidate=candidate, sprt=sprt, check=check, sandbox=str(sandbox_mode), raw=data,
+        candidate=candidate, sprt=sprt, check=check, sandbox=str(sandbox_mode), seed=seed, raw=data,
     )
 
 
