@@ -107,7 +107,9 @@ def bot_arguments(description: str) -> argparse.ArgumentParser:
     parser.add_argument("--game", help="the game, for bots run without a Game line (codecup dialect)")
     parser.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE",
                         help="a game parameter, with --game")
-    parser.add_argument("--seed", type=int, default=None, help="seed the random choices")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="seed the random choices (default: $ARBITER_SEED, which a tournament sets per game; "
+                             "without either, a fresh random seed)")
     sockets = parser.add_argument_group("sockets", "playing over ZeroMQ (docs/remote-bots.md)")
     where = sockets.add_mutually_exclusive_group()
     where.add_argument("--connect", default=None, metavar="ENDPOINT",
@@ -142,7 +144,7 @@ def run_bot(choose: Chooser, *, description: str = "an arbiter bot",
                 fixed_game = find_game(args.game, **dict(pairs))
             except GameError as exc:
                 raise GameLineError(str(exc)) from None
-        rng = random.Random(args.seed)
+        rng = random.Random(args.seed if args.seed is not None else _environment_seed())
         session = _Session(choose, channel, rng, fixed_game)
         for line in channel.lines():
             line = line.strip()
@@ -159,6 +161,14 @@ def run_bot(choose: Chooser, *, description: str = "an arbiter bot",
         if opened is not None:
             opened.close()  # a socket lets the last move leave before the bot exits
     return 0
+
+
+def _environment_seed() -> int | None:
+    """$ARBITER_SEED (docs/protocol.md) as a number, or None when it is unset or not one."""
+    import os
+
+    text = os.environ.get("ARBITER_SEED", "")
+    return int(text) if text.isdigit() else None
 
 
 def open_channel(args: argparse.Namespace) -> StdioChannel | ZmqBotChannel:

@@ -6,13 +6,14 @@ games without a record.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -88,8 +89,9 @@ def prepare_results(config: TournamentConfig, *, fresh: bool) -> GameStore:
 
 def play_conditions(config: TournamentConfig) -> dict[str, Any]:
     """The config values that change how a game is played, not which games are played: each
-    player's time control and memory limit. Resuming requires them unchanged."""
-    return {"time": {p.name: asdict(p.time or config.time) for p in config.players}}
+    player's time control and memory limit, and the seed of the bots. Resuming requires them
+    unchanged."""
+    return {"time": {p.name: asdict(p.time or config.time) for p in config.players}, "seed": config.seed}
 
 
 def refuse_changed_conditions(folder: Path, before: Any, now: dict[str, Any]) -> None:
@@ -102,6 +104,8 @@ def refuse_changed_conditions(folder: Path, before: Any, now: dict[str, Any]) ->
                for name, limits in now["time"].items()
                for key, old in before.get("time", {}).get(name, limits).items()
                if key in limits and limits[key] != old]
+    if before.get("seed", now["seed"]) != now["seed"]:
+        changed.append(f"seed {before['seed']!r} -> {now['seed']!r}")
     if changed:
         raise UsageError(
             f"{folder} holds {games} games played under other conditions (changed: {'; '.join(changed)}). "
@@ -164,6 +168,15 @@ def _write_whole(path: Path, text: str) -> None:
         raise UsageError(f"cannot write {path}: {exc.strerror}") from None
 
 
+SEED_VARIABLE = "ARBITER_SEED"  # docs/protocol.md: the game's seed, for bots that play at random
+
+
+def game_seed(seed: int, game_id: str) -> int:
+    """The seed of one game's bots: from the config's seed and the game id, stable across
+    runs, resumes, machines and concurrency (a hash, not Python's salted hash())."""
+    return int.from_bytes(hashlib.sha256(f"{seed}:{game_id}".encode()).digest()[:4], "big")
+
+
 def tournament_record(config: TournamentConfig, scheduled: ScheduledGame, record: GameRecord) -> dict[str, Any]:
     """The referee's record plus the tournament's fields: id, round, opening, names, points."""
     scoring = config.scoring
@@ -176,7 +189,7 @@ def tournament_record(config: TournamentConfig, scheduled: ScheduledGame, record
         ]
     record.extra.update({
         "id": scheduled.id, "round": scheduled.round, "opening": list(scheduled.opening),
-        "names": list(scheduled.seats), "points": points,
+        "names": list(scheduled.seats), "points": points, "seed": game_seed(config.seed, scheduled.id),
     })
     return record.to_json()
 
@@ -313,9 +326,10 @@ class TournamentRunner:
 
     def _play_one(self, scheduled: ScheduledGame) -> GameRecord:
         config = self.config
+        seed = {SEED_VARIABLE: str(game_seed(config.seed, scheduled.id))}
         return self.play(
             self.game,
-            [config.player(name) for name in scheduled.seats],
+            [replace(config.player(name), env={**config.player(name).env, **seed}) for name in scheduled.seats],
             time=config.time,
             opening=scheduled.opening,
             log_dir=config.results_dir / "logs",
