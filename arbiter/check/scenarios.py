@@ -35,7 +35,8 @@ from ..transport.process import LOG_CAP_BYTES
 from .monitor import TAG as MONITOR_TAG
 from .seat import gives_cell
 
-SMALL_CLOCK_MS = 1000  # the whole game's budget in `small-clock`
+SMALL_CLOCK_MS = 1000  # the whole game's budget in `small-clock`, at least...
+SMALL_CLOCK_MOVE_MS = 100  # ...and this much per move the bot made in the first-seat game
 MOVE_CAP_MS = 1000  # move_ms in `move-cap`
 START_UP_MS = 5000  # the first reply (start-up included) must come within this
 MEMORY_SHARE = 0.9  # peak memory above this share of memory_mb fails `memory`
@@ -54,7 +55,7 @@ DUTIES: tuple[tuple[str, str], ...] = (
     ("opening", "applies `Opening N` moves without answering them"),
     ("extra-move", "moves again after completing a cell"),
     ("relayed-turn", "reads the other seat's turn of several moves"),
-    ("small-clock", f"answers within a small clock ({SMALL_CLOCK_MS} ms for the game)"),
+    ("small-clock", f"answers within a small clock ({SMALL_CLOCK_MOVE_MS} ms a move, at least {SMALL_CLOCK_MS} ms)"),
     ("move-cap", f"answers within move_ms ({MOVE_CAP_MS} ms per move)"),
     ("out-of-turn", "writes nothing out of turn (also while not stopped)"),
     ("stdout", "writes nothing but moves on stdout"),
@@ -189,10 +190,12 @@ def run_check(target: CheckTarget, *, log_dir: Path, concurrency: int = 1, seed:
     clock_ms = 0.0
     first = _play(target, games[0], log_dir, f"{prefix}01-{games[0].duty}-")
     results = [first]
-    if any(m.seat == first.game.bot_seat and not m.forced for m in first.record.moves):
+    own_moves = sum(1 for m in first.record.moves if m.seat == first.game.bot_seat and not m.forced)
+    if own_moves:
+        rest = [_small_clock(planned, own_moves) for planned in games[1:]]
         with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="check") as pool:
             futures = [pool.submit(_play, target, planned, log_dir, f"{prefix}{number:02d}-{planned.duty}-")
-                       for number, planned in enumerate(games[1:], 2)]
+                       for number, planned in enumerate(rest, 2)]
             results += [future.result() for future in futures]
     else:  # a bot that cannot make one move would only fail every game the same way, slowly
         for duty in {planned.duty for planned in games[1:]} | {"processes", "memory"}:
@@ -213,6 +216,15 @@ def run_check(target: CheckTarget, *, log_dir: Path, concurrency: int = 1, seed:
 
 
 # --- planning ------------------------------------------------------------------------
+
+def _small_clock(planned: _Game, own_moves: int) -> _Game:
+    """The small-clock game's budget, once the first-seat game showed how many moves a game
+    asks of the bot: SMALL_CLOCK_MOVE_MS per move, at least SMALL_CLOCK_MS (a Sudoku game
+    asks three times the moves of one on the 4-row triangle board)."""
+    if planned.duty != "small-clock":
+        return planned
+    return replace(planned, time=replace(planned.time, time_ms=max(SMALL_CLOCK_MS, SMALL_CLOCK_MOVE_MS * own_moves)))
+
 
 def _plan(target: CheckTarget, game: Game[Any], rng: random.Random) -> tuple[list[_Game], dict[str, str]]:
     """The games to play, in checklist order, and why the other duties do not apply."""
@@ -260,7 +272,7 @@ def _plan(target: CheckTarget, game: Game[Any], rng: random.Random) -> tuple[lis
                 games.append(_Game("relayed-turn", params, 1 - seat, opening=opening,
                                    scripts={seat: script}, time=base))
     games += [
-        _Game("small-clock", params, 0, time=replace(base, time_ms=SMALL_CLOCK_MS)),
+        _Game("small-clock", params, 0, time=replace(base, time_ms=SMALL_CLOCK_MS)),  # see _small_clock
         _Game("move-cap", params, 1, time=replace(base, move_ms=MOVE_CAP_MS)),
         _Game("out-of-turn", params, 1, time=replace(base, suspend_idle=False)),
         _Game("quit", params, 0, time=base, monitor=True),

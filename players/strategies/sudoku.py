@@ -83,10 +83,10 @@ def choose_claimer(state: CodecupSudokuState, ctx: BotContext) -> SudokuMove:
 
 def choose_winner(state: CodecupSudokuState, ctx: BotContext) -> SudokuMove:
     """A winning claim when it sees one, else what the claimer plays. Listing solutions costs
-    up to about 0.1 s a move, so once its searches have used a fifth of the game's budget
+    up to about 0.1 s a move, so once its searches have used an eighth of the game's budget
     (`time_ms`, when the Game line gives it) it plays as the claimer."""
     spent_s = ctx.memory.get("enumeration_s", 0.0)
-    if ctx.time_ms is None or spent_s < ctx.time_ms / 5000:
+    if ctx.time_ms is None or spent_s < ctx.time_ms / 8000:
         started = time.monotonic()
         wins = winning_moves(state.grid)
         ctx.memory["enumeration_s"] = spent_s + time.monotonic() - started
