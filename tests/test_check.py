@@ -64,14 +64,6 @@ def test_codecup_dialect_gets_start_and_no_game_line(tmp_path):
     assert codecup().failed() == ["seat-0"]
 
 
-def test_a_bundled_codecup_bot_passes_in_its_dialect(tmp_path):
-    # sudoku_winner used to run out of the small clock: it listed solutions whatever time_ms said.
-    player = PlayerSpec(name="sudoku_winner", cwd=str(ROOT), dialect="codecup",
-                        command=(sys.executable, str(ROOT / "players" / "sudoku_winner.py"), "--game", "codecup-sudoku"))
-    report = run_check(CheckTarget("codecup-sudoku", {}, player), log_dir=tmp_path, concurrency=2)
-    assert report.failed() == [] and report.item("small-clock").status == "pass"
-
-
 # Each broken bot, the one duty it breaks, and words its hint must contain.
 BROKEN = [
     ("check_no_flush_bot.py", "seat-0", "no reply within 3000 ms: is stdout flushed after each move?"),

@@ -496,3 +496,22 @@ def test_a_sample_player_refuses_another_game_with_a_clear_message() -> None:
         bot.send("Start")
         assert bot.exit_status() == 2
         assert "sudoku_winner: cannot play limit-nim; this bot plays codecup-sudoku" in bot.proc.stderr.read()  # type: ignore[union-attr]
+
+
+def test_the_winner_stops_listing_solutions_once_an_eighth_of_its_clock_went_on_them(monkeypatch) -> None:
+    import players.strategies.sudoku as strategies
+
+    listed = []
+    monkeypatch.setattr(strategies, "winning_moves", lambda grid: listed.append(grid) or [])
+    game = CodecupSudoku()
+
+    def ctx(time_ms: int | None, spent_s: float) -> BotContext:
+        context = BotContext(game=game, seat=0, rng=random.Random(1), time_ms=time_ms)
+        context.memory["enumeration_s"] = spent_s
+        return context
+
+    choose_winner(game.new_state(), ctx(None, 100.0))  # no clock given: it always looks
+    choose_winner(game.new_state(), ctx(8000, 0.99))  # under 1 s of 8 s: it looks
+    assert len(listed) == 2
+    choose_winner(game.new_state(), ctx(8000, 1.0))  # an eighth used: it plays as the claimer
+    assert len(listed) == 2
