@@ -23,7 +23,7 @@ def test_socket_players_are_read_with_their_endpoints_and_keys(tmp_path: Path) -
 arbiter_keys: arbiter.key_secret
 players:
   - {{name: house, command: {RANDOM}}}
-  - {{name: local, command: {RANDOM}, transport: zmq, bind: "tcp://0.0.0.0:*"}}
+  - {{name: local, command: {RANDOM}, transport: zmq, bind: "tcp://0.0.0.0:*", sandbox: off}}
   - {{name: alice, transport: remote, bind: "tcp://0.0.0.0:5601", public_key: alice.key}}
   - {{name: bob, transport: remote, connect: "tcp://10.1.2.3:7000", public_key: "{bob.public}",
      connect_wait_ms: 500}}
