@@ -1,4 +1,4 @@
-"""Match statistics: Bradley-Terry ratings, Elo and normalized Elo estimates, and the SPRT.
+"""Match statistics: Bradley-Terry and Plackett-Luce ratings, Elo and normalized Elo estimates, and the SPRT.
 
 Pure functions on results and counts: no I/O, no processes. Every formula, its
 assumptions and its references are explained in docs/statistics.md.
@@ -16,7 +16,8 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass
-from typing import Callable, Literal, Sequence
+from itertools import combinations
+from typing import Callable, Literal, Mapping, Sequence
 
 import numpy as np
 
@@ -184,7 +185,12 @@ def _fit_group(score: np.ndarray, games: np.ndarray, pinned: int | None) -> tupl
         score = score + 0.5 * VIRTUAL_DRAWS * met
         games = games + VIRTUAL_DRAWS * met
     theta = _maximize_likelihood(score, games)
-    info = _information(theta, games)
+    return _elo_with_deviations(theta, _information(theta, games), pinned)
+
+
+def _elo_with_deviations(theta: np.ndarray, info: np.ndarray, pinned: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """Strengths (natural units, any offset) and their information matrix -> Elo ratings with
+    mean 0 (or `pinned` at 0) and their standard deviations."""
     m = len(theta)
     # Covariance with the last player held at 0: invert the information without its row/column.
     held = np.zeros((m, m))
@@ -241,6 +247,155 @@ def _maximize_likelihood(score: np.ndarray, games: np.ndarray) -> np.ndarray:
         if np.max(np.abs(length * step)) < 1e-11:
             return theta
     raise ArithmeticError("Bradley-Terry maximum likelihood did not converge")
+
+
+# --- Plackett-Luce ratings from rankings ----------------------------------------------------------
+
+# One step of a ranking: the player chosen (index 0 of the tuple) from the players still
+# unplaced (the whole tuple), and how much that step counts.
+ChoiceEvents = dict[tuple[int, ...], float]
+
+
+def plackett_luce(
+    players: Sequence[str],
+    rankings: Sequence[Mapping[str, int]],
+    anchor: str | None = None,
+) -> dict[str, Rating]:
+    """Maximum-likelihood Plackett-Luce ratings from game rankings, on the Elo scale.
+
+    Each ranking maps every player of one game to its place (1 is first; equal places are a
+    tie). A ranking is read as successive choices: the first is chosen from all, the second
+    from the rest, and so on, each with probability exp(theta_i) / sum over those left. A
+    tie is the average over every order of the tied players, so with two seats a draw is half
+    a win for each side and the fit equals `bradley_terry` exactly. Groups, anchoring, the
+    virtual draws that keep a clean sweep finite, and the intervals follow `bradley_terry`
+    (docs/statistics.md); the answer does not depend on the order of the rankings.
+    """
+    index = _index_players(players)
+    if anchor is not None and anchor not in index:
+        raise ValueError(f"anchor {anchor!r} is not one of the players")
+    events = _choice_events(index, rankings)
+    met = np.zeros((len(index), len(index)))
+    for members in events:
+        for i, j in combinations(members, 2):
+            met[i, j] = met[j, i] = 1
+    ratings: dict[str, Rating] = {}
+    for group in _groups(met):
+        names = [players[i] for i in group]
+        if len(group) == 1:
+            ratings[names[0]] = Rating(0.0, -math.inf, math.inf)
+            continue
+        local = {player: k for k, player in enumerate(group)}
+        own = {tuple(local[i] for i in members): weight for members, weight in events.items() if members[0] in local}
+        pinned = names.index(anchor) if anchor in names else None
+        elo, sd = _fit_rankings(own, met[np.ix_(group, group)], pinned)
+        for name, e, s in zip(names, elo, sd):
+            ratings[name] = Rating(float(e), float(e - Z95 * s), float(e + Z95 * s))
+    return {name: ratings[name] for name in players}
+
+
+def _choice_events(index: dict[str, int], rankings: Sequence[Mapping[str, int]]) -> ChoiceEvents:
+    """Every ranking as weighted choice events, identical events merged (weights add up).
+
+    A block of k tied players followed by the set R of players placed below them stands for
+    all k! orders of the block. In a random order, the block's players still unplaced form a
+    given subset T of size t with probability 1 / C(k, t), and each of T is chosen next with
+    probability 1 / t: so the event 'x chosen from T + R' weighs 1 / (C(k, t) t).
+    """
+    events: ChoiceEvents = {}
+    for k, ranking in enumerate(rankings):
+        if not isinstance(ranking, Mapping) or len(ranking) < 2:
+            raise ValueError(f"ranking {k}: expected a mapping of at least two players to places, got {ranking!r}")
+        places: dict[int, list[int]] = {}
+        for name, place in ranking.items():
+            if name not in index:
+                raise ValueError(f"ranking {k}: unknown player {name!r}")
+            if isinstance(place, bool) or not isinstance(place, int) or place < 1:
+                raise ValueError(f"ranking {k}: place of {name!r} must be an integer >= 1, got {place!r}")
+            places.setdefault(place, []).append(index[name])
+        blocks = [sorted(places[p]) for p in sorted(places)]
+        for b, block in enumerate(blocks):
+            below = tuple(sorted(i for later in blocks[b + 1:] for i in later))
+            for size in range(1, len(block) + 1):
+                weight = 1 / (math.comb(len(block), size) * size)
+                for subset in combinations(block, size):
+                    if size + len(below) < 2:
+                        continue  # the last player left is not a choice
+                    for chosen in subset:
+                        members = (chosen,) + tuple(sorted(set(subset) - {chosen} | set(below)))
+                        events[members] = events.get(members, 0.0) + weight
+    return events
+
+
+def _fit_rankings(events: ChoiceEvents, met: np.ndarray, pinned: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """Elo ratings and standard deviations for one connected group of players, from its events."""
+    m = len(met)
+    ahead = np.zeros((m, m))  # ahead[i, j]: i was chosen while j was still there
+    for members in events:
+        ahead[members[0], list(members[1:])] = 1
+    if not _has_finite_maximum(ahead):
+        # As in bradley_terry: every pair that met gets VIRTUAL_DRAWS drawn two-player games.
+        events = dict(events)
+        for i, j in zip(*np.nonzero(np.triu(met))):
+            for members in ((int(i), int(j)), (int(j), int(i))):
+                events[members] = events.get(members, 0.0) + 0.5 * VIRTUAL_DRAWS
+    by_size = _events_by_size(events)
+    theta = np.zeros(m)
+    best = _ranking_log_likelihood(theta, by_size)
+    for _ in range(500):
+        gradient, info = _ranking_gradient_information(theta, by_size, m)
+        step = np.zeros(m)
+        step[:-1] = np.linalg.solve(info[:-1, :-1], gradient[:-1])
+        length = 1.0
+        while True:
+            candidate = theta + length * step
+            value = _ranking_log_likelihood(candidate, by_size)
+            if value >= best - 1e-12 * abs(best) or length < 1e-9:
+                break
+            length /= 2
+        theta, best = candidate, value
+        if np.max(np.abs(length * step)) < 1e-11:
+            return _elo_with_deviations(theta, _ranking_gradient_information(theta, by_size, m)[1], pinned)
+    raise ArithmeticError("Plackett-Luce maximum likelihood did not converge")
+
+
+def _events_by_size(events: ChoiceEvents) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The events as arrays per choice-set size: members (chooser in column 0) and weights."""
+    sizes: dict[int, list[tuple[tuple[int, ...], float]]] = {}
+    for members, weight in events.items():
+        sizes.setdefault(len(members), []).append((members, weight))
+    return [(np.array([m for m, _ in rows], dtype=np.intp), np.array([w for _, w in rows]))
+            for _, rows in sorted(sizes.items())]
+
+
+def _ranking_log_likelihood(theta: np.ndarray, by_size: list[tuple[np.ndarray, np.ndarray]]) -> float:
+    total = 0.0
+    for members, weights in by_size:
+        t = theta[members]
+        top = t.max(axis=1)
+        log_sum = top + np.log(np.exp(t - top[:, None]).sum(axis=1))
+        total += float(np.sum(weights * (t[:, 0] - log_sum)))
+    return total
+
+
+def _ranking_gradient_information(theta: np.ndarray, by_size: list[tuple[np.ndarray, np.ndarray]],
+                                  m: int) -> tuple[np.ndarray, np.ndarray]:
+    """The log-likelihood's gradient and observed information (minus its Hessian), natural units.
+
+    A choice from set S with probabilities p adds w (e_chosen - p) to the gradient and
+    w (diag p - p p^T) to the information, whoever was chosen."""
+    gradient = np.zeros(m)
+    info = np.zeros((m, m))
+    for members, weights in by_size:
+        t = theta[members]
+        p = np.exp(t - t.max(axis=1)[:, None])
+        p /= p.sum(axis=1)[:, None]
+        np.add.at(gradient, members[:, 0], weights)
+        np.add.at(gradient, members, -weights[:, None] * p)
+        wp = weights[:, None] * p
+        np.add.at(info, (members, members), wp)
+        np.add.at(info, (members[:, :, None], members[:, None, :]), -wp[:, :, None] * p[:, None, :])
+    return gradient, info
 
 
 # --- Elo from a match ------------------------------------------------------------------------
