@@ -367,7 +367,9 @@ class BotProcess:
         # is never mistaken for it): one that left the session is still ended with the bot.
         self._descendants: dict[int, bytes] = {}
         self._stopped: list[int] = []  # descendants stopped by `suspend`, to continue on `resume`
-        self._walk_alone_since: bytes | None = None  # last pid before a walk that found no descendant
+        # The last full walk of the tree: the last pid handed out before it, what it found, and when.
+        self._walk_since: bytes | None = None
+        self._walk_found: list[int] = []
         self._walk_checked = 0.0
         self._last_pid_seen: bytes | None = None  # the last pid read by `cpu_ms`, and when
         self._last_pid_at = float("-inf")
@@ -464,9 +466,13 @@ class BotProcess:
             time.sleep(0.001)
 
     def resume(self) -> None:
-        """Let the bot and all it started run again (SIGCONT)."""
-        self._signal_group(signal.SIGCONT)
-        for pid in self._stopped:
+        """Let the bot and all it started run again (SIGCONT), each process exactly once.
+
+        Once, because a bot that stops itself (SIGSTOP) between two SIGCONTs sent to it
+        would be woken by the second and escape the timeout its own stop earns it. The
+        bot's process group is not signalled: every process that `suspend` stopped is in
+        the bot's tree, and so in `_stopped` (a box's are stopped one by one, never as a group)."""
+        for pid in ((self.pid,) if self.box is None else ()) + tuple(self._stopped):
             _kill(pid, signal.SIGCONT)
         self._stopped = []
 
@@ -492,18 +498,22 @@ class BotProcess:
         stopped parent cannot add children behind the walk) and remember every descendant;
         returns their pids. The bot is a subreaper, so a process that left its session or
         process group is in the tree as long as the bot lives."""
-        # As in `cpu_ms`: while no pid has been handed out since a walk found no descendant,
-        # there is none to find (a full walk is still made every CPU_RECHECK_S, for a fork that
-        # raced the last one). This keeps a turn of a bot that starts nothing at one small read.
+        # As in `cpu_ms`: while no pid has been handed out since the last walk, the tree holds
+        # no process that walk did not find (a full walk is still made every CPU_RECHECK_S, for
+        # a fork that raced the last one). This keeps a turn of a bot that starts nothing at one
+        # small read, boxed or not (a box's tree is bubblewrap's two processes and the bot).
         now = time.monotonic()
         # The referee reads the CPU time just before it ends a turn: its pid reading is fresh.
         if now - self._last_pid_at < LAST_PID_FRESH_S:
             last_pid = self._last_pid_seen
         else:
             last_pid = _pread_proc(self._last_pid_fd, _LAST_PID_PATH, 32)
-        if (last_pid is not None and last_pid == self._walk_alone_since
-                and now - self._walk_checked < CPU_RECHECK_S and not self._descendants):
-            return []
+        if last_pid is not None and last_pid == self._walk_since and now - self._walk_checked < CPU_RECHECK_S:
+            if signum is not None:
+                for pid in self._walk_found:
+                    if pid not in spare:
+                        _kill(pid, signum)
+            return list(self._walk_found)
         found = []
         pending = [self.pid]
         while pending:
@@ -517,7 +527,7 @@ class BotProcess:
                 self._descendants[child] = stat[19]  # field 22, starttime
                 found.append(child)
                 pending.append(child)
-        self._walk_alone_since, self._walk_checked = (None if found else last_pid), now
+        self._walk_since, self._walk_found, self._walk_checked = last_pid, found, now
         return found
 
     def tracked_descendants(self) -> list[int]:
