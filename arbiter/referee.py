@@ -504,6 +504,7 @@ class _Referee:
             outcome=outcome,
             time_used_ms=[round(s.used_ms, 3) for s in self.seats],
             time_controls=[asdict(s.time) for s in self.seats],
+            sandboxed=[s.process is not None and s.process.box is not None for s in self.seats],
         )
 
 

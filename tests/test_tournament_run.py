@@ -199,6 +199,19 @@ def test_a_resume_under_another_time_control_is_refused_with_what_changed(tmp_pa
     assert run(faster, fresh=True).played_now == 12  # the way out
 
 
+def test_a_resume_that_would_change_who_is_sandboxed_is_refused(tmp_path: Path) -> None:
+    from arbiter.transport.sandbox import support
+
+    run(write_config(tmp_path, "time: {time_ms: 5000}\n" + BODY))
+    loose = write_config(tmp_path, "time: {time_ms: 5000}\n" + BODY.replace('{name: c, command: "true"}',
+                                                                            '{name: c, command: "true", sandbox: off}'))
+    if support().usable:
+        with pytest.raises(UsageError, match=r"changed: c sandboxed -> not sandboxed\).* Run with --fresh"):
+            run(loose)
+    else:  # nothing could be boxed here, so turning the box off changes nothing
+        assert run(loose).played_now == 0
+
+
 def test_a_resume_with_other_concurrency_is_accepted(tmp_path: Path) -> None:
     run(write_config(tmp_path, "time: {time_ms: 5000}\n" + BODY))
     outcome = run(write_config(tmp_path, "time: {time_ms: 5000}\n" + BODY.replace("concurrency: 2", "concurrency: 1")))
@@ -217,6 +230,11 @@ def test_records_say_how_they_were_played() -> None:
     assert [(t["time_ms"], t["move_ms"], t["memory_mb"]) for t in record["time_controls"]] == [
         (3000, 500, 2048), (4000, None, 512)]
     assert record["arbiter_version"] == arbiter_version() != ""
+    from arbiter.transport.sandbox import support
+    assert record["sandboxed"] == [support().usable, support().usable]
+    loose = play_game(find_game("limit-nim"), [players[0], PlayerSpec(name="c", command=random_bot, sandbox=None)],
+                      time=TimeControl(time_ms=3000))
+    assert loose.sandboxed == [support().usable, False]
 
 
 def test_a_second_run_on_a_held_results_folder_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

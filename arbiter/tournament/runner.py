@@ -89,9 +89,10 @@ def prepare_results(config: TournamentConfig, *, fresh: bool) -> GameStore:
 
 def play_conditions(config: TournamentConfig) -> dict[str, Any]:
     """The config values that change how a game is played, not which games are played: each
-    player's time control and memory limit, and the seed of the bots. Resuming requires them
-    unchanged."""
-    return {"time": {p.name: asdict(p.time or config.time) for p in config.players}, "seed": config.seed}
+    player's time control and memory limit, whether it runs sandboxed (on this machine), and
+    the seed of the bots. Resuming requires them unchanged."""
+    return {"time": {p.name: asdict(p.time or config.time) for p in config.players}, "seed": config.seed,
+            "sandboxed": sandbox_report(config)["sandboxed"]}
 
 
 def refuse_changed_conditions(folder: Path, before: Any, now: dict[str, Any]) -> None:
@@ -106,6 +107,10 @@ def refuse_changed_conditions(folder: Path, before: Any, now: dict[str, Any]) ->
                if key in limits and limits[key] != old]
     if before.get("seed", now["seed"]) != now["seed"]:
         changed.append(f"seed {before['seed']!r} -> {now['seed']!r}")
+    boxed = {True: "sandboxed", False: "not sandboxed"}
+    changed += [f"{name} {boxed[old]} -> {boxed[now['sandboxed'][name]]}"
+                for name, old in before.get("sandboxed", {}).items()
+                if name in now["sandboxed"] and now["sandboxed"][name] != old]
     if changed:
         raise UsageError(
             f"{folder} holds {games} games played under other conditions (changed: {'; '.join(changed)}). "
