@@ -5,6 +5,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError, show_path
+from ..tournament.audit import replay_problem
 from ..tournament.runner import IDENTITY_FILE, read_description
 from ..tournament.store import GameStore
 from .standings import compute_standings, write_standings
@@ -21,7 +22,7 @@ def load_results(folder: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         raise UsageError(f"{show_path(folder)} is not a results folder: it has no games.jsonl")
     description = read_description(folder)
     schedule = description.get("schedule", {})
-    records = GameStore(games, players=schedule.get("players", [])).load()
+    records = GameStore(games, players=schedule.get("players", []), audit=replay_problem).load()
     first = records[0] if records else {}
     meta = {
         "name": description.get("name", folder.name),

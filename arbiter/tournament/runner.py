@@ -24,6 +24,7 @@ from ..games import Game
 from ..records import GameRecord
 from ..referee import GameAborted, play_game
 from ..transport.sandbox import support
+from .audit import replay_problem
 from .config import TournamentConfig
 from .preflight import preflight
 from .progress import Progress
@@ -52,7 +53,7 @@ def prepare_results(config: TournamentConfig, *, fresh: bool) -> GameStore:
     folder = config.results_dir
     identity = schedule_identity(config)
     identity_path = folder / IDENTITY_FILE
-    store = GameStore(folder / "games.jsonl", players=[p.name for p in config.players])
+    store = GameStore(folder / "games.jsonl", players=[p.name for p in config.players], audit=replay_problem)
     try:
         if fresh:
             for name in ("games.jsonl", IDENTITY_FILE, "config.yaml", "standings.txt", "standings.md",

@@ -7,7 +7,7 @@ import json
 import os
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Collection, Iterator
+from typing import Any, Callable, Collection, Iterator
 
 from ..errors import UsageError, show_path
 
@@ -15,15 +15,18 @@ from ..errors import UsageError, show_path
 class GameStore:
     """One JSON object per finished game, one per line, in the order games finished."""
 
-    def __init__(self, path: Path, players: Collection[str] = ()) -> None:
+    def __init__(self, path: Path, players: Collection[str] = (),
+                 audit: Callable[[dict[str, Any]], str | None] | None = None) -> None:
         self.path = path
         self.players = tuple(players)  # the tournament's players, when known: records name only them
+        self.audit = audit  # a further check of each record (audit.replay_problem: its moves give its result)
 
     def load(self, *, repair: bool = False) -> list[dict[str, Any]]:
         """Every complete record. A torn last line (a crash mid-write) is ignored, and with
         `repair` cut off the file so the next append starts on a clean line. A record that is
         not a game record, repeats a game id, or names someone not in `players` is a
-        UsageError naming its line: records are never dropped silently."""
+        UsageError naming its line, and so is one that fails the store's `audit`: records are
+        never dropped silently."""
         if not self.path.exists():
             return []
         try:
@@ -56,6 +59,8 @@ class GameStore:
             problem = record_problem(record, self.players)
             if problem is None and record["id"] in lines_of:
                 problem = f"game {record['id']} is recorded twice (first on line {lines_of[record['id']]})"
+            if problem is None and self.audit is not None:
+                problem = self.audit(record)
             if problem is not None:
                 raise UsageError(f"{self.path}:{number}: {problem}; fix or remove this line "
                                  "(the standings would not be what was played)")

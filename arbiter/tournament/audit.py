@@ -1,0 +1,74 @@
+"""Tamper evidence for `games.jsonl`: a record's result must be what its moves give.
+
+Every record carries its moves, and the rules library can replay them. `replay_problem`
+replays one record and names the first thing that contradicts it: a move out of turn or
+against the rules, a game said to have ended normally that is not over, or scores, winner
+or named outcome other than the moves (and, after a fault, the offender) give. Reading a
+results folder (`arbiter report`, the end of `arbiter run`, a resume) refuses such a record
+with its file and line, so a results file edited by hand or by a bot cannot turn a loss
+into a win unnoticed. It cannot tell a game that was never played from one that was: a
+whole record forged with legal moves and the right result passes (docs/security.md).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ..games import GameError, State, find_game
+from ..records import Termination
+
+
+def replay_problem(record: dict[str, Any]) -> str | None:
+    """What in `record` contradicts its own moves under the rules, or None when it holds."""
+    label = f"game {record.get('id', '?')}"
+    try:
+        game = find_game(record["game"], **record.get("params", {}))
+        termination = Termination(record["termination"])
+    except (KeyError, TypeError, ValueError) as exc:  # GameError is a ValueError
+        return f"{label}: its game cannot be rebuilt from the record ({exc})"
+    state = game.new_state()
+    for number, move in enumerate(record["moves"], 1):
+        text = move.get("move")
+        if state.is_over():
+            return f"{label}: move {number} ({text!r}) comes after the game was over"
+        if move["seat"] != state.current_player:
+            return f"{label}: move {number} ({text!r}) is recorded for seat {move['seat']}, but it was seat " \
+                   f"{state.current_player}'s turn"
+        try:
+            state.play(text)
+        except (GameError, TypeError) as exc:
+            return f"{label}: move {number} ({text!r}) does not replay: {exc}"
+    expected = _result(state, termination, record.get("offender"))
+    if isinstance(expected, str):
+        return f"{label}: {expected}"
+    recorded = {key: record.get(key) for key in expected}
+    if "outcome" not in record:  # records from before outcomes were kept
+        recorded["outcome"] = expected["outcome"]
+    if recorded != expected:
+        shown = "; ".join(f"{key} {recorded[key]!r} where the moves give {expected[key]!r}"
+                          for key in expected if recorded[key] != expected[key])
+        return f"{label}: the recorded result contradicts its moves ({shown})"
+    return None
+
+
+_MOVER_FAULTS = (Termination.MALFORMED, Termination.ILLEGAL)
+
+
+def _result(state: State[Any], termination: Termination, offender: Any) -> dict[str, Any] | str:
+    """The scores, winner and outcome the referee records for this ending of `state`, or why
+    the ending cannot have happened there."""
+    if termination is Termination.NORMAL:
+        if not state.is_over():
+            return f"it is recorded as ended normally, but after its {len(state.history)} moves the game is not over"
+        return {"scores": list(state.scores), "winner": state.winner(), "outcome": state.outcome}
+    if not isinstance(offender, int) or isinstance(offender, bool) or not 0 <= offender < state.game.num_players:
+        return f"it is recorded as a fault ({termination.value}) without a seat as the offender ({offender!r})"
+    # A move can only be malformed or illegal from the seat asked to move; a crash, output out
+    # of turn or a timeout (at start-up, or handing over a line) can be anyone's.
+    if termination in _MOVER_FAULTS and (state.is_over() or offender != state.current_player):
+        turn = "the game was over" if state.is_over() else f"it was seat {state.current_player}'s turn"
+        return f"it is recorded as a fault ({termination.value}) by seat {offender}, but {turn}"
+    return {"scores": list(state.fault_scores(offender, termination.value)), "winner": state.fault_winner(offender),
+            "outcome": state.fault_outcome(offender, termination.value)}
+
+
+__all__ = ["replay_problem"]
