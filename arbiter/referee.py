@@ -33,6 +33,8 @@ QUIT_GRACE_S = 0.5  # after `Quit`, how long a bot may take to exit before SIGTE
 TERM_GRACE_S = 0.3  # after SIGTERM, before SIGKILL
 WAKE_S = 0.05  # a waiting referee looks at `cancel` and the bot's exit this often
 CRASH_WAIT_S = 0.2  # after a bot's output closes, how long to wait for its exit status
+LATE_LINES_READ = 1000  # after the game, at most this many lines a bot wrote are read (to note them)...
+LATE_LINES_SHOWN = 3  # ...and this many quoted in its log
 # Under `clock: cpu` a bot that blocks without using CPU would never run out of time:
 # its wall time per turn (and per move, with move_ms) is capped at this multiple.
 CPU_CLOCK_WALL_FACTOR = 4
@@ -447,27 +449,61 @@ class _Referee:
 
     # --- the end ---------------------------------------------------------------------
     def shut_down(self, ending: _Ending) -> None:
-        """Outstanding relays and `Quit` to every bot (SIGTERM to an offender), then the bounded shutdown."""
+        """Outstanding relays and `Quit` to every bot (SIGTERM to an offender), then the bounded
+        shutdown; what a bot writes meanwhile is read, discarded and noted in its log."""
         for seat in self.seats:
             if seat.process is not None:
                 seat.process.track_descendants()  # those it started this turn, before it can exit
             if seat.process is None:
                 if seat.channel is not None:  # a remote bot: it stays up, ready for its next game
-                    seat.channel.send_lines([*seat.pending, "Quit"], _now() + 0.05)
+                    seat.channel.send_lines(self._last_lines(seat), _now() + 0.05)
                     seat.channel.close()
                 continue
+            assert seat.channel is not None
             if ending.termination.is_fault and seat.index == ending.offender:
                 seat.process.terminate()
             else:
-                assert seat.channel is not None
-                # The moves it has not seen yet first, so every bot sees the final position.
-                seat.channel.send_lines([*seat.pending, "Quit"], _now() + 0.05)
+                seat.channel.send_lines(self._last_lines(seat), _now() + 0.05)
                 if seat.suspends:
                     seat.process.resume()
-            if seat.channel is not None:
-                seat.channel.close()  # end of file on its input, too
+            # End of file on its input; its output stays open through the grace, so that an
+            # answer written after the end meets a pipe, not EPIPE or SIGPIPE.
+            seat.channel.close_input()
         end_all([s.process for s in self.seats if s.process is not None],
                 grace_s=QUIT_GRACE_S, term_grace_s=TERM_GRACE_S)
+        for seat in self.seats:
+            if seat.process is not None and seat.channel is not None:
+                self._discard_late_output(seat)
+                seat.channel.close()
+
+    def _last_lines(self, seat: _Seat) -> list[str]:
+        """What a bot is sent after the game's last move: the moves it has not seen, then `Quit`.
+
+        In the codecup dialect only `Quit`: the contest never relayed the move that ended the
+        game (moves still pending at the end are that move, or the turn that held it)."""
+        if seat.spec.dialect == "codecup":
+            return ["Quit"]
+        return [*seat.pending, "Quit"]
+
+    def _discard_late_output(self, seat: _Seat) -> None:
+        """Read what the bot wrote after the game's end and note it in its log."""
+        assert seat.channel is not None
+        late: list[str] = []
+        while len(late) < LATE_LINES_READ:
+            line = seat.channel.read_line(0.0)
+            if line is TIMEOUT or isinstance(line, Closed):
+                break
+            late.append(line.describe() if isinstance(line, BadLine) else repr(line))
+            if isinstance(line, BadLine):
+                break
+        if late and seat.log_path is not None:
+            shown = ", ".join(late[:LATE_LINES_SHOWN]) + (", ..." if len(late) > LATE_LINES_SHOWN else "")
+            try:
+                with open(seat.log_path, "a", encoding="utf-8") as log:
+                    log.write(f"\n[arbiter: after the game's end the bot wrote {len(late)} line(s) on its "
+                              f"output, read and discarded: {shown}]\n")
+            except OSError:
+                pass  # the log is a courtesy; the record is already decided
 
     def kill_all(self) -> None:
         """End every bot at once (cancel, or the arbiter's own error)."""

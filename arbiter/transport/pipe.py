@@ -90,6 +90,15 @@ class PipeChannel:
             if poller.poll(remaining_ms):
                 return True  # ready, or hung up / in error: the next read or write says which
 
+    def close_input(self) -> None:
+        """Close the bot's stdin (end of file for it); its stdout stays open and readable."""
+        if self._write_fd >= 0:
+            try:
+                os.close(self._write_fd)
+            except OSError:
+                pass
+            self._write_fd = -1
+
     def close(self) -> None:
         """Close both pipes; later reads report `Closed`."""
         for fd in (self._write_fd, self._read_fd):

@@ -535,6 +535,9 @@ class ZmqChannel:
             if not self._inbox and not (self._owner is not None and self._owner.gone):
                 return TIMEOUT
 
+    def close_input(self) -> None:
+        """Nothing: a socket has no end of file to give; `Quit` is the bot's end."""
+
     def close(self) -> None:
         """Close the socket (a remote seat's games use a `RemoteChannel` lease instead)."""
         self.shut()
@@ -837,6 +840,9 @@ class RemoteChannel:
         if self.seat is None or self._unavailable is not None or self._closed:
             return self._unavailable or Closed("the arbiter closed the channel")
         return self.seat.read_line(deadline)
+
+    def close_input(self) -> None:
+        """Nothing: a remote bot stays connected for its next game."""
 
     def close(self) -> None:
         """Hand the seat back (idempotent); its socket and connection stay up for the next game."""

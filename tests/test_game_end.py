@@ -1,0 +1,69 @@
+"""How a game ends for the bots (docs/protocol.md, "What a bot is sent"; docs/codecup.md):
+what each bot is sent after the last move, and that its output stays open meanwhile."""
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from arbiter.games import find_game
+from arbiter.records import Termination
+from arbiter.referee import PlayerSpec, TimeControl, play_game
+from arbiter.transport.sandbox import SandboxSpec
+
+from referee_support import BOTS, ROOT, bot, new_marker
+
+SUDOKU = find_game("codecup-sudoku")
+NIM = find_game("limit-nim", piles="5/2")
+CLOCK = TimeControl(time_ms=20_000)
+
+
+def strict_entry(name: str, *args: str) -> PlayerSpec:
+    """tests/bots/codecup_style_sudoku.py: fatal on any line the contest would not send."""
+    return PlayerSpec(name=name, command=(sys.executable, str(BOTS / "codecup_style_sudoku.py"), *args),
+                      dialect="codecup", sandbox=SandboxSpec(read=(str(BOTS),)))
+
+
+# (seat 0's options, seat 1's options, the outcome: the seat whose move ended it and how)
+ENDINGS = [
+    pytest.param(("--claim-at", "2"), (), "seat 0 LOSE", id="seat 0 claims"),
+    pytest.param((), ("--claim-at", "2"), "seat 1 LOSE", id="seat 1 claims"),
+    pytest.param(("--seed", "1"), ("--seed", "2"), "NO_SOLUTIONS_LEFT", id="no solution left"),
+    pytest.param(("--solution",), ("--solution",), "NO_SOLUTION_DECREASED", id="not reducing"),
+    pytest.param(("--illegal-at", "2"), (), "seat 0 ILLEGAL", id="seat 0 faults"),
+    pytest.param((), ("--illegal-at", "2"), "seat 1 ILLEGAL", id="seat 1 faults"),
+]
+
+
+@pytest.mark.parametrize("options_0, options_1, outcome", ENDINGS)
+def test_a_contest_style_entry_meets_every_ending_without_an_unexpected_line(
+        tmp_path: Path, options_0: tuple[str, ...], options_1: tuple[str, ...], outcome: str) -> None:
+    players = [strict_entry("first", *options_0), strict_entry("second", *options_1)]
+    record = play_game(SUDOKU, players, time=CLOCK, log_dir=tmp_path)
+    assert outcome in record.outcome, record.detail
+    for seat, log in enumerate(record.logs):
+        text = Path(log).read_text()
+        if record.termination.is_fault and seat == record.offender:
+            continue  # SIGTERMed at once, as the contest ends a faulty entry
+        # It exits on Quit, having seen nothing it did not expect (no game-ending move).
+        assert re.fullmatch(r"Quit after \d+ moves of ours\n", text), f"seat {seat}: {text!r}"
+
+
+@pytest.mark.parametrize("dialect", ["arbiter", "codecup"])
+def test_an_answer_after_the_end_is_read_and_noted_not_met_with_a_broken_pipe(tmp_path: Path, dialect: str) -> None:
+    marker = new_marker()
+    late = bot("late_answer_bot.py", "late", marker)
+    other = bot(ROOT / "players" / "random_bot.py", "random", marker, "--seed", "1")
+    if dialect == "codecup":
+        late = PlayerSpec(**{**late.__dict__, "dialect": "codecup",
+                             "command": (*late.command, "--game", NIM.name, "-p", "piles=5/2")})
+        other = PlayerSpec(**{**other.__dict__, "dialect": "codecup",
+                              "command": (*other.command, "--game", NIM.name, "-p", "piles=5/2")})
+    record = play_game(NIM, [late, other], time=CLOCK, log_dir=tmp_path)
+    assert record.termination is Termination.NORMAL, record.detail
+    log = Path(record.logs[0]).read_text()
+    # Killed by SIGPIPE, it would never have written its own line.
+    assert "late answer written" in log
+    assert "[arbiter: after the game's end the bot wrote 1 line(s) on its output, read and discarded: '1 1']" in log
