@@ -409,7 +409,8 @@ def test_the_kit_stops_at_quit() -> None:
 
 
 def test_the_kit_takes_a_relayed_game_ending_claim_without_answering() -> None:
-    # The arbiter relays the move that ended the game (here the opponent's wrong claim) before Quit.
+    # Another referee may relay the move that ended the game (here the opponent's wrong claim)
+    # before Quit (this arbiter does not, in the codecup dialect): the kit does not answer it.
     channel = ScriptedChannel(["Ee5", "!"])
     assert run_bot(choose_random, argv=["--game", "codecup-sudoku"], channel=channel) == 0
     assert len(channel.sent) == 1

@@ -2,7 +2,6 @@
 what each bot is sent after the last move, and that its output stays open meanwhile."""
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 
@@ -47,8 +46,13 @@ def test_a_contest_style_entry_meets_every_ending_without_an_unexpected_line(
         text = Path(log).read_text()
         if record.termination.is_fault and seat == record.offender:
             continue  # SIGTERMed at once, as the contest ends a faulty entry
-        # It exits on Quit, having seen nothing it did not expect (no game-ending move).
-        assert re.fullmatch(r"Quit after \d+ moves of ours\n", text), f"seat {seat}: {text!r}"
+        # It exits on Quit, having been sent every move of the other seat but the one that
+        # ended the game (an illegal move is not one: it was never played).
+        ours = sum(1 for move in record.moves if move.seat == seat)
+        theirs = len(record.moves) - ours
+        if not record.termination.is_fault and record.moves[-1].seat != seat:
+            theirs -= 1
+        assert text == f"Quit after {ours} moves of ours, {theirs} of theirs\n", f"seat {seat}"
 
 
 @pytest.mark.parametrize("dialect", ["arbiter", "codecup"])
@@ -67,3 +71,43 @@ def test_an_answer_after_the_end_is_read_and_noted_not_met_with_a_broken_pipe(tm
     # Killed by SIGPIPE, it would never have written its own line.
     assert "late answer written" in log
     assert "[arbiter: after the game's end the bot wrote 1 line(s) on its output, read and discarded: '1 1']" in log
+
+
+# Each bundled bot, with an opponent that ends the game in each way that leaves it a bot to
+# end: a normal end (its own last move or the other's) and the other's fault.
+BUNDLED = [
+    pytest.param("limit-nim", {"piles": "5/2"}, "nim_perfect.py", "arbiter", id="nim_perfect"),
+    pytest.param("limit-nim", {"piles": "5/2"}, "nim_greedy.py", "arbiter", id="nim_greedy"),
+    pytest.param("dots-and-triangles", {"rows": "3"}, "greedy.py", "arbiter", id="greedy"),
+    pytest.param("dots-and-triangles", {"rows": "3"}, "double_cross.py", "arbiter", id="double_cross"),
+    pytest.param("dots-and-boxes", {"rows": "2", "cols": "2"}, "perfect_dp.py", "arbiter", id="perfect_dp"),
+    pytest.param("codecup-sudoku", {}, "sudoku_winner.py", "codecup", id="sudoku_winner"),
+    pytest.param("codecup-sudoku", {}, "sudoku_claimer.py", "codecup", id="sudoku_claimer"),
+    pytest.param("codecup-sudoku", {}, "sudoku_random.py", "codecup", id="sudoku_random"),
+]
+
+
+@pytest.mark.parametrize("game_name, params, player, dialect", BUNDLED)
+def test_no_bundled_bot_meets_a_broken_pipe_at_any_ending(tmp_path: Path, game_name: str, params: dict[str, str],
+                                                          player: str, dialect: str) -> None:
+    game = find_game(game_name, **params)
+    marker = new_marker()
+    kit_args = ["--game", game_name] if dialect == "codecup" else []
+    for key, value in params.items() if dialect == "codecup" else ():
+        kit_args += ["-p", f"{key}={value}"]
+
+    def seat(script: str | Path, name: str, *args: str, **env: str) -> PlayerSpec:
+        spec = bot(script, name, marker, *kit_args, *args, **env)
+        return PlayerSpec(**{**spec.__dict__, "dialect": dialect})
+
+    bundled = seat(ROOT / "players" / player, "bundled")
+    opponents = [seat(ROOT / "players" / "random_bot.py", "random", "--seed", "3"),
+                 seat("illegal_bot.py", "illegal", MISBEHAVE_AT="2")]
+    endings = set()
+    for opponent in opponents:
+        for players in ([bundled, opponent], [opponent, bundled]):
+            record = play_game(game, players, time=CLOCK, log_dir=tmp_path, log_prefix=f"{len(endings)}-")
+            endings.add((record.termination, record.offender))
+            log = Path(record.logs[players.index(bundled)]).read_text()
+            assert "Broken" not in log and "EPIPE" not in log and "Traceback" not in log, log
+    assert {termination.is_fault for termination, _ in endings} == {False, True}

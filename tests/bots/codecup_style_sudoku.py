@@ -8,7 +8,8 @@ soon loses by leaving no solution) and never claims.
 Like the entries that met the contest's referee only, it trusts the dialogue completely:
 any line it did not expect (a claim `Xy5!` or `!`, a move on a filled cell, `Start` twice,
 end of input before `Quit`) is fatal: `ERROR ...` on stderr and exit status 1. On `Quit`
-it writes one line of statistics to stderr, as entries do, and exits 0.
+it writes one line of statistics to stderr (the moves it made and was sent), as entries
+do, and exits 0.
 
 Options (for the tests, which need every way a game can end):
   --seed N         the random moves' seed (default 2024)
@@ -60,7 +61,7 @@ def main():
     args = parser.parse_args()
     grid = [[0] * 9 for _ in range(9)]
     rng = random.Random(args.seed)
-    lines = moves = 0
+    lines = moves = started = 0
     while True:
         line = sys.stdin.readline()
         if not line:
@@ -70,11 +71,12 @@ def main():
             continue  # the contest server was seen to send empty lines
         lines += 1
         if line == "Quit":
-            sys.stderr.write(f"Quit after {moves} moves of ours\n")
+            sys.stderr.write(f"Quit after {moves} moves of ours, {lines - 1 - started} of theirs\n")
             return
         if line == "Start":
             if lines != 1:
                 fail("Start after the game had begun")
+            started = 1
         else:
             row, col, digit = parse(line, grid)
             grid[row][col] = digit
