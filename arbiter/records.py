@@ -36,6 +36,19 @@ class Termination(str, enum.Enum):
         return self is not Termination.NORMAL
 
 
+def game_places(scores: list[int], winner: int | None, offender: int | None) -> list[int]:
+    """Each seat's place (1 is first; tied seats share the best place they span: 1, 1, 3).
+
+    Two seats follow the game's winner (a game may decide it by more than points, as CodeCup
+    Sudoku does): the winner is 1st, the other 2nd, both 1st in a draw. More seats rank by
+    score; a fault's offender is last and the others keep their order by score so far.
+    """
+    if len(scores) == 2:
+        return [1, 1] if winner is None else [1 if seat == winner else 2 for seat in range(2)]
+    keys = [float("-inf") if seat == offender else float(score) for seat, score in enumerate(scores)]
+    return [1 + sum(other > key for other in keys) for key in keys]
+
+
 @dataclass(frozen=True)
 class PlayerRef:
     """A seat's player as recorded: its name and the command that ran it."""

@@ -254,6 +254,7 @@ def _maximize_likelihood(score: np.ndarray, games: np.ndarray) -> np.ndarray:
 # One step of a ranking: the player chosen (index 0 of the tuple) from the players still
 # unplaced (the whole tuple), and how much that step counts.
 ChoiceEvents = dict[tuple[int, ...], float]
+EXACT_TIE_MAX = 8  # a tie of more players is averaged over k of its orders, not all k! (2^k subsets)
 
 
 def plackett_luce(
@@ -300,9 +301,13 @@ def _choice_events(index: dict[str, int], rankings: Sequence[Mapping[str, int]])
     A block of k tied players followed by the set R of players placed below them stands for
     all k! orders of the block. In a random order, the block's players still unplaced form a
     given subset T of size t with probability 1 / C(k, t), and each of T is chosen next with
-    probability 1 / t: so the event 'x chosen from T + R' weighs 1 / (C(k, t) t).
+    probability 1 / t: so the event 'x chosen from T + R' weighs 1 / (C(k, t) t). A block of
+    more than EXACT_TIE_MAX players (a fault on the first move of a many-seat game) would
+    need 2^k subsets: it stands for its k rotations of the name order instead, in which each
+    of its players is once in each of its places.
     """
     events: ChoiceEvents = {}
+    players = list(index)
     for k, ranking in enumerate(rankings):
         if not isinstance(ranking, Mapping) or len(ranking) < 2:
             raise ValueError(f"ranking {k}: expected a mapping of at least two players to places, got {ranking!r}")
@@ -316,6 +321,15 @@ def _choice_events(index: dict[str, int], rankings: Sequence[Mapping[str, int]])
         blocks = [sorted(places[p]) for p in sorted(places)]
         for b, block in enumerate(blocks):
             below = tuple(sorted(i for later in blocks[b + 1:] for i in later))
+            if len(block) > EXACT_TIE_MAX:
+                named = sorted(block, key=lambda i: players[i])
+                for turn in range(len(named)):
+                    rotated = named[turn:] + named[:turn]
+                    for step in range(len(rotated)):
+                        members = (rotated[step],) + tuple(sorted(set(rotated[step + 1:]) | set(below)))
+                        if len(members) > 1:
+                            events[members] = events.get(members, 0.0) + 1 / len(named)
+                continue
             for size in range(1, len(block) + 1):
                 weight = 1 / (math.comb(len(block), size) * size)
                 for subset in combinations(block, size):

@@ -24,14 +24,14 @@ def test_there_are_bundled_configs_for_every_format() -> None:
 @pytest.mark.parametrize("path", CONFIGS, ids=[p.stem for p in CONFIGS])
 def test_bundled_config_runs_without_faults(path: Path, tmp_path: Path) -> None:
     config = load_config(path)
-    config = replace(config, games_per_pairing=2, rounds=min(config.rounds or 1, 2) if config.rounds else None,
+    config = replace(config, games_per_pairing=config.seats, rounds=min(config.rounds or 1, 2) if config.rounds else None,
                      results_dir=tmp_path / config.name)
     outcome = run_tournament(config, Progress(quiet=True, tty=False))
     assert len(outcome.records) == outcome.planned > 0
     faults = [(r["id"], r["termination"], r["detail"]) for r in outcome.records if r["termination"] != "normal"]
     assert faults == []
     standings = compute_standings(outcome.records, players=[p.name for p in config.players])
-    assert sum(row.games for row in standings.players) == 2 * len(outcome.records)
+    assert sum(row.games for row in standings.players) == config.seats * len(outcome.records)
 
 
 TIMINGS = ("started_at", "duration_s", "time_used_ms", "logs")  # all that may differ between two runs
@@ -51,7 +51,7 @@ def played(records: list[dict]) -> list[dict]:
 def test_bundled_config_reproduces_game_for_game(path: Path, tmp_path: Path) -> None:
     """Same config, same games: every bot that plays at random is seeded from the game id."""
     config = load_config(path)
-    config = replace(config, games_per_pairing=2, rounds=min(config.rounds or 1, 2) if config.rounds else None)
+    config = replace(config, games_per_pairing=config.seats, rounds=min(config.rounds or 1, 2) if config.rounds else None)
     runs = [run_tournament(replace(config, results_dir=tmp_path / str(k)), Progress(quiet=True, tty=False)).records
             for k in range(2)]
     assert played(runs[0]) == played(runs[1])

@@ -113,6 +113,17 @@ def test_a_tie_counts_as_the_mean_of_its_orders() -> None:
         assert tied[player].elo == pytest.approx(spelled_out[player].elo, abs=1e-9)
 
 
+def test_a_tie_of_many_players_rates_them_alike_at_once() -> None:
+    # A fault on the first move of a 20-seat game: the offender last, 19 players tied at 0
+    # (2^19 subsets if expanded exactly; their rotations instead, docs/statistics.md).
+    names = [f"p{k:02d}" for k in range(20)]
+    rankings = [{n: 20 if n == "p05" else 1 for n in names}] * 2 + [{n: 1 if n == "p05" else 2 for n in names}]
+    ratings = plackett_luce(names, rankings)
+    others = [ratings[n].elo for n in names if n != "p05"]
+    assert max(others) - min(others) < 1e-6  # every rotation puts each of them once in each place
+    assert ratings["p05"].elo < others[0] and all(math.isfinite(r.high) for r in ratings.values())
+
+
 # --- the independent maximiser ---------------------------------------------------------------------
 
 rankings_strategy = st.lists(

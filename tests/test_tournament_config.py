@@ -252,7 +252,9 @@ def test_a_tournament_name_too_long_for_a_folder_is_refused(tmp_path: Path) -> N
     assert "t.yaml:1: name: 'nnn" in message and "is not allowed: must be a plain name of at most 64 bytes" in message
 
 
-def test_a_game_with_more_than_two_seats_is_refused(tmp_path: Path) -> None:
-    message = problems(tmp_path, GOOD.replace("params: {rows: 4}", "params: {rows: 4, players: 3}"))
-    assert ("t.yaml:3: params.players: dots-and-triangles rows=4 players=3 has 3 seats: tournaments play "
-            "two-seat games (set players: 2)") in message
+def test_a_game_with_more_seats_than_players_is_refused(tmp_path: Path) -> None:
+    # Games of three or more seats are played (tests/test_nplayer_tournament.py), given players for every seat.
+    message = problems(tmp_path, GOOD.replace("params: {rows: 4}", "params: {rows: 4, players: 3}")
+                       .replace("games_per_pairing: 4", "games_per_group: 3").replace("scoring: {win: 1, draw: 0.5, loss: 0}", ""))
+    assert ("t.yaml:10: players: 2 players cannot fill the 3 seats of dots-and-triangles players=3: "
+            "give at least 3 players") in message

@@ -1,7 +1,9 @@
 """Standings, ratings and the crosstable, computed from game records alone.
 
 Every figure here is recomputed from `games.jsonl`: the tournament writes each record
-with its players' names and points, so `arbiter report` needs nothing else.
+with its players' names, places and points, so `arbiter report` needs nothing else. Games
+of any number of seats: a game's result is its ranking (`places`), rated by Plackett-Luce
+(for two seats the same as Bradley-Terry; docs/statistics.md).
 """
 from __future__ import annotations
 
@@ -13,20 +15,24 @@ from typing import Any, Sequence
 
 from tabulate import tabulate
 
-from ..stats import EloEstimate, bradley_terry, elo_from_wdl
+from ..records import game_places
+from ..stats import EloEstimate, elo_from_wdl, plackett_luce
+from ..tournament.progress import ordinal
 
 FAULT_KINDS = ("timeout", "crash", "malformed", "illegal", "protocol")
 
 
 @dataclass
 class PlayerStanding:
-    """One player's line in the standings."""
+    """One player's line in the standings. A win is a first place alone, a draw a shared
+    first place, a loss any other place; `places` counts 1st, 2nd, ... (ties at the best place)."""
 
     name: str
     games: int = 0
     wins: int = 0
     draws: int = 0
     losses: int = 0
+    places: list[int] = field(default_factory=list)
     points: float = 0.0
     points_in_games: float = 0.0  # all points awarded in this player's games, both seats
     faults: dict[str, int] = field(default_factory=lambda: {kind: 0 for kind in FAULT_KINDS})
@@ -55,13 +61,18 @@ class PlayerStanding:
 
 @dataclass
 class Standings:
-    """The whole table, the crosstable and, for two players, their head-to-head estimate."""
+    """The whole table, the crosstable and, for two players, their head-to-head estimate.
+
+    The crosstable holds, for two-seat games, the row player's points against the column
+    player; for games of more seats (`seats` > 2), how often the row player finished ahead of
+    the column player in their games together, a tie counting one half."""
 
     players: list[PlayerStanding]
     crosstable: dict[str, dict[str, float]]
     games: int
     faults: int
     head_to_head: EloEstimate | None = None
+    seats: int = 2
 
 
 def game_points(record: dict[str, Any], seat: int, scoring: dict[str, float]) -> float:
@@ -79,38 +90,52 @@ def seat_names(record: dict[str, Any]) -> list[str]:
     return list(record.get("names") or [p["name"] for p in record["players"]])
 
 
+def record_places(record: dict[str, Any]) -> list[int]:
+    """Each seat's place: stored `places` if present (tournament records), else from the result."""
+    if "places" in record:
+        return [int(place) for place in record["places"]]
+    return game_places(record["scores"], record["winner"], record.get("offender"))
+
+
 def compute_standings(records: Sequence[dict[str, Any]], *, players: Sequence[str] = (),
                       scoring: dict[str, float] | None = None, anchor: str | None = None) -> Standings:
-    """Standings from two-seat game records; `players` lists names to show even with no games."""
+    """Standings from game records of any number of seats; `players` lists names to show even with no games."""
     scoring = scoring or {"win": 1.0, "draw": 0.5, "loss": 0.0}
-    table: dict[str, PlayerStanding] = {name: PlayerStanding(name) for name in players}
+    seats = max((len(seat_names(record)) for record in records), default=2)
+    table: dict[str, PlayerStanding] = {name: PlayerStanding(name, places=[0] * seats) for name in players}
     cross: dict[str, dict[str, float]] = {}
-    pairwise: list[tuple[str, str, float]] = []
+    rankings: list[dict[str, int]] = []
     faults = 0
     for record in records:
         names = seat_names(record)
+        places = record_places(record)
         for name in names:
-            table.setdefault(name, PlayerStanding(name))
-        a, b = names[0], names[1]
-        winner = record["winner"]
-        pairwise.append((a, b, 0.5 if winner is None else (1.0 if winner == 0 else 0.0)))
+            table.setdefault(name, PlayerStanding(name, places=[0] * seats))
+        rankings.append(dict(zip(names, places)))
         if record["termination"] != "normal":
             faults += 1
+        points = [game_points(record, seat, scoring) for seat in range(len(names))]
         for seat, name in enumerate(names):
             row = table[name]
             row.games += 1
-            if winner is None:
-                row.draws += 1
-            elif winner == seat:
-                row.wins += 1
-            else:
+            row.places[places[seat] - 1] += 1
+            if places[seat] > 1:
                 row.losses += 1
-            earned = game_points(record, seat, scoring)
-            row.points += earned
-            row.points_in_games += sum(game_points(record, s, scoring) for s in range(len(names)))
-            other = names[1 - seat]
-            cross.setdefault(name, {}).setdefault(other, 0.0)
-            cross[name][other] += earned
+            elif places.count(1) > 1:
+                row.draws += 1
+            else:
+                row.wins += 1
+            row.points += points[seat]
+            row.points_in_games += sum(points)
+            for other_seat, other in enumerate(names):
+                if other_seat == seat:
+                    continue
+                if seats == 2:  # two seats: the points scored against the other player
+                    gained = points[seat]
+                else:  # more: finished ahead (1) or tied (1/2)
+                    gained = 1.0 if places[seat] < places[other_seat] else 0.5 if places[seat] == places[other_seat] else 0.0
+                cross.setdefault(name, {}).setdefault(other, 0.0)
+                cross[name][other] += gained
             if record.get("offender") == seat and record["termination"] in row.faults:
                 row.faults[record["termination"]] += 1
         for move in record["moves"]:
@@ -120,7 +145,7 @@ def compute_standings(records: Sequence[dict[str, Any]], *, players: Sequence[st
             row.move_count += 1
             row.move_ms_total += move["wall_ms"]
             row.max_move_ms = max(row.max_move_ms, move["wall_ms"])
-    ratings = bradley_terry(list(table), pairwise, anchor=anchor)
+    ratings = plackett_luce(list(table), rankings, anchor=anchor)
     for name, rating in ratings.items():
         row = table[name]
         row.rating, row.rating_low, row.rating_high = rating.elo, rating.low, rating.high
@@ -130,9 +155,10 @@ def compute_standings(records: Sequence[dict[str, Any]], *, players: Sequence[st
     for rank, row in enumerate(ranked, 1):
         row.rank = rank
     head = None
-    if len(ranked) == 2:
+    if len(ranked) == 2 and seats == 2:
         head = elo_from_wdl(ranked[0].wins, ranked[0].draws, ranked[0].losses)
-    return Standings(players=ranked, crosstable=cross, games=len(records), faults=faults, head_to_head=head)
+    return Standings(players=ranked, crosstable=cross, games=len(records), faults=faults, head_to_head=head,
+                     seats=seats)
 
 
 def _fault_text(row: PlayerStanding) -> str:
@@ -146,15 +172,26 @@ def _cross_cell(row: dict[str, float], other: str) -> str:
 
 
 def standings_rows(standings: Standings) -> list[list[Any]]:
-    """The standings table's rows, as printed."""
+    """The standings table's rows, as printed (with more than two seats, a places column)."""
     return [
         [
-            row.rank, row.name, row.games, row.wins, row.draws, row.losses, f"{row.points:g}",
+            row.rank, row.name, row.games, row.wins, row.draws, row.losses,
+            *(["-".join(str(count) for count in row.places)] if standings.seats > 2 else []),
+            f"{row.points:g}",
             f"{row.score_pct:.1f}", f"{row.rating:+.0f} [{row.rating_low:+.0f}, {row.rating_high:+.0f}]",
             _fault_text(row), f"{row.avg_move_ms:.1f}", f"{row.max_move_ms:.0f}",
         ]
         for row in standings.players
     ]
+
+
+def standings_headers(standings: Standings) -> list[str]:
+    """The standings table's headers: HEADERS, with the places column for more than two seats."""
+    if standings.seats == 2:
+        return HEADERS
+    places = "-".join(ordinal(place) for place in range(1, standings.seats + 1))
+    return HEADERS[:6] + [places] + HEADERS[6:]
+
 
 
 HEADERS = ["#", "player", "games", "W", "D", "L", "points", "score %", "Elo [95%]", "faults",
@@ -166,14 +203,16 @@ def format_standings(standings: Standings, *, markdown: bool = False) -> str:
     fmt = "github" if markdown else "simple"
     if not standings.players:  # no record and no tournament.json naming the players
         return f"No players and {standings.games} games recorded: nothing to rank yet.\n"
-    parts = [tabulate(standings_rows(standings), headers=HEADERS, tablefmt=fmt, disable_numparse=True)]
+    parts = [tabulate(standings_rows(standings), headers=standings_headers(standings), tablefmt=fmt,
+                      disable_numparse=True)]
     names = [row.name for row in standings.players]
     cross_rows = [
         [name] + ["x" if name == other else _cross_cell(standings.crosstable.get(name, {}), other)
                   for other in names]
         for name in names
     ]
-    parts.append("Crosstable (points of the row player against the column player):")
+    parts.append("Crosstable (points of the row player against the column player):" if standings.seats == 2 else
+                 "Crosstable (games in which the row player finished ahead of the column player; a tie counts 1/2):")
     parts.append(tabulate(cross_rows, headers=["", *names], tablefmt=fmt, disable_numparse=True))
     if standings.head_to_head is not None:
         h = standings.head_to_head
@@ -198,15 +237,17 @@ def summary_json(standings: Standings, meta: dict[str, Any]) -> dict[str, Any]:
     for row in standings.players:
         players.append({
             "rank": row.rank, "name": row.name, "games": row.games, "wins": row.wins, "draws": row.draws,
-            "losses": row.losses, "points": row.points, "score_pct": row.score_pct,
+            "losses": row.losses, "places": list(row.places), "points": row.points, "score_pct": row.score_pct,
             "rating": _finite(row.rating), "rating_low": _finite(row.rating_low),
             "rating_high": _finite(row.rating_high), "faults": dict(row.faults),
             "avg_move_ms": row.avg_move_ms, "max_move_ms": row.max_move_ms,
         })
     summary = dict(meta)
     summary.update({
+        "seats": standings.seats,
         "players": players,
         "crosstable": standings.crosstable,
+        "crosstable_counts": "points" if standings.seats == 2 else "finished_ahead",
         "totals": {**meta.get("totals", {}), "games": standings.games, "faults": standings.faults},
     })
     if standings.head_to_head is not None:

@@ -29,7 +29,7 @@ PLAYER_KEYS = ("name", "command", "cwd", "env", "dialect", "sandbox") + TIME_KEY
 SANDBOX_MODES = ("on", "off", "required")  # the run's `sandbox:` (docs/security.md)
 SANDBOX_KEYS = ("read", "write")  # a player's `sandbox:` mapping
 TOP_KEYS = (
-    "name", "game", "params", "format", "games_per_pairing", "rounds", "openings", "time",
+    "name", "game", "params", "format", "games_per_pairing", "games_per_group", "rounds", "openings", "time",
     "concurrency", "scoring", "players", "gauntlet", "results", "candidate", "baseline", "sprt",
     "arbiter_keys", "check", "sandbox", "seed",
 )
@@ -45,12 +45,32 @@ SCRIPT_SUFFIXES = (".py", ".js", ".jar", ".rb", ".pl", ".sh", ".lua", ".php")
 @dataclass(frozen=True)
 class Scoring:
     """Points per game result, or (`game_points`) each seat's own score in the game, as
-    CodeCup totals its game points."""
+    CodeCup totals its game points. `places`, when given, are the points per place (1st,
+    2nd, ...); without it a two-seat game scores win/draw/loss and a game of more seats
+    gives `win` to the first place and `loss` to every other (docs/config.md, scoring)."""
 
     win: float = 1.0
     draw: float = 0.5
     loss: float = 0.0
     game_points: bool = False
+    places: tuple[float, ...] = ()
+
+    def points(self, places: list[int], scores: list[int]) -> list[float]:
+        """Each seat's tournament points from its place (1-based; tied seats share the best
+        place) and, with `game_points`, its own score. Tied seats share the points of the
+        places they span equally: two tied for first of three with places [3, 1, 0] get 2 each."""
+        if self.game_points:
+            return [float(score) for score in scores]
+        seats = len(places)
+        if not self.places and seats == 2:
+            return [self.draw if places[0] == places[1] else self.win if place == 1 else self.loss
+                    for place in places]
+        table = self.places or (self.win,) + (self.loss,) * (seats - 1)
+        points = []
+        for place in places:
+            tied = places.count(place)
+            points.append(sum(table[place - 1:place - 1 + tied]) / tied)
+        return points
 
 
 @dataclass(frozen=True)
@@ -90,7 +110,7 @@ class TournamentConfig:
     game_name: str
     params: dict[str, Any]
     format: Format
-    games_per_pairing: int
+    games_per_pairing: int  # games per group of `seats` players (`games_per_group`); a multiple of seats
     rounds: int | None
     openings: Openings
     time: TimeControl
@@ -102,6 +122,7 @@ class TournamentConfig:
     check: bool = False  # check every launched player (`arbiter check`) before the first game
     sandbox: str = "on"  # on, off or required (docs/security.md); players' own `sandbox: off` aside
     seed: int = 0  # each game's bots get a seed derived from it and the game id ($ARBITER_SEED)
+    seats: int = 2  # players per game: the game's `players` parameter
     raw: dict[str, Any] = field(default_factory=dict, compare=False)  # the file as read, for the copy and diffs
 
     def make_game(self) -> Game[Any]:
@@ -157,12 +178,11 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
             game = find_game(game_name, **params_map)
         except GameError as exc:
             problems.add(("params",), str(exc))
-        if game is not None and game.num_players != 2:
-            problems.add(("params", "players") if "players" in params_map else ("params",),
-                         f"{game.describe()} has {game.num_players} seats: tournaments play two-seat games "
-                         "(set players: 2)")
-            game = None
+    seats = game.num_players if game is not None else 2
     fmt = top.get("format", "round-robin", one_of(FORMATS))
+    if fmt == "sprt" and seats != 2:
+        problems.add(("params", "players"), f"{seats} is not allowed: the SPRT compares a candidate with a baseline "
+                                            "in two-seat games (players: 2)")
     if fmt == "sprt":
         for key in ("players", "games_per_pairing", "gauntlet"):
             if top.has(key):
@@ -171,7 +191,7 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
         for key in ("candidate", "baseline", "sprt"):
             if top.has(key):
                 problems.add((key,), f"only applies to format: sprt, not {fmt}")
-    per_pairing = top.get("games_per_pairing", 2, integer(2, MAX_PLANNED_GAMES, even=True))
+    per_pairing = _games_per_group(problems, top, seats)
     rounds = top.get("rounds", None, integer(1, MAX_ROUNDS))
     if fmt == "swiss" and top.raw("rounds") is None:  # a bad value is reported by its check
         problems.add(("rounds",), "is required for format: swiss (the number of Swiss rounds)")
@@ -187,15 +207,7 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
         problems.add(("sandbox",), f"is required, but this machine cannot sandbox bots: {support().describe()}")
     time = _read_time(problems, ("time",), top.raw("time"), TimeControl(), allowed=TIME_KEYS)
     arbiter_keys = _read_arbiter_keys(problems, top.get("arbiter_keys", None, text), folder)
-    if top.raw("scoring") == "game":
-        scoring = Scoring(game_points=True)
-    else:
-        scoring_map = Mapping(problems, ("scoring",), top.raw("scoring"), ("win", "draw", "loss"))
-        scoring = Scoring(
-            win=scoring_map.get("win", 1.0, number()),
-            draw=scoring_map.get("draw", 0.5, number()),
-            loss=scoring_map.get("loss", 0.0, number()),
-        )
+    scoring = _read_scoring(problems, top.raw("scoring"), seats)
     sprt = None
     if fmt == "sprt":
         players = [player for player in (
@@ -218,12 +230,15 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
         candidate = g.get("candidate", None, one_of(names) if names else text, required=True)
     elif top.has("gauntlet") and fmt != "sprt":
         problems.add(("gauntlet",), f"only applies to format: gauntlet, not {fmt}")
-    pairings = {"round-robin": len(names) * (len(names) - 1) // 2, "gauntlet": len(names) - 1,
-                "swiss": len(names) // 2 * (rounds or 0)}.get(str(fmt), 0)
-    if pairings * per_pairing > MAX_PLANNED_GAMES:
-        problems.add(("games_per_pairing",), f"{per_pairing} is not allowed: {len(names)} players would play "
-                                             f"{pairings * per_pairing} games; at most {MAX_PLANNED_GAMES} fit "
-                                             "in one tournament")
+    if fmt != "sprt" and players and len(names) < seats:
+        problems.add(("players",), f"{len(names)} players cannot fill the {seats} seats of {game_name} "
+                                   f"players={seats}: give at least {seats} players")
+    from .schedule import group_count  # schedule builds on this module
+    groups = group_count(str(fmt), len(names), seats, rounds or 0) if len(names) >= seats else 0
+    if groups * per_pairing > MAX_PLANNED_GAMES:
+        key = "games_per_group" if top.has("games_per_group") else "games_per_pairing"
+        problems.add((key,), f"{per_pairing} is not allowed: {len(names)} players would play "
+                             f"{groups * per_pairing} games; at most {MAX_PLANNED_GAMES} fit in one tournament")
     openings = _read_openings(problems, top.raw("openings"), folder, game)
     if (openings.random_moves or openings.lines) and any(p.dialect == "codecup" for p in players):
         problems.add(("openings",), "openings cannot be used with dialect: codecup players "
@@ -238,7 +253,50 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
         openings=openings, time=time, concurrency=concurrency, scoring=scoring,
         players=tuple(replace(p, sandbox=None) if sandbox_mode == "off" else _hiding(p, results_dir.resolve())
                       for p in players),
-        candidate=candidate, sprt=sprt, check=check, sandbox=str(sandbox_mode), seed=seed, raw=data,
+        candidate=candidate, sprt=sprt, check=check, sandbox=str(sandbox_mode), seed=seed, seats=seats, raw=data,
+    )
+
+
+def _games_per_group(problems: Problems, top: Mapping, seats: int) -> int:
+    """`games_per_group` (or its two-seat name `games_per_pairing`): a multiple of the seats,
+    so that every player sits in every seat equally often; default one rotation."""
+    if top.has("games_per_group") and top.has("games_per_pairing"):
+        problems.add(("games_per_group",), "give games_per_group or games_per_pairing (the same key), not both")
+    key = "games_per_group" if top.has("games_per_group") else "games_per_pairing"
+    if seats == 2:
+        return int(top.get(key, 2, integer(2, MAX_PLANNED_GAMES, even=True)))
+    value = top.get(key, seats, integer(seats, MAX_PLANNED_GAMES))
+    if value % seats:
+        problems.add((key,), f"{value!r} is not allowed: must be a multiple of the {seats} seats "
+                             "(each opening is played once in each seat rotation)")
+        return seats
+    return int(value)
+
+
+def _read_scoring(problems: Problems, value: Any, seats: int) -> Scoring:
+    """`scoring:` game, or a mapping of win/draw/loss (two seats) or places (any seats)."""
+    if value == "game":
+        return Scoring(game_points=True)
+    scoring_map = Mapping(problems, ("scoring",), value, ("win", "draw", "loss", "places"))
+    if seats != 2:
+        for key in ("win", "draw", "loss"):
+            if scoring_map.has(key):
+                problems.add(("scoring", key), f"applies to two-seat games; with {seats} seats give "
+                                               f"places: a list of {seats} points, for 1st to last")
+    table = scoring_map.raw("places")
+    places: tuple[float, ...] = ()
+    if table is not None:
+        if (not isinstance(table, list) or len(table) != seats
+                or any(number()(points) is not None for points in table)):
+            problems.add(("scoring", "places"), f"{table!r} is not allowed: must be a list of {seats} finite "
+                                                f"numbers, the points for 1st to {seats}th place")
+        else:
+            places = tuple(float(points) for points in table)
+    return Scoring(
+        win=scoring_map.get("win", 1.0, number()),
+        draw=scoring_map.get("draw", 0.5, number()),
+        loss=scoring_map.get("loss", 0.0, number()),
+        places=places,
     )
 
 

@@ -115,9 +115,13 @@ class Progress:
 
 def describe_result(record: dict[str, Any]) -> str:
     """`001-greedy-random: greedy beat random 6-3` (+ the fault, if any); the scores are
-    in the order of the names before them, the winner's first."""
+    in the order of the names before them, the winner's first. More seats list the ranking:
+    `001-a-b-c: a 1st 5, c 2nd 3, b 3rd 1`."""
     names, scores = record["names"], record["scores"]
-    if record["winner"] is None:
+    if len(names) > 2 and "places" in record:
+        ranking = sorted(range(len(names)), key=lambda seat: (record["places"][seat], seat))
+        text = ", ".join(f"{names[seat]} {ordinal(record['places'][seat])} {scores[seat]}" for seat in ranking)
+    elif record["winner"] is None:
         text = f"{names[0]} drew {names[1]} {'-'.join(str(s) for s in scores)}"
     else:
         win = record["winner"]
@@ -128,3 +132,8 @@ def describe_result(record: dict[str, Any]) -> str:
     if record["termination"] != "normal":
         text += f" ({record['termination']}: {record['detail']})"
     return f"{record['id']}: {text}"
+
+
+def ordinal(place: int) -> str:
+    """1st, 2nd, 3rd, 4th, ... (a game has at most a few seats: 11th and 12th are not needed)."""
+    return f"{place}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(place, 'th')}"

@@ -21,7 +21,7 @@ import yaml
 
 from ..errors import UsageError
 from ..games import Game
-from ..records import GameRecord
+from ..records import GameRecord, game_places
 from ..referee import GameAborted, play_game
 from ..transport.sandbox import support
 from .audit import replay_problem
@@ -184,18 +184,12 @@ def game_seed(seed: int, game_id: str) -> int:
 
 
 def tournament_record(config: TournamentConfig, scheduled: ScheduledGame, record: GameRecord) -> dict[str, Any]:
-    """The referee's record plus the tournament's fields: id, round, opening, names, points."""
-    scoring = config.scoring
-    if scoring.game_points:
-        points = [float(score) for score in record.scores]
-    else:
-        points = [
-            scoring.draw if record.winner is None else (scoring.win if record.winner == seat else scoring.loss)
-            for seat in range(len(scheduled.seats))
-        ]
+    """The referee's record plus the tournament's fields: id, round, opening, names, places, points."""
+    places = game_places(record.scores, record.winner, record.offender)
     record.extra.update({
         "id": scheduled.id, "round": scheduled.round, "opening": list(scheduled.opening),
-        "names": list(scheduled.seats), "points": points, "seed": game_seed(config.seed, scheduled.id),
+        "names": list(scheduled.seats), "places": places, "points": config.scoring.points(places, record.scores),
+        "seed": game_seed(config.seed, scheduled.id),
     })
     return record.to_json()
 
@@ -262,8 +256,8 @@ class TournamentRunner:
             met.add(frozenset(record["names"]))
         for earlier in range(1, round_no):
             byes.update(self._byes.get(earlier, ()))
-        games, bye = swiss_round(self.config, round_no, points, met, byes)
-        self._byes.setdefault(round_no, set()).update([bye] if bye else [])
+        games, sitting_out = swiss_round(self.config, round_no, points, met, byes)
+        self._byes.setdefault(round_no, set()).update(sitting_out)
         return games
 
     def _play_batch(self, games: list[ScheduledGame]) -> None:

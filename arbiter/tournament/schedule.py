@@ -1,19 +1,26 @@
-"""Which games a tournament plays: pairings, seats, openings and stable game ids.
+"""Which games a tournament plays: groups of players, seats, openings and stable game ids.
 
-Every opening is played twice with the seats swapped. Round robin and gauntlet
-schedules are fixed by the config; a Swiss round is fixed by the config plus the
-results of the rounds before it, so a resumed run computes the same pairings.
+A game has `seats` players (two, or more for the dots games' `players` parameter). A group
+of players plays each opening once in every seat rotation: with two seats, twice with the
+seats swapped; with N, N times, each player once in each seat. Round robin and gauntlet
+schedules are fixed by the config; a Swiss round is fixed by the config plus the results of
+the rounds before it, so a resumed run computes the same games. docs/config.md, `format`.
 """
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass
-from itertools import combinations
+from itertools import combinations, islice, permutations
 from typing import Any, Sequence
 
 from ..errors import UsageError
 from ..games import Game
 from .config import TournamentConfig
+
+# Round robin plays every group of `seats` players while there are at most this many groups
+# (e.g. 10 players in groups of 3: 120); beyond, a balanced design (`balanced_groups`).
+ALL_GROUPS_MAX = 200
 
 
 class OpeningError(UsageError):
@@ -26,7 +33,7 @@ class ScheduledGame:
 
     id: str
     round: int
-    seats: tuple[str, str]
+    seats: tuple[str, ...]
     opening: tuple[str, ...]
 
 
@@ -61,17 +68,27 @@ def opening_for(config: TournamentConfig, game: Game[Any], index: int) -> tuple[
     return ()
 
 
-def _pair_games(config: TournamentConfig, game: Game[Any], round_no: int, pairs: Sequence[tuple[str, str]],
-                first_opening: int) -> list[ScheduledGame]:
-    """Each pair plays games_per_pairing/2 openings, each twice with the seats swapped."""
+def seat_orders(group: Sequence[str], rotation: int) -> list[tuple[str, ...]]:
+    """The seat orders of one rotation of a group: a cyclic order of its players (the
+    `rotation`-th of the (N-1)! orders that differ in who follows whom, in turn) and its N
+    turns, so each player sits once in each seat. Two seats: (a, b) then (b, a)."""
+    first, rest = group[0], list(group[1:])
+    cycles = math.factorial(len(rest))
+    base = (first,) + next(islice(permutations(rest), rotation % cycles, None))
+    return [base[k:] + base[:k] for k in range(len(base))]
+
+
+def _group_games(config: TournamentConfig, game: Game[Any], round_no: int, groups: Sequence[tuple[str, ...]],
+                 first_opening: int) -> list[ScheduledGame]:
+    """Each group plays games_per_group / seats openings, each in one rotation of the seats."""
     games: list[ScheduledGame] = []
-    for k in range(config.games_per_pairing // 2):
+    for k in range(config.games_per_pairing // config.seats):
         opening = opening_for(config, game, first_opening + k)
-        for a, b in pairs:
-            for seats in ((a, b), (b, a)):
+        for group in groups:
+            for seats in seat_orders(group, k):
                 suffix = f"-o{k + 1}" if config.format == "swiss" else ""
                 games.append(ScheduledGame(
-                    id=f"{round_no if config.format == 'swiss' else k + 1:03d}{suffix}-{seats[0]}-{seats[1]}",
+                    id=f"{round_no if config.format == 'swiss' else k + 1:03d}{suffix}-{'-'.join(seats)}",
                     round=round_no if config.format == "swiss" else k + 1,
                     seats=seats, opening=opening,
                 ))
@@ -81,48 +98,123 @@ def _pair_games(config: TournamentConfig, game: Game[Any], round_no: int, pairs:
 def fixed_schedule(config: TournamentConfig) -> list[ScheduledGame]:
     """The whole schedule of a round-robin or gauntlet tournament, in playing order.
 
-    Round k holds every pairing's two games of opening k, so a stopped tournament has
-    played every pairing about equally.
+    Round k holds every group's rotation of opening k, so a stopped tournament has played
+    every group about equally.
     """
     names = [p.name for p in config.players]
     if config.format == "round-robin":
-        pairs = list(combinations(names, 2))
+        groups = round_robin_groups(names, config.seats)
     elif config.format == "gauntlet":
-        pairs = [(config.candidate, other) for other in names if other != config.candidate]  # type: ignore[misc]
+        assert config.candidate is not None
+        groups = gauntlet_groups(config.candidate, [n for n in names if n != config.candidate], config.seats)
     else:
         raise ValueError(f"{config.format} has no fixed schedule")
-    return _pair_games(config, config.make_game(), 0, pairs, 0)
+    return _unique(_group_games(config, config.make_game(), 0, groups, 0))
+
+
+def _unique(games: list[ScheduledGame]) -> list[ScheduledGame]:
+    """The games, refused when two share an id: names with '-' can join into the same id
+    in ways the config's pairwise check does not see with three or more seats."""
+    seen: dict[str, ScheduledGame] = {}
+    for game in games:
+        other = seen.setdefault(game.id, game)
+        if other is not game:
+            raise UsageError(f"game ids would clash: {' vs '.join(other.seats)} and {' vs '.join(game.seats)} are "
+                             f"both {game.id!r}; rename one of these players (e.g. without '-')")
+    return games
+
+
+def round_robin_groups(names: Sequence[str], seats: int) -> list[tuple[str, ...]]:
+    """Every group of `seats` players (in config order), or a balanced design when there
+    would be more than ALL_GROUPS_MAX of them (never with two seats: every pair plays)."""
+    if seats == 2 or math.comb(len(names), seats) <= ALL_GROUPS_MAX:
+        return list(combinations(names, seats))
+    return balanced_groups(names, seats)
+
+
+def balanced_groups(names: Sequence[str], seats: int) -> list[tuple[str, ...]]:
+    """A deterministic design in which every pair of players meets about once.
+
+    There are ceil(n (n - 1) / (N (N - 1))) groups, the fewest in which every pair could meet.
+    Each group is built greedily: it starts with a player who has played fewest groups so
+    far, and adds, one at a time, the player who has met the chosen ones least, then who has
+    played fewest groups, then who comes first in the config. The tests measure the result:
+    every player plays the same number of groups give or take one, and pairs meet 0 to 2 times.
+    """
+    n = len(names)
+    played = [0] * n
+    met = [[0] * n for _ in range(n)]
+    groups = []
+    for _ in range(math.ceil(n * (n - 1) / (seats * (seats - 1)))):
+        group = [min(range(n), key=lambda p: (played[p], p))]
+        while len(group) < seats:
+            chosen = min((p for p in range(n) if p not in group),
+                         key=lambda p: (sum(met[p][q] for q in group), played[p], p))
+            group.append(chosen)
+        for p in group:
+            played[p] += 1
+            for q in group:
+                met[p][q] += p != q
+        groups.append(tuple(names[p] for p in sorted(group)))
+    return groups
+
+
+def gauntlet_groups(candidate: str, field: Sequence[str], seats: int) -> list[tuple[str, ...]]:
+    """The candidate's groups: the other seats filled from the field in rotation (window k
+    holds field players k, k+1, ...), so each field player plays seats - 1 of the groups."""
+    groups: list[tuple[str, ...]] = []
+    for k in range(len(field)):
+        others = tuple(field[(k + j) % len(field)] for j in range(seats - 1))
+        if not any(set(others) == set(g[1:]) for g in groups):  # a field of exactly seats - 1 players
+            groups.append((candidate,) + others)
+    return groups
+
+
+def group_count(fmt: str, players: int, seats: int, rounds: int) -> int:
+    """How many groups a format plays (in Swiss: over all rounds), without building them."""
+    if fmt == "round-robin":
+        every = math.comb(players, seats)
+        return every if seats == 2 or every <= ALL_GROUPS_MAX else math.ceil(
+            players * (players - 1) / (seats * (seats - 1)))
+    if fmt == "gauntlet":
+        return 1 if players - 1 == seats - 1 else players - 1
+    if fmt == "swiss":
+        return players // seats * rounds
+    return 0
 
 
 def swiss_round(config: TournamentConfig, round_no: int, points: dict[str, float],
-                met: set[frozenset[str]], byes: set[str]) -> tuple[list[ScheduledGame], str | None]:
-    """The games of Swiss round `round_no` (1-based) and the player with the bye, if any.
+                met: set[frozenset[str]], byes: set[str]) -> tuple[list[ScheduledGame], list[str]]:
+    """The games of Swiss round `round_no` (1-based) and the players who sit it out.
 
-    Players are ranked by points (config order breaks ties); the top unpaired player meets
-    the next one they have not met, backtracking so no pairing repeats while avoidable.
+    Players are ranked by points (config order breaks ties); the top player without a group
+    joins the next ones, in rank order, with whom it has not played as this same group,
+    backtracking so no group repeats while avoidable. When the field does not divide into
+    groups, the lowest-ranked players who have not had a bye sit out (the lowest if all have).
     """
     order = sorted((p.name for p in config.players), key=lambda n: -points.get(n, 0.0))
-    bye = None
-    if len(order) % 2:
-        # The lowest-ranked player who has not had a bye sits out (the lowest if all have).
+    sitting_out: list[str] = []
+    for _ in range(len(order) % config.seats):
         bye = next((n for n in reversed(order) if n not in byes), order[-1])
         order.remove(bye)
-    pairs = _pair_without_repeats(order, met) or _pair_without_repeats(order, set())
-    assert pairs is not None
-    per_round = config.games_per_pairing // 2
-    return _pair_games(config, config.make_game(), round_no, pairs, (round_no - 1) * per_round), bye
+        sitting_out.append(bye)
+    groups = _group_without_repeats(order, met, config.seats) or _group_without_repeats(order, set(), config.seats)
+    assert groups is not None
+    per_round = config.games_per_pairing // config.seats
+    return _group_games(config, config.make_game(), round_no, groups, (round_no - 1) * per_round), sitting_out
 
 
-def _pair_without_repeats(order: list[str], met: set[frozenset[str]]) -> list[tuple[str, str]] | None:
+def _group_without_repeats(order: list[str], met: set[frozenset[str]], seats: int) -> list[tuple[str, ...]] | None:
     if not order:
         return []
     first, rest = order[0], order[1:]
-    for i, partner in enumerate(rest):
-        if frozenset((first, partner)) in met:
+    for partners in combinations(range(len(rest)), seats - 1):
+        group = (first,) + tuple(rest[i] for i in partners)
+        if frozenset(group) in met:
             continue
-        tail = _pair_without_repeats(rest[:i] + rest[i + 1:], met)
+        tail = _group_without_repeats([n for i, n in enumerate(rest) if i not in partners], met, seats)
         if tail is not None:
-            return [(first, partner)] + tail
+            return [group] + tail
     return None
 
 
@@ -150,13 +242,7 @@ def schedule_identity(config: TournamentConfig) -> dict[str, Any]:
 
 def planned_games(config: TournamentConfig) -> int:
     """How many games the whole tournament will play."""
-    n = len(config.players)
-    if config.format == "round-robin":
-        return n * (n - 1) // 2 * config.games_per_pairing
-    if config.format == "gauntlet":
-        return (n - 1) * config.games_per_pairing
     if config.sprt is not None:
         return config.sprt.max_games  # at most: the test stops as soon as it is decided
-    assert config.rounds is not None
-    return config.rounds * (n // 2) * config.games_per_pairing
+    return group_count(config.format, len(config.players), config.seats, config.rounds or 0) * config.games_per_pairing
 
