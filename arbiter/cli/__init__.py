@@ -17,7 +17,7 @@ from ..games import GameError
 from ..records import arbiter_version
 
 # Each module has `register(subparsers)`, which adds its parser and sets `func(args) -> int`.
-SUBCOMMANDS = ("play", "check", "match", "run", "report", "sprt", "keys")
+SUBCOMMANDS = ("play", "check", "match", "run", "report", "serve", "sprt", "keys")
 
 
 def build_parser() -> argparse.ArgumentParser:

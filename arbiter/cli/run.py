@@ -11,6 +11,7 @@ from ..tournament.config import load_config, without_sandbox
 from ..tournament.progress import Progress
 from ..tournament.runner import Interrupted, run_tournament, sandbox_line, stopped_note
 from .sandbox_options import add_sandbox_options
+from .serve import add_serve_options, served
 from .sprt import run_config as run_sprt_config
 
 
@@ -22,15 +23,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--fresh", action="store_true", help="discard recorded games and start over")
     parser.add_argument("--concurrency", type=int, default=None, help="games at once (overrides the config)")
     parser.add_argument("--quiet", action="store_true", help="no progress output, only the final standings")
-    parser.add_argument("--cluster", default=None, metavar="tls://HOST:PORT",
-                        help="play the games on this Dask scheduler's workers, overriding the config's "
-                             "cluster: (tcp:// on this machine only; see docs/cluster.md)")
     add_sandbox_options(parser, paths=False)
+    add_serve_options(parser)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    config = load_config(args.config, concurrency=args.concurrency, cluster=args.cluster)
+    config = load_config(args.config, concurrency=args.concurrency)
     if args.no_sandbox:
         config = without_sandbox(config)
     progress = Progress(quiet=args.quiet)
@@ -40,17 +39,19 @@ def run(args: argparse.Namespace) -> int:
     elif line:
         progress.note(line)
     check_in_remote_players(config, progress.note, fresh=args.fresh)  # before any game, or refuse to start
-    if config.format == "sprt":  # a release check, not a tournament: its own report and exit codes
-        return run_sprt_config(config, fresh=args.fresh, quiet=args.quiet, again=f"arbiter run {args.config}")
-    progress.note(f"{config.name}: {config.format} of {config.game_name} with {len(config.players)} players, "
-                  f"results in {config.results_dir}")
-    try:
-        run_tournament(config, progress, fresh=args.fresh)
-    except Interrupted:
-        progress.note(stopped_note(config.results_dir, f"arbiter run {args.config}"))
-        return 130
-    standings = report_results(config.results_dir)
-    page = write_tournament_report(config.results_dir)  # every file before the first line on stdout
+    with served(args, config.results_dir, progress.note) as watch:
+        if config.format == "sprt":  # a release check, not a tournament: its own report and exit codes
+            return run_sprt_config(config, fresh=args.fresh, quiet=args.quiet, again=f"arbiter run {args.config}",
+                                   watch=watch)
+        progress.note(f"{config.name}: {config.format} of {config.game_name} with {len(config.players)} players, "
+                      f"results in {config.results_dir}")
+        try:
+            run_tournament(config, progress, fresh=args.fresh, watch=watch)
+        except Interrupted:
+            progress.note(stopped_note(config.results_dir, f"arbiter run {args.config}"))
+            return 130
+        standings = report_results(config.results_dir)
+        page = write_tournament_report(config.results_dir)  # every file before the first line on stdout
     print(standings, end="")
     print(f"Report: {page}")
     sys.stdout.flush()

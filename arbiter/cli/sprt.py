@@ -15,8 +15,9 @@ from ..errors import UsageError
 from ..reports.results import report_results
 from ..tournament.config import DEFAULT_LOG_PATTERN, SprtSettings, TournamentConfig, config_from_data
 from ..tournament.sprt import Interrupted, SprtOutcome, SprtProgress, run_sprt
-from ..tournament.runner import sandbox_line, stopped_note
+from ..tournament.runner import GameWatch, sandbox_line, stopped_note
 from .sandbox_options import add_sandbox_options
+from .serve import add_serve_options, served
 
 COMMAND_LINE = Path("command line")  # what config errors from flags are attributed to
 DEFAULTS = SprtSettings()
@@ -64,17 +65,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="run `arbiter check` on both bots before the first game and refuse to start if "
                              "one fails (the config key check: true)")
     parser.add_argument("--quiet", action="store_true", help="no progress output, only the final report")
-    parser.add_argument("--cluster", default=None, metavar="tls://HOST:PORT",
-                        help="play the games on this Dask scheduler's workers (tcp:// on this machine only; "
-                             "see docs/cluster.md)")
     add_sandbox_options(parser, paths=False)
+    add_serve_options(parser)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     config = config_from_data(flags_to_config(args), COMMAND_LINE)
-    return run_config(config, fresh=args.fresh, quiet=args.quiet,
-                      again=f"the same arbiter sprt command (same --results {args.results})")
+    with served(args, config.results_dir, lambda line: print(line, file=sys.stderr, flush=True)) as watch:
+        return run_config(config, fresh=args.fresh, quiet=args.quiet,
+                          again=f"the same arbiter sprt command (same --results {args.results})", watch=watch)
 
 
 def flags_to_config(args: argparse.Namespace) -> dict[str, Any]:
@@ -105,12 +105,11 @@ def flags_to_config(args: argparse.Namespace) -> dict[str, Any]:
         data["check"] = True
     if args.no_sandbox:
         data["sandbox"] = "off"
-    if args.cluster is not None:
-        data["cluster"] = args.cluster
     return data
 
 
-def run_config(config: TournamentConfig, *, fresh: bool, quiet: bool, again: str) -> int:
+def run_config(config: TournamentConfig, *, fresh: bool, quiet: bool, again: str,
+               watch: GameWatch | None = None) -> int:
     """Run (or resume) the test of a `format: sprt` config, print the report, return the exit code."""
     assert config.sprt is not None
     progress = SprtProgress(quiet=quiet)
@@ -121,7 +120,7 @@ def run_config(config: TournamentConfig, *, fresh: bool, quiet: bool, again: str
     progress.note(f"SPRT of {candidate} against {baseline} at {config.game_name}, "
                   f"at most {config.sprt.max_games} games, results in {config.results_dir}")
     try:
-        outcome = run_sprt(config, progress, fresh=fresh)
+        outcome = run_sprt(config, progress, fresh=fresh, watch=watch)
     except Interrupted:
         progress.note(stopped_note(config.results_dir, again))
         return 130

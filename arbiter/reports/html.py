@@ -134,6 +134,12 @@ def tournament_page_data(summary: dict[str, Any], records: Iterable[GameRecord])
     page = PageData(p["name"] for p in summary["players"])
     for number, record in enumerate(records, 1):
         page.add_game(record, fallback_id=str(number))
+    return {**tournament_tables(summary), **page.to_json()}
+
+
+def tournament_tables(summary: dict[str, Any]) -> dict[str, Any]:
+    """The tournament page's data but the games: header, standings, crosstable (the live page
+    sends these again whenever a record lands)."""
     summary = _json_safe(summary)
     return {
         "page": "tournament",
@@ -149,7 +155,6 @@ def tournament_page_data(summary: dict[str, Any], records: Iterable[GameRecord])
         "standings": summary["players"],
         "crosstable": summary.get("crosstable", {}),
         "head_to_head": summary.get("head_to_head"),
-        **page.to_json(),
     }
 
 

@@ -3,7 +3,7 @@
 // when opened in the viewer; the games list shows one page of rows at a time.
 "use strict";
 (() => {
-  const data = JSON.parse(document.getElementById("report-data").textContent);
+  let data = JSON.parse(document.getElementById("report-data").textContent);  // the live page replaces it
   const F = Object.fromEntries(data.game_fields.map((name, i) => [name, i]));
   const SEAT_COLORS = ["#2563eb", "#dc2626", "#16a34a", "#9333ea", "#ea580c", "#0891b2", "#be185d", "#65a30d"];
   const SVG_NS = "http://www.w3.org/2000/svg";
@@ -56,7 +56,7 @@
   const paramText = (params) => Object.entries(params || {}).filter(([, v]) => v !== null).map(([k, v]) => `${k}=${paramValue(v)}`).join(" ");
 
   // ---- games: decoded lazily ----------------------------------------------------------
-  const games = data.games;
+  let games = data.games;
   let gameIndexById = null;
   function gameIndex(id) {
     if (!gameIndexById) gameIndexById = new Map(games.map((g, i) => [String(g[F.id]), i]));
@@ -105,7 +105,7 @@
     const header = document.getElementById("page-header");
     if (data.page === "tournament") {
       const t = data.tournament;
-      header.append(
+      header.replaceChildren(
         h("h1", { text: t.name }),
         h("div", { class: "subtitle", text: `${t.game} ${paramText(t.params)} · ${t.format} · ${games.length} games` }),
       );
@@ -227,6 +227,7 @@
   }
 
   // ---- games list ---------------------------------------------------------------------
+  const gamesListState = { player: "", ending: "", page: 0 };  // kept when the live page redraws the list
   function renderGamesList() {
     const present = [...new Set(games.map((g) => g[F.termination]))];
     const terminations = data.terminations.filter((t) => present.includes(t));
@@ -240,7 +241,7 @@
     const pageLabel = h("span", { class: "note" });
     const prev = h("button", { type: "button", text: "◀ previous page" });
     const next = h("button", { type: "button", text: "next page ▶" });
-    let page = 0;
+    let page = gamesListState.page;
     let selected = games;
 
     function row(g) {
@@ -266,20 +267,25 @@
       tbody.replaceChildren(...selected.slice(page * GAMES_PER_PAGE, (page + 1) * GAMES_PER_PAGE).map(row));
       shown.textContent = `${selected.length} of ${games.length} games`;
       pageLabel.textContent = `page ${page + 1} of ${pages}`;
+      gamesListState.page = page;
       prev.disabled = page === 0;
       next.disabled = page >= pages - 1;
     }
     function filter() {
       const player = playerSelect.value === "" ? null : Number(playerSelect.value);
       const ending = endingSelect.value;
+      gamesListState.player = playerSelect.value;
+      gamesListState.ending = ending;
       selected = games.filter((g) => (player === null || g[F.players].includes(player)) && (ending === "" || g[F.termination] === ending));
-      page = 0;
-      draw();
     }
-    playerSelect.addEventListener("change", filter);
-    endingSelect.addEventListener("change", filter);
+    const refilter = () => { filter(); page = 0; draw(); };
+    playerSelect.addEventListener("change", refilter);
+    endingSelect.addEventListener("change", refilter);
     prev.addEventListener("click", () => { page -= 1; draw(); });
     next.addEventListener("click", () => { page += 1; draw(); });
+    playerSelect.value = gamesListState.player;
+    endingSelect.value = gamesListState.ending;
+    filter();
     draw();
     const head = ["Game", "Round", "Players", "Score", "Winner", "Ending", "Moves", "Time"];
     return card("games", "Games",
@@ -510,6 +516,10 @@
     viewer.title.textContent = data.page === "tournament" ? `Game ${game.id}` : `${game.board.game} ${paramText(game.board.params)}`;
     viewer.meta.textContent = [game.round !== null && game.round !== undefined ? `round ${game.round}` : "",
       game.startedAt ? `started ${game.startedAt}` : "", `${pyFixed(game.durationS, 2)} s`].filter(Boolean).join(" · ");
+    if (data.live && data.live.logs) {  // served with --serve-logs: each seat's stderr log
+      viewer.meta.append(" · logs:", ...game.names.map((name, seat) =>
+        [" ", h("a", { class: "log-link", href: `logs/${encodeURIComponent(game.id)}/${seat}`, target: "_blank", rel: "noopener", text: name })]).flat());
+    }
     viewer.seatScores = game.names.map(() => h("span", { class: "seat-score" }));
     viewer.seatNodes = game.names.map((name, seat) =>
       h("span", { class: "seat", "data-seat": seat }, h("span", { class: "swatch", style: `background:${seatColor(seat)}` }),
@@ -597,19 +607,166 @@
     else if (event.key === "Escape" && overlay) closeViewer();
   });
 
+  // ---- live: the page served by `arbiter run --serve` and `arbiter serve` (docs/live.md) ---------
+  // The server pushes server-sent events: `snapshot` (the whole data, first on every connection)
+  // and `update` (new records with the recomputed tables, and the running games). The browser's
+  // EventSource reconnects by itself after a lost connection or a restarted server.
+  const live = { source: null, status: "connecting", received: 0, nodes: null };
+
+  function formatClock(ms) {
+    if (!isNum(ms)) return "–";
+    const tenths = Math.max(0, Math.floor(ms / 100));
+    const minutes = Math.floor(tenths / 600), seconds = (tenths % 600) / 10;
+    return minutes ? `${minutes}:${seconds.toFixed(1).padStart(4, "0")}` : `${seconds.toFixed(1)} s`;
+  }
+  const formatEta = (s) => (isNum(s) ? `${Math.floor(s / 60)}:${String(Math.round(s % 60)).padStart(2, "0")}` : "–");
+
+  function renderProgress() {
+    const p = data.live.progress;
+    const share = p.planned ? Math.min(1, p.done / p.planned) : 0;
+    const state = p.ended ? (live.status === "live" ? "the run has finished" : "the run has finished and its server has stopped")
+      : live.status !== "live" ? live.status
+        : p.source === "run" ? "live" : "watching the results folder";
+    const parts = [`${p.done} of ${p.sprt ? "at most " : ""}${p.planned} games recorded`,
+      p.running ? `${p.running} playing` : null, !p.ended && p.done < p.planned ? `ETA ${formatEta(p.eta_s)}` : null];
+    return card("live-progress", "Progress",
+      h("div", { class: "progress-bar" }, h("div", { class: "progress-done", style: `width:${(100 * share).toFixed(1)}%` })),
+      h("p", { id: "progress-text", text: parts.filter(Boolean).join(" · ") }),
+      h("p", { class: `note live-status status-${live.status === "live" ? "ok" : "off"}`, id: "live-status", text: state }));
+  }
+
+  function renderSprt() {
+    const t = data.live.sprt;
+    if (!t) return null;
+    const lo = t.lower, hi = t.upper;
+    const at = Math.min(hi, Math.max(lo, t.llr));
+    const x = (v) => (100 * (v - lo) / (hi - lo)).toFixed(2);
+    const verdict = t.verdict ? `verdict: ${t.verdict}` : "undecided";
+    return card("live-sprt", "SPRT",
+      h("p", { id: "sprt-llr", text: `${t.candidate} against ${t.baseline}: LLR ${pyFixedSigned(t.llr, 2)} between ${pyFixedSigned(lo, 2)} (H0) and ${pyFixedSigned(hi, 2)} (H1) · ${verdict}` }),
+      h("div", { class: "llr-bar" }, h("div", { class: "llr-zero", style: `left:${x(0)}%` }),
+        h("div", { class: "llr-mark", style: `left:${x(at)}%` })),
+      h("p", { class: "note", text: t.status }));
+  }
+
+  function renderRunning() {
+    const running = data.live.running || [];
+    const cards = running.map((r) => {
+      const game = decodeGame(r.entry);
+      const svg = s("svg", { class: "mini-board", "data-kind": game.board.kind, role: "img", "aria-label": `board of game ${game.id}` });
+      const area = h("div", { class: "board-area mini" }, svg);
+      const view = (BOARD_KINDS[game.board.kind] || BOARD_KINDS.text).setup(game, svg, area);
+      const scores = view.show(game.moves.length) || r.entry[F.scores];
+      const clocks = game.names.map((name, seat) => {
+        const clock = h("span", { class: "clock", "data-seat": seat });
+        clock.dataset.left = String(r.limits_ms[seat] - r.used_ms[seat]);
+        return h("div", { class: seat === r.to_move ? "seat to-move" : "seat", "data-seat": seat },
+          h("span", { class: "swatch", style: `background:${seatColor(seat)}` }), h("span", { class: "seat-name", text: name }),
+          h("span", { class: "seat-score", text: String(scores[seat]) }), clock);
+      });
+      const last = game.moves.length ? `move ${game.moves.length}: ${game.texts[game.moves.length - 1]}` : "start position";
+      return h("div", { class: "now-game", "data-game": game.id, "data-moves": game.moves.length },
+        h("div", { class: "now-head" }, h("strong", { text: `Game ${game.id}` }), h("span", { class: "note", text: r.ended ? "ended, recording…" : last })),
+        h("div", { class: "now-seats" }, clocks), area);
+    });
+    live.tickFrom = performance.now();
+    return card("now-playing", "Now playing", running.length ? h("div", { class: "now-grid" }, cards)
+      : h("p", { class: "note", text: data.live.progress.ended ? "No game is running: the run has finished." : "No game is running at the moment." }));
+  }
+
+  // The clock of the seat to move runs down between updates.
+  function tickClocks() {
+    const elapsed = performance.now() - (live.tickFrom || 0);
+    for (const [i, r] of (data.live.running || []).entries()) {
+      const node = document.querySelectorAll("#now-playing .now-game")[i];
+      if (!node) continue;
+      node.querySelectorAll(".clock").forEach((clock) => {
+        const seat = Number(clock.dataset.seat);
+        const moving = seat === r.to_move && !r.ended ? r.since_ms + elapsed : 0;
+        clock.textContent = formatClock(Number(clock.dataset.left) - moving);
+      });
+    }
+  }
+
+  function liveCards() {
+    return [renderProgress(), renderSprt(), renderRunning()].filter(Boolean);
+  }
+
+  function redrawLive() {
+    for (const node of liveCards()) {
+      const old = document.getElementById(node.id);
+      if (old) old.replaceWith(node);
+      else main.prepend(node);
+    }
+    tickClocks();
+  }
+
+  function accept(message, whole) {
+    if (whole) data = message;
+    else {
+      if ("games_from" in message && message.games_from !== data.games.length) { reconnect(); return; }
+      for (const key of ["page", "tournament", "standings", "crosstable", "head_to_head", "boards", "players"]) {
+        if (key in message) data[key] = message[key];
+      }
+      if (message.games) data.games.push(...message.games);
+      data.live = { ...data.live, ...message.live };
+    }
+    games = data.games;
+    gameIndexById = null;
+    live.received += 1;
+    if (whole || "standings" in message) renderTournament();
+    else redrawLive();
+    document.body.dataset.updates = String(live.received);
+  }
+
+  function setStatus(status) {
+    if (live.status === status) return;
+    live.status = status;
+    const node = document.getElementById("live-progress");
+    if (node) node.replaceWith(renderProgress());
+  }
+
+  function reconnect() {
+    if (live.source) live.source.close();
+    connect();
+  }
+
+  function connect() {
+    const source = live.source = new EventSource(data.live.events);
+    source.addEventListener("snapshot", (event) => accept(JSON.parse(event.data), true));
+    source.addEventListener("update", (event) => accept(JSON.parse(event.data), false));
+    source.addEventListener("open", () => setStatus("live"));
+    source.addEventListener("error", () => {
+      setStatus("connection lost: reconnecting…");
+      // EventSource retries by itself after a network error; one that gave up is replaced.
+      if (source.readyState === EventSource.CLOSED && live.source === source) setTimeout(reconnect, 2000);
+    });
+  }
+
   // ---- the page -----------------------------------------------------------------------
-  renderHeader();
   const main = document.getElementById("page-main");
+  function renderTournament() {
+    renderHeader();
+    main.replaceChildren(...(data.live ? liveCards() : []), renderOverview(), renderStandings(), renderChart(),
+      renderCrosstable(), renderGamesList());
+    if (data.live) tickClocks();
+    if (overlay && !overlay.hidden) route();
+  }
   if (data.page === "tournament") {
-    main.append(renderOverview(), renderStandings(), renderChart(), renderCrosstable(), renderGamesList());
     overlay = h("div", { class: "viewer-overlay", id: "viewer-overlay", hidden: true,
       onclick: (event) => { if (event.target === overlay) closeViewer(); } });
+    renderTournament();
     buildViewer(overlay, true);
     document.body.append(overlay);
     window.addEventListener("hashchange", route);
     window.addEventListener("popstate", route);  // Back and Forward across opened games
     route();
+    if (data.live) {
+      connect();
+      setInterval(tickClocks, 200);
+    }
   } else {
+    renderHeader();
     buildViewer(main, false);
     showGame(0);
   }

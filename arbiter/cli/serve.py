@@ -1,0 +1,83 @@
+"""`arbiter serve RESULTS_DIR`: the live page of a results folder (a run elsewhere, or a finished
+one), and the `--serve` options of the commands that run games (docs/live.md)."""
+from __future__ import annotations
+
+import argparse
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Callable, Iterator
+
+from ..errors import UsageError
+from ..reports.live import LiveServer, RunFeed, check_results_folder, is_loopback, parse_address
+
+DEFAULT_ADDRESS = "127.0.0.1:0"  # loopback, a free port
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("serve", help="watch a results folder live in the browser",
+                                   description="Serve the live page of a results folder: the report's page, "
+                                               "updated as records land in games.jsonl (a run started "
+                                               "elsewhere), or a finished tournament to browse. Read-only; "
+                                               "runs until Ctrl-C. See docs/live.md.")
+    parser.add_argument("results_dir", type=Path, help="a tournament's results folder")
+    parser.add_argument("--address", default=DEFAULT_ADDRESS, metavar="HOST:PORT",
+                        help="where to listen (default: loopback, a free port; 0.0.0.0:PORT shows the page "
+                             "to other machines)")
+    parser.add_argument("--serve-logs", action="store_true",
+                        help="also serve the bots' stderr logs (hidden by default: they may hold secrets)")
+    parser.set_defaults(func=run)
+
+
+def add_serve_options(parser: argparse.ArgumentParser) -> None:
+    """`--serve [HOST:PORT]` and `--serve-logs`, for commands that play games."""
+    parser.add_argument("--serve", nargs="?", const=DEFAULT_ADDRESS, default=None, metavar="HOST:PORT",
+                        help="watch the run live in the browser (docs/live.md); default loopback on a free "
+                             "port, its address printed at the start; 0.0.0.0:PORT shows it to other machines")
+    parser.add_argument("--serve-logs", action="store_true",
+                        help="with --serve: also serve the bots' stderr logs (hidden by default)")
+
+
+def announce(url: str, host: str, logs: bool) -> str:
+    """The line that gives the page's address and says who can see what."""
+    shown = "bot logs shown" if logs else "bot logs hidden (--serve-logs shows them)"
+    if is_loopback(host):
+        return f"live page: {url} (read-only, this machine only, {shown})"
+    return (f"live page: {url} WARNING: open to other machines on {host} (read-only, {shown}); "
+            "anyone who reaches this address sees the games")
+
+
+@contextmanager
+def served(args: argparse.Namespace, folder: Path, note: Callable[[str], None]) -> Iterator[RunFeed | None]:
+    """With --serve: the live page of `folder` while the body runs, and the runner's watch."""
+    if args.serve is None:
+        if args.serve_logs:
+            raise UsageError("--serve-logs: only with --serve (it says what the live page shows)")
+        yield None
+        return
+    host, port = parse_address(args.serve)
+    feed = RunFeed()
+    server = LiveServer(folder, host=host, port=port, feed=feed, logs=args.serve_logs)
+    note(announce(server.start(), host, args.serve_logs))
+    try:
+        yield feed
+    finally:
+        server.stop()
+
+
+def run(args: argparse.Namespace) -> int:
+    """Serve until Ctrl-C (then exit 130, as every interrupted command does)."""
+    host, port = parse_address(args.address, "--address")
+    check_results_folder(args.results_dir)
+    server = LiveServer(args.results_dir, host=host, port=port, logs=args.serve_logs)
+    print(announce(server.start(), host, args.serve_logs), flush=True)
+    try:
+        wait_for_ctrl_c()
+    finally:
+        server.stop(ended=False)
+    return 0  # not reached: only Ctrl-C ends the wait
+
+
+def wait_for_ctrl_c() -> None:
+    """Block this thread until KeyboardInterrupt (the server runs in its own thread)."""
+    threading.Event().wait()

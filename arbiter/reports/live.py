@@ -1,0 +1,607 @@
+"""The live page: the report's page, served while a tournament runs and updated as it goes.
+
+`LiveServer` serves one results folder read-only over HTTP (aiohttp, in a thread of its own):
+`/` is the same page as report.html with the data of the moment, `/events` pushes what changes
+as server-sent events. Records come from `games.jsonl`, read as it grows, so `arbiter serve`
+watches a run started elsewhere exactly as `arbiter run --serve` watches its own. The running
+games come only from the run itself: `RunFeed` is the runner's `GameWatch`, and its `on_turn`
+callback, which runs on the referee's hot path, does nothing but append the new moves and a
+timestamp to a deque; the server thread replays them into boards and clocks. docs/live.md
+explains the page; docs/performance.md measures the callback's cost.
+"""
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import json
+import os
+import re
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from aiohttp import web
+
+from ..errors import UsageError, show_path
+from ..games import Game, State
+from ..referee import TimeControl, _json_param
+from ..tournament.config import SprtSettings
+from ..tournament.runner import IDENTITY_FILE
+from ..tournament.schedule import ScheduledGame
+from ..tournament.sprt import SprtTest
+from .html import PageData, render_page, tournament_tables
+from .results import load_results
+from .standings import compute_standings, summary_json
+from ..records import GameRecord
+
+LOOPBACK = "127.0.0.1"
+PUMP_S = 0.1  # how often the server thread takes in the runner's notes
+SCAN_S = 0.5  # how often it looks at games.jsonl and tournament.json
+RESULTS_MIN_S = 0.5  # standings are recomputed at most this often (the whole table each time)
+RUNNING_MIN_S = 0.2  # running boards are pushed at most this often
+LEFT_KEEP_S = 5.0  # an ended game stays in "now playing" until its record is read, at most this long
+HEARTBEAT_S = 15.0  # a comment line on a quiet stream, so dead connections are noticed
+CLIENT_QUEUE = 256  # updates waiting for one browser; a browser that far behind is disconnected
+RETRY_MS = 1000  # how soon a browser reconnects after losing the stream
+
+
+def parse_address(text: str, option: str = "--serve") -> tuple[str, int]:
+    """`HOST:PORT`, `[IPv6]:PORT` or `PORT` (on loopback); port 0 picks a free port."""
+    match = re.fullmatch(r"(?:\[([0-9A-Fa-f:.]+)\]|([^:\s]*)):(\d{1,5})|(\d{1,5})", text.strip())
+    if not match:
+        raise UsageError(f"{option} {text!r}: expected HOST:PORT or PORT (e.g. 127.0.0.1:8000, or 0.0.0.0:8000 "
+                         "to be seen from other machines); a config file goes before {option}")
+    host = match.group(1) or match.group(2) or LOOPBACK
+    port = int(match.group(3) or match.group(4))
+    if port > 65535:
+        raise UsageError(f"{option} {text!r}: port {port} is not a port (0 to 65535; 0 picks a free one)")
+    return host, port
+
+
+def is_loopback(host: str) -> bool:
+    """Whether `host` names this machine only (the default; anything else was asked for)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+# ---- the runner's side: notes taken on the referee's hot path ------------------------------
+
+class _TurnNotes:
+    """The `on_turn` callback of one game: the moves made since the last call, and when."""
+
+    __slots__ = ("game_id", "seen", "append")
+
+    def __init__(self, game_id: str, append: Callable[[tuple[Any, ...]], None]) -> None:
+        self.game_id = game_id
+        self.seen = 0
+        self.append = append
+
+    def __call__(self, state: State[Any]) -> None:
+        # The referee waits for this: one slice and one deque append (atomic under the GIL),
+        # nothing formatted, nothing sent. The server thread does the rest.
+        moves = state.history[self.seen:]
+        self.seen += len(moves)
+        self.append(("turn", self.game_id, time.monotonic(), moves))
+
+
+class RunFeed:
+    """The runner's `GameWatch` for the live page: a thread-safe queue of what happened."""
+
+    def __init__(self) -> None:
+        self.notes: deque[tuple[Any, ...]] = deque()
+
+    def game_started(self, scheduled: ScheduledGame, game: Game[Any],
+                     clocks: list[TimeControl]) -> Callable[[State[Any]], None]:
+        """Note a game about to start; its `on_turn` callback."""
+        self.notes.append(("start", scheduled.id, time.monotonic(), scheduled, game, clocks))
+        notes = _TurnNotes(scheduled.id, self.notes.append)
+        notes.seen = len(scheduled.opening)  # the referee's state holds the opening before the first turn
+        return notes
+
+    def game_left(self, game_id: str) -> None:
+        """Note that a game ended (recorded, faulted or cancelled)."""
+        self.notes.append(("left", game_id, time.monotonic()))
+
+
+# ---- the server thread's side ----------------------------------------------------------------
+
+@dataclass
+class _Running:
+    """A game being played, replayed from the runner's notes."""
+
+    scheduled: ScheduledGame
+    game: Game[Any]
+    state: State[Any]
+    limits_ms: list[int]
+    started: float  # monotonic
+    started_at: str
+    forced: int = 0
+    seats: list[int] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
+    times_ms: list[int] = field(default_factory=list)
+    used_ms: list[float] = field(default_factory=list)
+    last_turn: float = 0.0
+    left: float | None = None
+
+
+class LiveState:
+    """What the page shows, built from the results folder and the runner's notes; used by the
+    server thread only."""
+
+    def __init__(self, folder: Path, *, feed: RunFeed | None, logs: bool) -> None:
+        self.folder = folder
+        self.feed = feed
+        self.logs = logs
+        self.opened = time.monotonic()
+        self.running: dict[str, _Running] = {}
+        self.ended = False  # the run that feeds this page has finished
+        self._reset()
+
+    def _reset(self) -> None:
+        self.page = PageData()
+        self.records: list[dict[str, Any]] = []
+        self.record_ids: set[str] = set()
+        self.offset = 0
+        self.partial = b""
+        self.identity_stamp: tuple[int, int] | None | str = "unread"  # tournament.json's mtime and size
+        self.meta: dict[str, Any] | None = None
+        self.tables: dict[str, Any] = {}
+        self.sprt: dict[str, Any] | None = None
+        self.rate_base: tuple[float, int] | None = None  # (when, records then): for the ETA
+        self.boards_sent = -1
+        self.players_sent = -1
+        self.games_sent = 0
+        self.results_dirty = True
+        self.running_dirty = True
+
+    # -- reading the folder --
+    def scan(self) -> None:
+        """Take in a changed tournament.json and the records appended to games.jsonl."""
+        identity = self.folder / IDENTITY_FILE
+        games = self.folder / "games.jsonl"
+        try:
+            stat = identity.stat()
+            stamp: tuple[int, int] | None = (stat.st_mtime_ns, stat.st_size)
+        except OSError:
+            stamp = None
+        try:
+            size = games.stat().st_size
+        except OSError:
+            size = 0
+        if size < self.offset or (stamp != self.identity_stamp and self.identity_stamp != "unread"):
+            self._reset()  # started again (--fresh) or another tournament: read it from the start
+        if stamp != self.identity_stamp:
+            self.identity_stamp = stamp
+            self._read_meta()
+        if size > self.offset:
+            self._read_records(games, size)
+        if self.rate_base is None:  # the ETA counts the games that land while this server watches
+            self.rate_base = (time.monotonic(), len(self.records))
+
+    def _read_meta(self) -> None:
+        try:
+            _, meta = load_results(self.folder)
+        except UsageError:
+            return  # not a results folder yet: `arbiter run` is about to prepare it
+        self.meta = meta
+        for name in meta["players_listed"]:
+            self.page.player(name)
+        self.results_dirty = True
+
+    def _read_records(self, games: Path, size: int) -> None:
+        try:
+            with games.open("rb") as file:
+                file.seek(self.offset)
+                data = self.partial + file.read(size - self.offset)
+        except OSError:
+            return
+        self.offset = size
+        lines = data.split(b"\n")
+        self.partial = lines.pop()  # a record being written: read with the rest of it next time
+        for line in lines:
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+                game = GameRecord.from_json(record)
+            except (ValueError, KeyError, TypeError):
+                continue  # `arbiter report` names a broken line; the page shows the records it can read
+            game_id = str(record.get("id", len(self.records) + 1))
+            if game_id in self.record_ids:
+                continue
+            self.record_ids.add(game_id)
+            self.records.append(record)
+            self.page.add_game(game, fallback_id=game_id)
+            self.results_dirty = True
+
+    # -- the runner's notes --
+    def take_notes(self) -> None:
+        """Replay what the runner noted since the last call into the running games."""
+        if self.feed is None:
+            return
+        notes = self.feed.notes
+        while notes:
+            note = notes.popleft()
+            kind, game_id, when = note[:3]
+            if kind == "start":
+                scheduled, game, clocks = note[3:]
+                self._start(game_id, when, scheduled, game, clocks)
+            elif kind == "turn" and game_id in self.running:
+                self._turn(self.running[game_id], when, note[3])
+            elif kind == "left" and game_id in self.running:
+                self.running[game_id].left = when
+            self.running_dirty = True
+        now = time.monotonic()
+        for game_id in [g for g, r in self.running.items()
+                        if r.left is not None and (g in self.record_ids or now - r.left > LEFT_KEEP_S)]:
+            del self.running[game_id]
+            self.running_dirty = True
+
+    def _start(self, game_id: str, when: float, scheduled: ScheduledGame, game: Game[Any],
+               clocks: list[TimeControl]) -> None:
+        state = game.new_state()
+        running = _Running(scheduled, game, state, [c.time_ms for c in clocks], when,
+                           time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), used_ms=[0.0] * len(clocks),
+                           last_turn=when)
+        for text in scheduled.opening:  # the forced opening: on the board before the first turn
+            running.seats.append(state.current_player)
+            running.texts.append(game.format_move(state.play(text)))
+            running.times_ms.append(0)
+        running.forced = len(scheduled.opening)
+        self.running[game_id] = running
+
+    def _turn(self, running: _Running, when: float, moves: list[Any]) -> None:
+        state, game = running.state, running.game
+        # The turn's time (from the last note; the first turn's includes starting the bots) is
+        # the mover's: an estimate of its clock, exact per move only in the record.
+        spent_ms = (when - running.last_turn) * 1000
+        running.last_turn = when
+        for number, move in enumerate(moves):
+            seat = state.current_player
+            if number == 0:
+                running.used_ms[seat] += spent_ms
+            running.seats.append(seat)
+            running.texts.append(game.format_move(move))
+            running.times_ms.append(round(spent_ms) if number == 0 else 0)
+            state.apply(move)
+
+    # -- what the page is sent --
+    def _recompute(self) -> None:
+        if self.meta is None:
+            return
+        meta = {key: value for key, value in self.meta.items() if key != "players_listed"}
+        meta["totals"] = {**meta.get("totals", {}), "played": len(self.records)}
+        if self.records and "params" in self.records[0]:
+            meta["params"] = self.records[0]["params"]
+        standings = compute_standings(self.records, players=self.meta["players_listed"], scoring=meta["scoring"])
+        self.tables = tournament_tables(summary_json(standings, meta))
+        self.sprt = self._sprt_status()
+
+    def _sprt_status(self) -> dict[str, Any] | None:
+        """The test's LLR against its bounds, for a `format: sprt` folder."""
+        try:
+            description = json.loads((self.folder / IDENTITY_FILE).read_text(encoding="utf-8"))
+            schedule = description["schedule"]
+            hypotheses = schedule.get("sprt")
+            if schedule.get("format") != "sprt" or not isinstance(hypotheses, dict):
+                return None
+            settings = SprtSettings(**hypotheses, max_games=int(description.get("planned", 1000)))
+            candidate, baseline = schedule["players"]
+            test = SprtTest(settings, candidate, baseline)
+            for record in self.records:
+                test.add(record)
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+        elo = test.elo()
+        return {"candidate": candidate, "baseline": baseline, "llr": test.state.llr, "lower": test.state.lower,
+                "upper": test.state.upper, "verdict": test.verdict, "pairs": test.pairs_counted,
+                "pentanomial": list(test.pentanomial), "elo": _finite(elo.elo), "elo_low": _finite(elo.low),
+                "elo_high": _finite(elo.high), "status": test.status_line()}
+
+    def progress(self) -> dict[str, Any]:
+        """Games done and planned, the ETA from the rate seen by this server, and whether it goes on."""
+        planned = int((self.meta or {}).get("totals", {}).get("planned") or 0)
+        done = len(self.records)
+        eta_s = None
+        if self.rate_base is not None and planned > done:
+            since, before = self.rate_base
+            gained, elapsed = done - before, time.monotonic() - since
+            if gained > 0 and elapsed > 0:
+                eta_s = round(elapsed / gained * (planned - done), 1)
+        return {"done": done, "planned": planned, "eta_s": eta_s, "running": len(self.running),
+                "source": "run" if self.feed is not None else "folder", "ended": self.ended,
+                "sprt": self.format_is_sprt()}
+
+    def format_is_sprt(self) -> bool:
+        return bool(self.meta and self.meta.get("format") == "sprt")
+
+    def _running_json(self) -> list[dict[str, Any]]:
+        now = time.monotonic()
+        games = []
+        for game_id, r in sorted(self.running.items()):
+            board_index = self.page.board(r.game.name, {n: _json_param(r.game, n) for n in r.game.params})
+            board = self.page.boards[board_index]
+            entry: list[Any] = [
+                game_id, r.scheduled.round, board_index, [self.page.player(n) for n in r.scheduled.seats],
+                list(r.state.scores), None, "running", None, "", None, r.forced,
+                "".join("0123456789abcdefghijklmnopqrstuvwxyz"[s] for s in r.seats),
+                ",".join(str(board.encode(t)) for t in r.texts), ",".join(map(str, r.times_ms)),
+                r.started_at, round(now - r.started, 3),
+            ]
+            frames = board.frames(r.texts)
+            if frames is not None:
+                entry.append(frames)
+            over = r.state.is_over() or r.left is not None
+            games.append({"entry": entry, "used_ms": [round(u) for u in r.used_ms], "limits_ms": r.limits_ms,
+                          "to_move": None if over else r.state.current_player,
+                          "since_ms": round((now - r.last_turn) * 1000), "ended": r.left is not None})
+        return games
+
+    def snapshot(self) -> dict[str, Any]:
+        """The whole page's data: what `/` inlines and every new event stream starts with."""
+        self._recompute()
+        running = self._running_json()
+        self.results_dirty = self.running_dirty = False
+        self.games_sent = len(self.page.games)
+        self.boards_sent, self.players_sent = len(self.page.boards), len(self.page.players)
+        return {**self._tables_or_empty(), **self.page.to_json(), "live": self._live(running)}
+
+    def _tables_or_empty(self) -> dict[str, Any]:
+        if self.tables:
+            return self.tables
+        name = self.folder.name
+        return {"page": "tournament", "tournament": {"name": name, "game": "", "params": {}, "format": "",
+                                                      "settings": {}, "scoring": {}, "totals": {}},
+                "standings": [], "crosstable": {}, "head_to_head": None}
+
+    def _live(self, running: list[dict[str, Any]]) -> dict[str, Any]:
+        return {"events": "events", "logs": self.logs, "progress": self.progress(), "sprt": self.sprt,
+                "running": running, "games_total": len(self.page.games)}
+
+    def update(self, now: float, last_results: float, last_running: float) -> dict[str, Any] | None:
+        """What changed since the last update or snapshot, if it is time to send it."""
+        send_results = self.results_dirty and now - last_results >= RESULTS_MIN_S
+        send_running = (self.running_dirty or self.running) and now - last_running >= RUNNING_MIN_S
+        if not (send_results or send_running):
+            return None
+        message: dict[str, Any] = {}
+        if send_results:
+            self._recompute()
+            self.results_dirty = False
+            message.update(self.tables)
+            message["games_from"] = self.games_sent
+            message["games"] = self.page.games[self.games_sent:]
+            self.games_sent = len(self.page.games)
+        running = self._running_json() if send_running else None
+        if send_running:
+            self.running_dirty = False
+        # Boards and players are sent whole when one was added (by a record or a running game).
+        if len(self.page.boards) != self.boards_sent or send_results:
+            message["boards"] = [board.to_json() for board in self.page.boards]
+            self.boards_sent = len(self.page.boards)
+        if len(self.page.players) != self.players_sent:
+            message["players"] = self.page.players
+            self.players_sent = len(self.page.players)
+        live = self._live(running if running is not None else [])
+        if running is None:
+            del live["running"]
+        message["live"] = live
+        return message
+
+
+def _finite(value: float) -> float | None:
+    return value if value == value and abs(value) != float("inf") else None
+
+
+# ---- the HTTP server -----------------------------------------------------------------------
+
+class _Client:
+    """One browser's event stream."""
+
+    def __init__(self) -> None:
+        self.queue: asyncio.Queue[bytes | None] = asyncio.Queue(CLIENT_QUEUE)
+        self.dropped = False
+
+
+class LiveServer:
+    """Serves one results folder's live page until `stop`; read-only, loopback unless asked."""
+
+    def __init__(self, folder: Path, *, host: str = LOOPBACK, port: int = 0, feed: RunFeed | None = None,
+                 logs: bool = False) -> None:
+        self.folder = Path(folder)
+        self.host, self.port = host, port
+        self.state = LiveState(self.folder, feed=feed, logs=logs)
+        self.clients: set[_Client] = set()
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.thread: threading.Thread | None = None
+        self.url = ""
+        self._stopping: asyncio.Event | None = None
+        self._started = threading.Event()
+        self._error: BaseException | None = None
+
+    def start(self) -> str:
+        """Bind and serve in a thread; the page's address. UsageError when the address is taken."""
+        self.thread = threading.Thread(target=self._thread, name="live-server", daemon=True)
+        self.thread.start()
+        self._started.wait()
+        if self._error is not None:
+            raise self._error
+        return self.url
+
+    def stop(self, *, ended: bool = True) -> None:
+        """Send the last state (the run `ended`), close every stream and the server."""
+        if self.loop is None or self.thread is None or not self.thread.is_alive():
+            return
+        future = asyncio.run_coroutine_threadsafe(self._finish(ended), self.loop)
+        try:
+            future.result(timeout=10)
+        finally:
+            self.thread.join(timeout=10)
+
+    # -- in the server thread --
+    def _thread(self) -> None:
+        loop = self.loop = asyncio.new_event_loop()
+        try:
+            loop.run_until_complete(self._serve())
+        except BaseException as exc:  # noqa: BLE001 - handed to start(), which raises it
+            if not self._started.is_set():
+                self._error = exc if isinstance(exc, UsageError) else UsageError(str(exc))
+        finally:
+            self._started.set()
+            loop.close()
+
+    async def _serve(self) -> None:
+        self._stopping = asyncio.Event()
+        app = web.Application(middlewares=[self._guard])
+        app.router.add_get("/", self._page)
+        app.router.add_get("/events", self._events)
+        app.router.add_get("/logs/{game}/{seat}", self._log)
+        app.router.add_get("/favicon.ico", _no_content)
+        runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=1.0)
+        await runner.setup()
+        site = web.TCPSite(runner, self.host, self.port, reuse_address=True)
+        try:
+            await site.start()
+        except OSError as exc:
+            await runner.cleanup()
+            raise UsageError(f"--serve {self.host}:{self.port}: cannot listen there ({exc.strerror or exc})") from None
+        host, port = runner.addresses[0][:2]
+        shown = f"[{host}]" if ":" in host else host
+        self.url = f"http://{shown}:{port}/"
+        self.state.scan()
+        self._started.set()
+        pump = asyncio.ensure_future(self._pump())
+        await self._stopping.wait()
+        pump.cancel()
+        await runner.cleanup()
+
+    async def _pump(self) -> None:
+        last_scan = last_results = last_running = 0.0
+        while True:
+            now = time.monotonic()
+            self.state.take_notes()
+            if now - last_scan >= SCAN_S:
+                self.state.scan()
+                last_scan = now
+            message = self.state.update(now, last_results, last_running) if self.clients else None
+            if message is not None:
+                if "standings" in message:
+                    last_results = now
+                if "running" in message["live"]:
+                    last_running = now
+                self._broadcast("update", message)
+            await asyncio.sleep(PUMP_S)
+
+    def _broadcast(self, event: str, message: dict[str, Any]) -> None:
+        payload = _event(event, message)
+        for client in list(self.clients):
+            try:
+                client.queue.put_nowait(payload)
+            except asyncio.QueueFull:  # far behind: it reconnects and starts from a snapshot
+                client.dropped = True
+                self.clients.discard(client)
+
+    async def _finish(self, ended: bool) -> None:
+        state = self.state
+        state.ended = ended
+        state.take_notes()
+        state.scan()
+        state.running.clear()
+        self._broadcast("snapshot", state.snapshot())
+        for client in list(self.clients):
+            if client.queue.full():
+                client.dropped = True
+            else:
+                client.queue.put_nowait(None)  # the end of its stream, after the last state
+        # Give the streams a moment to write the last state before the server closes.
+        deadline = time.monotonic() + 2.0
+        while self.clients and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        assert self._stopping is not None
+        self._stopping.set()
+
+    @web.middleware
+    async def _guard(self, request: web.Request, handler: Callable[..., Any]) -> web.StreamResponse:
+        # A page on loopback answers only to loopback names: another site's script in the
+        # viewer's browser cannot read it through a DNS name pointed at 127.0.0.1.
+        if is_loopback(self.host) and not is_loopback((request.url.host or "").strip("[]")):
+            return web.Response(status=403, text="this page answers to localhost only\n")
+        response = await handler(request)
+        response.headers.setdefault("Cache-Control", "no-store")
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        response.headers["Referrer-Policy"] = "no-referrer"
+        return response
+
+    async def _page(self, request: web.Request) -> web.Response:
+        self.state.take_notes()
+        self.state.scan()
+        data = self.state.snapshot()
+        text = render_page(data, f"{data['tournament']['name']} · arbiter live")
+        return web.Response(text=text, content_type="text/html")
+
+    async def _events(self, request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-store"})
+        await response.prepare(request)
+        client = _Client()
+        self.state.take_notes()
+        self.state.scan()
+        try:
+            await response.write(f"retry: {RETRY_MS}\n\n".encode() + _event("snapshot", self.state.snapshot()))
+            self.clients.add(client)
+            while not client.dropped:
+                try:
+                    payload = await asyncio.wait_for(client.queue.get(), HEARTBEAT_S)
+                except asyncio.TimeoutError:
+                    payload = b": still here\n\n"
+                if payload is None:
+                    break
+                await response.write(payload)
+        except (ConnectionError, asyncio.CancelledError):
+            pass
+        finally:
+            self.clients.discard(client)
+        return response
+
+    async def _log(self, request: web.Request) -> web.Response:
+        if not self.state.logs:
+            return web.Response(status=404, text="bot logs are not served (start the server with --serve-logs)\n")
+        game, seat = request.match_info["game"], request.match_info["seat"]
+        if game not in self.state.record_ids and game not in self.state.running or not seat.isdigit():
+            return web.Response(status=404, text="no such game\n")
+        prefix = f"{game}-seat{int(seat)}-"
+        logs = self.folder / "logs"
+        try:
+            # Only a file directly in logs/ named for that game and seat: no path from the request is opened.
+            names = sorted(n for n in os.listdir(logs) if n.startswith(prefix) and n.endswith(".log"))
+        except OSError:
+            names = []
+        if not names:
+            return web.Response(status=404, text="no log for that seat\n")
+        data = (logs / names[0]).read_bytes()
+        return web.Response(body=data, content_type="text/plain", charset="utf-8")
+
+
+async def _no_content(request: web.Request) -> web.Response:
+    return web.Response(status=204)
+
+
+def _event(name: str, message: dict[str, Any]) -> bytes:
+    data = json.dumps(message, separators=(",", ":"), allow_nan=False)
+    return f"event: {name}\ndata: {data}\n\n".encode()
+
+
+def check_results_folder(folder: Path) -> None:
+    """UsageError unless `folder` is a results folder `arbiter serve` can show."""
+    load_results(folder)
+    if not os.access(folder, os.R_OK):
+        raise UsageError(f"{show_path(folder)} cannot be read")
+
+
+__all__ = ["LiveServer", "RunFeed", "check_results_folder", "is_loopback", "parse_address"]

@@ -1,0 +1,228 @@
+"""The live page's server (arbiter/reports/live.py) over real HTTP on loopback: what it serves,
+what it refuses, the events it pushes as records land and as the runner notes moves."""
+from __future__ import annotations
+
+import http.client
+import json
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from arbiter.errors import UsageError
+from arbiter.games import find_game
+from arbiter.referee import TimeControl
+from arbiter.reports.live import LiveServer, RunFeed, parse_address
+from arbiter.reports.standings import compute_standings
+from arbiter.tournament.schedule import ScheduledGame
+from report_samples import SCORING, write_sample_tournament
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("8000", ("127.0.0.1", 8000)),
+    ("127.0.0.1:0", ("127.0.0.1", 0)),
+    ("0.0.0.0:8080", ("0.0.0.0", 8080)),
+    ("[::1]:9000", ("::1", 9000)),
+    ("localhost:81", ("localhost", 81)),
+])
+def test_serve_address_is_host_and_port_and_loopback_unless_a_host_is_given(text, expected):
+    assert parse_address(text) == expected
+
+
+@pytest.mark.parametrize("text", ["", "configs/demo.yaml", "host:", "1.2.3.4:99999", "a:b:c"])
+def test_a_serve_value_that_is_not_an_address_is_a_usage_error_naming_it(text):
+    with pytest.raises(UsageError, match=re.escape(repr(text))):
+        parse_address(text)
+
+
+class Stream:
+    """One browser's event stream, read with a deadline per event."""
+
+    def __init__(self, port: int) -> None:
+        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        self.connection.request("GET", "/events")
+        self.response = self.connection.getresponse()
+        assert self.response.status == 200
+        assert self.response.getheader("Content-Type") == "text/event-stream"
+
+    def next(self) -> tuple[str, dict[str, Any]]:
+        name, data = "", ""
+        while True:
+            line = self.response.readline().decode()
+            if line == "":
+                raise EOFError("the stream ended")
+            line = line.rstrip("\n")
+            if not line:
+                if data:
+                    return name, json.loads(data)
+                continue
+            key, _, value = line.partition(": ")
+            if key == "event":
+                name = value
+            elif key == "data":
+                data = value
+
+    def until(self, test: Any, limit_s: float = 10.0) -> dict[str, Any]:
+        deadline = time.monotonic() + limit_s
+        while time.monotonic() < deadline:
+            _, message = self.next()
+            if test(message):
+                return message
+        raise AssertionError("no such event in time")
+
+    def close(self) -> None:
+        self.connection.close()
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    return write_sample_tournament(tmp_path / "ladder", players=("alpha", "beta", "gamma"), games_per_pairing=2,
+                                   timeouts=0, seed=3)
+
+
+@pytest.fixture
+def serve(folder: Path) -> Iterator[Any]:
+    servers: list[LiveServer] = []
+
+    def start(**options: Any) -> tuple[LiveServer, int]:
+        server = LiveServer(folder, **options)
+        url = server.start()
+        servers.append(server)
+        return server, int(re.fullmatch(r"http://127\.0\.0\.1:(\d+)/", url).group(1))
+
+    yield start
+    for server in servers:
+        server.stop()
+
+
+def get(port: int, path: str, method: str = "GET", host: str | None = None) -> tuple[int, str]:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    connection.request(method, path, headers={"Host": host} if host else {})
+    response = connection.getresponse()
+    body = response.read().decode()
+    connection.close()
+    return response.status, body
+
+
+def test_the_page_is_the_report_page_with_the_folders_standings_and_a_stream_to_follow(serve, folder):
+    _, port = serve()
+    status, body = get(port, "/")
+    assert status == 200
+    data = json.loads(re.search(r'<script id="report-data" type="application/json">(.*?)</script>', body).group(1))
+    summary = json.loads((folder / "summary.json").read_text())
+    assert [(p["name"], p["points"]) for p in data["standings"]] == [(p["name"], p["points"]) for p in summary["players"]]
+    assert len(data["games"]) == 6 and data["live"]["events"] == "events"
+    assert data["live"]["progress"] == {"done": 6, "planned": 6, "eta_s": None, "running": 0, "source": "folder",
+                                        "ended": False, "sprt": False}
+
+
+def test_the_server_is_read_only_and_answers_loopback_names_only(serve, folder):
+    _, port = serve()
+    before = sorted((p.name, p.stat().st_mtime_ns) for p in folder.iterdir())
+    assert get(port, "/", method="POST")[0] == 405
+    assert get(port, "/events", method="PUT")[0] == 405
+    assert get(port, "/summary.json")[0] == 404
+    assert get(port, "/", host="attacker.example")[0] == 403  # a DNS name pointed at 127.0.0.1
+    assert get(port, "/", host=f"localhost:{port}")[0] == 200
+    assert sorted((p.name, p.stat().st_mtime_ns) for p in folder.iterdir()) == before
+
+
+def test_bot_logs_are_served_only_when_asked_and_only_a_games_own(serve, folder):
+    logs = folder / "logs"
+    logs.mkdir()
+    (logs / "g00001-seat1-beta.log").write_text("beta's secret\n")
+    (folder / "secret.txt").write_text("not a log\n")
+    _, hidden = serve()
+    assert get(hidden, "/logs/g00001/1") == (404, "bot logs are not served (start the server with --serve-logs)\n")
+    _, shown = serve(logs=True)
+    assert get(shown, "/logs/g00001/1") == (200, "beta's secret\n")
+    assert get(shown, "/logs/g00001/0")[0] == 404
+    assert get(shown, "/logs/nogame/1")[0] == 404
+    for path in ("/logs/..%2Fsecret.txt/1", "/logs/g00001/..%2F..%2Fsecret.txt", "/logs/../secret.txt"):
+        assert "not a log" not in get(shown, path)[1]
+
+
+def test_records_that_land_are_pushed_with_the_recomputed_standings(serve, folder):
+    games = folder / "games.jsonl"
+    lines = games.read_text().splitlines(keepends=True)
+    games.write_text("".join(lines[:2]))
+    _, port = serve()
+    stream = Stream(port)
+    name, snapshot = stream.next()
+    assert name == "snapshot" and len(snapshot["games"]) == 2
+    with games.open("a") as file:
+        file.write(lines[2])
+        file.write(lines[3][:40])  # a record half written: not read until its line is complete
+    update = stream.until(lambda m: "games" in m)
+    assert update["games_from"] == 2 and [g[0] for g in update["games"]] == ["g00003"]
+    with games.open("a") as file:
+        file.write(lines[3][40:] + "".join(lines[4:]))
+    update = stream.until(lambda m: "games" in m)
+    assert [g[0] for g in update["games"]] == ["g00004", "g00005", "g00006"]
+    expected = compute_standings([json.loads(line) for line in lines], players=["alpha", "beta", "gamma"],
+                                 scoring=SCORING)
+    assert [(p["name"], p["points"]) for p in update["standings"]] == [(p.name, p.points) for p in expected.players]
+    assert update["live"]["progress"]["done"] == 6
+    stream.close()
+
+
+def test_moves_noted_by_the_runner_become_a_running_board_with_clocks(serve, folder):
+    feed = RunFeed()
+    _, port = serve(feed=feed)
+    stream = Stream(port)
+    stream.next()
+    game = find_game("dots-and-triangles", rows=4)
+    scheduled = ScheduledGame(id="g00099", round=3, seats=("alpha", "beta"), opening=("1 2",))
+    on_turn = feed.game_started(scheduled, game, [TimeControl(time_ms=5000), TimeControl(time_ms=7000)])
+    state = game.new_state()
+    state.play("1 2")  # the referee's state holds the opening
+    played = []
+    for _ in range(3):
+        move = state.legal_moves()[0]
+        played.append(game.format_move(move))
+        state.apply(move)
+        on_turn(state)
+    running = stream.until(lambda m: m["live"].get("running") and len(m["live"]["running"][0]["entry"][11]) == 4)
+    entry = running["live"]["running"][0]
+    assert entry["entry"][0] == "g00099" and entry["entry"][1] == 3 and entry["entry"][10] == 1  # one forced move
+    assert entry["limits_ms"] == [5000, 7000] and entry["to_move"] == state.current_player
+    assert all(used >= 0 for used in entry["used_ms"]) and not entry["ended"]
+    board = running["boards"][entry["entry"][2]]
+    assert [board["move_texts"][int(i)] for i in entry["entry"][12].split(",")] == ["1 2", *played]
+    feed.game_left("g00099")
+    stream.until(lambda m: m["live"].get("running", [{}])[0].get("ended") is True)
+    stream.close()
+
+
+def test_the_last_state_is_sent_when_the_run_ends_then_the_stream_closes(serve, folder):
+    server, port = serve(feed=RunFeed())
+    stream = Stream(port)
+    stream.next()
+    server.stop()
+    name, last = stream.next()
+    assert name == "snapshot" and last["live"]["progress"]["ended"] is True
+    with pytest.raises((EOFError, ConnectionError, http.client.IncompleteRead)):
+        stream.next()
+
+
+def test_a_taken_port_is_a_usage_error_before_anything_runs(serve, folder):
+    _, port = serve()
+    with pytest.raises(UsageError, match=f"--serve 127.0.0.1:{port}: cannot listen there"):
+        LiveServer(folder, port=port).start()
+
+
+def arbiter(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "arbiter", *args], capture_output=True, text=True, timeout=60)
+
+
+def test_cli_refuses_bad_serve_options_in_one_line(tmp_path):
+    missing = arbiter("serve", str(tmp_path / "nothing"))
+    assert missing.returncode == 2 and missing.stderr.count("\n") == 1 and "does not exist" in missing.stderr
+    logs_alone = arbiter("run", "configs/demo.yaml", "--serve-logs")
+    assert logs_alone.returncode == 2 and "--serve-logs: only with --serve" in logs_alone.stderr
+    swapped = arbiter("run", "--serve", "configs/demo.yaml")
+    assert swapped.returncode == 2

@@ -1,0 +1,146 @@
+"""The live page in a real browser (Debian's chromium, headless, driven by Playwright), served by
+the real commands: a tournament watched from start to finish, and a page that reconnects by
+itself after the server restarts. With ARBITER_UPDATE_SCREENSHOTS=1 the screenshots are also
+copied to docs/img/ (the pictures in docs/live.md)."""
+from __future__ import annotations
+
+import json
+import re
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from report_samples import write_sample_tournament
+from test_report_browser import browser, save_screenshot  # noqa: F401 - `browser` is a fixture
+from tournament_helpers import ROOT, write_config
+
+SLOW_BOT = ROOT / "tests" / "bots" / "slow_random_bot.py"
+WAIT_MS = 60_000  # generous: the machine may be busy; every wait ends as soon as its event happens
+
+
+class Served:
+    """An `arbiter` command that serves the live page, and the address it printed."""
+
+    def __init__(self, *args: str, cwd: Path) -> None:
+        self.process = subprocess.Popen([sys.executable, "-m", "arbiter", *args], cwd=cwd, text=True,
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.url = ""
+        stream = self.process.stderr if args[0] == "run" else self.process.stdout
+        assert stream is not None
+        for line in stream:
+            match = re.search(r"live page: (\S+)", line)
+            if match:
+                self.url = match.group(1)
+                break
+        assert self.url, f"no address printed; stderr: {self.process.stderr.read() if self.process.stderr else ''}"
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+        self.process.communicate(timeout=60)
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:  # noqa: F811 - the imported fixture
+    """A fresh page that fails the test on a script error or a request to anywhere but the server."""
+    context = browser.new_context(viewport={"width": 1280, "height": 1000})
+    page = context.new_page()
+    errors: list[str] = []
+    elsewhere: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("request", lambda request: None if request.url.startswith("http://127.0.0.1:") else elsewhere.append(request.url))
+    yield page
+    context.close()
+    assert errors == [], f"script errors on the page: {errors}"
+    assert elsewhere == [], f"the page tried to load: {elsewhere}"
+
+
+def standings_txt_rows(path: Path) -> list[list[str]]:
+    """The standings table's rows as standings.txt prints them (columns set apart by 2+ spaces)."""
+    lines = path.read_text().split("\n\n")[0].splitlines()[2:]
+    return [re.split(r"\s{2,}", line.strip()) for line in lines]
+
+
+def page_standings_rows(page: Any) -> list[list[str]]:
+    return page.eval_on_selector_all("#standings-table tbody tr",
+                                     "rows => rows.map(r => [...r.querySelectorAll('td')].map(td => td.textContent.trim()))")
+
+
+def test_a_tournament_is_watched_live_from_start_to_finish(page, tmp_path):
+    players = "\n".join(f"  - {{name: {name}, command: python {SLOW_BOT} --seed {seed}, env: {{SLOW_MS: '60'}}}}"
+                        for name, seed in (("ann", 1), ("bob", 2), ("cyd", 3)))
+    config = write_config(tmp_path, "game: dots-and-triangles\nparams: {rows: 4}\ngames_per_pairing: 2\n"
+                                    f"concurrency: 2\nopenings: {{random_moves: 2, seed: 5}}\nplayers:\n{players}\n")
+    run = Served("run", str(config), "--serve", cwd=tmp_path)
+    try:
+        page.goto(run.url)
+        page.wait_for_selector("body[data-ready]")
+        # A running game's board advances move by move, without a reload.
+        page.wait_for_selector("#now-playing .now-game", timeout=WAIT_MS)
+        first = page.eval_on_selector("#now-playing .now-game", "g => [g.dataset.game, Number(g.dataset.moves)]")
+        page.wait_for_function(
+            "([id, moves]) => [...document.querySelectorAll('#now-playing .now-game')]"
+            ".some(g => g.dataset.game === id && Number(g.dataset.moves) > moves)", arg=first, timeout=WAIT_MS)
+        assert page.locator("#now-playing svg line.edge.drawn").count() > 0
+        assert re.search(r"\d+\.\d s", page.inner_text("#now-playing .clock >> nth=0"))
+        save_screenshot(page, tmp_path, "live.png")
+        # The standings change as records land.
+        games_played = "() => [...document.querySelectorAll('#standings-table td[data-key=games]')]" \
+                       ".reduce((n, td) => n + Number(td.textContent), 0)"
+        page.wait_for_function(f"({games_played})() > 0", timeout=WAIT_MS)
+        page.wait_for_function("document.getElementById('live-status').textContent.includes('finished')",
+                               timeout=WAIT_MS)
+        out, _ = run.process.communicate(timeout=60)
+    finally:
+        run.stop()
+    assert run.process.returncode == 0
+    # The page's final standings are standings.txt's, cell for cell; every game opens in the viewer.
+    assert page_standings_rows(page) == standings_txt_rows(tmp_path / "results" / "standings.txt")
+    assert page.inner_text("#progress-text") == "6 of 6 games recorded"
+    assert page.locator("#games-table tbody tr").count() == 6
+    page.locator("#games-table tbody tr >> nth=0").click()
+    page.wait_for_selector("#viewer-overlay:not([hidden])")
+    assert page.locator("svg#board line.edge.drawn").count() == 0  # the viewer opens at the start
+    page.click("#btn-last")
+    assert page.locator("svg#board line.edge.drawn").count() == page.locator("#move-list li[data-ply]").count()
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_the_page_reconnects_by_itself_after_the_server_restarts(page, tmp_path):
+    folder = write_sample_tournament(tmp_path / "ladder", players=("alpha", "beta", "gamma"), games_per_pairing=2,
+                                     timeouts=0, seed=5)
+    games = folder / "games.jsonl"
+    lines = games.read_text().splitlines(keepends=True)
+    games.write_text("".join(lines[:3]))
+    address = f"127.0.0.1:{free_port()}"
+    server = Served("serve", str(folder), "--address", address, cwd=tmp_path)
+    page.goto(server.url)
+    page.wait_for_function("document.getElementById('live-status').textContent.includes('watching')", timeout=WAIT_MS)
+    assert page.inner_text("#progress-text").startswith("3 of 3 games")
+    page.evaluate("window.notReloaded = true")
+    server.stop()
+    page.wait_for_function("document.getElementById('live-status').textContent.includes('reconnecting')",
+                           timeout=WAIT_MS)
+    save_screenshot(page, tmp_path, "live-reconnecting.png")
+    games.write_text("".join(lines))  # the run went on while the server was down
+    server = Served("serve", str(folder), "--address", address, cwd=tmp_path)
+    try:
+        page.wait_for_function("document.getElementById('progress-text').textContent.startsWith('6 of')",
+                               timeout=WAIT_MS)
+        assert page.evaluate("window.notReloaded") is True
+        assert "watching" in page.inner_text("#live-status")
+        summary = json.loads((folder / "summary.json").read_text())
+        assert [row[1] for row in page_standings_rows(page)] == [p["name"] for p in summary["players"]]
+        assert [row[2] for row in page_standings_rows(page)] == [str(p["games"]) for p in summary["players"]]
+    finally:
+        server.stop()
