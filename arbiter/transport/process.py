@@ -736,13 +736,20 @@ def _signal_all(members: Sequence[tuple[int, str, int]], session_id: int, signum
 
 
 def _live(processes: Sequence[BotProcess]) -> dict[BotProcess, list[tuple[int, str, int]]]:
-    """Every live member of each bot's session; zombies that are ours are reaped on the way."""
-    members = session_members(p.session_id for p in processes)
+    """Every live member of each bot's session; zombies that are ours are reaped on the way.
+
+    A boxed bot's session is not looked for in /proc (a scan of every process on the
+    machine): every process of its box is in its tree, which no process can leave (an
+    orphan goes to the box's init), so the tree is the whole of it."""
+    members = session_members(p.session_id for p in processes if p.box is None)
     me = os.getpid()
     alive: dict[BotProcess, list[tuple[int, str, int]]] = {}
     for process in processes:
         live = []
-        for pid, state, ppid in members[process.session_id]:
+        if process.box is not None:
+            fields = _stat_fields(process.pid)
+            box_top = [] if fields is None else [(process.pid, fields[0].decode(), int(fields[1]))]
+        for pid, state, ppid in members[process.session_id] if process.box is None else box_top:
             if state == "Z":
                 if ppid == me and pid != process.pid:
                     _reap(pid)  # an orphan handed to us as subreaper
