@@ -12,7 +12,8 @@
   arrival, so the relay write, SIGCONT, the pipe both ways and the read of the line are
   all in it), and the arbiter's own overhead = the difference, move by move (everything
   from a move's arrival to the next hand-over: CPU reading, rules, record, SIGSTOP, the
-  looks for output out of turn). With and without suspension (suspend_idle).
+  looks for output out of turn). The default (bots sandboxed, suspend_idle: true), the
+  same without suspension, and the same with the sandbox off (docs/security.md).
 - Placements: what a pipe round trip costs depends on whether the two processes share a
   CPU (a wake-up on another CPU can cost far more, in a virtual machine most of all), and
   the scheduler decides that differently from moment to moment. So every measurement is
@@ -27,6 +28,7 @@
   budget the referee declares the timeout (its `time_used_ms`, measured from the hand-off).
 
 Run: python benchmarks/bench_referee.py [--moves 1000] [--repeats 5]
+(The sandbox needs bubblewrap; without it the "boxed" rows are not boxed, and say so.)
 """
 from __future__ import annotations
 
@@ -43,6 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from arbiter.games import find_game  # noqa: E402
 from arbiter.referee import PlayerSpec, TimeControl, play_game  # noqa: E402
+from arbiter.transport.sandbox import SandboxSpec, support  # noqa: E402
 
 # Every helper process pins itself to the CPU in BENCH_CPU, when set.
 PIN = 'import os\nif "BENCH_CPU" in os.environ: os.sched_setaffinity(0, {int(os.environ["BENCH_CPU"])})\n'
@@ -120,10 +123,26 @@ def ping_pong_us(exchanges: int, env: dict[str, str]) -> list[float]:
     return trips
 
 
-def refereed_us(moves: int, suspend_idle: bool, env: dict[str, str]) -> tuple[list[float], list[float]]:
+@dataclass(frozen=True)
+class Kind:
+    """One way of refereeing the benchmark's games."""
+
+    label: str
+    suspend_idle: bool
+    boxed: bool
+
+
+KINDS = (Kind("sandboxed, suspend_idle: true (default)", True, True),
+         Kind("sandboxed, suspend_idle: false", False, True),
+         Kind("sandbox off, suspend_idle: true", True, False))
+
+
+def refereed_us(moves: int, suspend_idle: bool, env: dict[str, str], *,
+                boxed: bool = True) -> tuple[list[float], list[float]]:
     """Per move of one game of `moves` moves: (microseconds between turns, the bot's share)."""
     game = find_game("limit-nim", piles=f"{moves}/1")
-    taker = PlayerSpec(name="taker", command=(sys.executable, "-c", TAKER), env={"STONES": str(moves), **env})
+    taker = PlayerSpec(name="taker", command=(sys.executable, "-c", TAKER), env={"STONES": str(moves), **env},
+                       sandbox=SandboxSpec() if boxed else None)
     stamps: list[float] = []
     record = play_game(game, [taker, taker], time=TimeControl(time_ms=600000, suspend_idle=suspend_idle),
                        on_turn=lambda state: stamps.append(time.perf_counter()))
@@ -166,7 +185,7 @@ def main() -> None:
     where = placements(sorted(all_cpus))
     floors: dict[str, list[float]] = {p.label: [] for p in where}
     floor_medians: dict[str, list[float]] = {p.label: [] for p in where}
-    games = {(p.label, s): Samples() for p in where for s in (True, False)}
+    games = {(p.label, k): Samples() for p in where for k in KINDS}
     cuts = []
     try:
         for _ in range(args.repeats):  # interleaved, so a load spike hits every kind alike
@@ -175,10 +194,11 @@ def main() -> None:
                 trips = ping_pong_us(args.moves, placement.helper_env())
                 floors[placement.label] += trips
                 floor_medians[placement.label].append(statistics.median(trips))
-                for suspend_idle in (True, False):
-                    between, bots = refereed_us(args.moves, suspend_idle, placement.helper_env())
+                for kind in KINDS:
+                    between, bots = refereed_us(args.moves, kind.suspend_idle, placement.helper_env(),
+                                                boxed=kind.boxed)
                     overhead = [b - w for b, w in zip(between, bots)]  # paired, move by move
-                    samples = games[placement.label, suspend_idle]
+                    samples = games[placement.label, kind]
                     samples.per_move += between
                     samples.bots += bots
                     samples.overhead += overhead
@@ -189,7 +209,7 @@ def main() -> None:
         os.sched_setaffinity(0, all_cpus)
 
     print(f"{args.repeats} repeats x {args.moves} moves; Python {sys.version.split()[0]}; "
-          f"{len(all_cpus)} CPUs; load average {os.getloadavg()[0]:.1f}")
+          f"{len(all_cpus)} CPUs; load average {os.getloadavg()[0]:.1f}; sandbox: {support().describe()}")
     print()
     print("| placement | run, medians per move | per move (us) | bot's share (us) | arbiter overhead (us) "
           "| overhead / ping-pong (range over repeats) | per move / ping-pong (range) |")
@@ -198,11 +218,11 @@ def main() -> None:
         label = placement.label
         floor_us = statistics.median(floors[label])
         print(f"| {label} | bare pipe ping-pong (round trip) | {floor_us:.1f} | | | | 1x |")
-        for suspend_idle, kind in ((True, "suspend_idle: true (default)"), (False, "suspend_idle: false")):
-            samples = games[label, suspend_idle]
+        for kind in KINDS:
+            samples = games[label, kind]
             overhead_ratios = [o / f for (o, _), f in zip(samples.repeat_medians, floor_medians[label])]
             per_move_ratios = [m / f for (_, m), f in zip(samples.repeat_medians, floor_medians[label])]
-            print(f"| {label} | {kind} | {statistics.median(samples.per_move):.1f} "
+            print(f"| {label} | {kind.label} | {statistics.median(samples.per_move):.1f} "
                   f"| {statistics.median(samples.bots):.1f} | {statistics.median(samples.overhead):.1f} "
                   f"| {_ratio(overhead_ratios)} | {_ratio(per_move_ratios)} |")
     print()

@@ -23,13 +23,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--fresh", action="store_true", help="discard recorded games and start over")
     parser.add_argument("--concurrency", type=int, default=None, help="games at once (overrides the config)")
     parser.add_argument("--quiet", action="store_true", help="no progress output, only the final standings")
+    parser.add_argument("--cluster", default=None, metavar="tls://HOST:PORT",
+                        help="play the games on this Dask scheduler's workers, overriding the config's "
+                             "cluster: (tcp:// on this machine only; see docs/cluster.md)")
     add_sandbox_options(parser, paths=False)
     add_serve_options(parser)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    config = load_config(args.config, concurrency=args.concurrency)
+    config = load_config(args.config, concurrency=args.concurrency, cluster=args.cluster)
     if args.no_sandbox:
         config = without_sandbox(config)
     progress = Progress(quiet=args.quiet)

@@ -65,6 +65,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="run `arbiter check` on both bots before the first game and refuse to start if "
                              "one fails (the config key check: true)")
     parser.add_argument("--quiet", action="store_true", help="no progress output, only the final report")
+    parser.add_argument("--cluster", default=None, metavar="tls://HOST:PORT",
+                        help="play the games on this Dask scheduler's workers (tcp:// on this machine only; "
+                             "see docs/cluster.md)")
     add_sandbox_options(parser, paths=False)
     add_serve_options(parser)
     parser.set_defaults(func=run)
@@ -105,6 +108,8 @@ def flags_to_config(args: argparse.Namespace) -> dict[str, Any]:
         data["check"] = True
     if args.no_sandbox:
         data["sandbox"] = "off"
+    if args.cluster is not None:
+        data["cluster"] = args.cluster
     return data
 
 

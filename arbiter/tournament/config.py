@@ -5,10 +5,12 @@ starts, and all problems are reported together with their key path and line.
 """
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 import shlex
 import shutil
+import socket as sockets
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -31,8 +33,9 @@ SANDBOX_KEYS = ("read", "write")  # a player's `sandbox:` mapping
 TOP_KEYS = (
     "name", "game", "params", "format", "games_per_pairing", "games_per_group", "rounds", "openings", "time",
     "concurrency", "scoring", "players", "gauntlet", "results", "candidate", "baseline", "sprt",
-    "arbiter_keys", "check", "sandbox", "seed",
+    "arbiter_keys", "check", "sandbox", "seed", "cluster",
 )
+CLUSTER_KEYS = ("address", "ca_file", "cert", "key")  # docs/cluster.md
 SPRT_KEYS = ("elo0", "elo1", "alpha", "beta", "max_games", "fail_on_fault", "log_pattern")
 DEFAULT_LOG_PATTERN = "warn|error|exception|traceback|assert"
 MAX_CONCURRENCY = 256
@@ -101,6 +104,18 @@ class SprtSettings:
 
 
 @dataclass(frozen=True)
+class ClusterSpec:
+    """A Dask scheduler to play the games on (docs/cluster.md): its address (tcp:// on this
+    machine only, else tls://) and, for TLS, the CA and this client's certificate and key
+    files (None: Dask's own configuration gives them)."""
+
+    address: str
+    ca_file: str | None = None
+    cert: str | None = None
+    key: str | None = None
+
+
+@dataclass(frozen=True)
 class TournamentConfig:
     """A validated tournament. Paths are absolute."""
 
@@ -123,6 +138,7 @@ class TournamentConfig:
     sandbox: str = "on"  # on, off or required (docs/security.md); players' own `sandbox: off` aside
     seed: int = 0  # each game's bots get a seed derived from it and the game id ($ARBITER_SEED)
     seats: int = 2  # players per game: the game's `players` parameter
+    cluster: ClusterSpec | None = None  # games on a Dask cluster (docs/cluster.md); None: here
     raw: dict[str, Any] = field(default_factory=dict, compare=False)  # the file as read, for the copy and diffs
 
     def make_game(self) -> Game[Any]:
@@ -134,8 +150,9 @@ class TournamentConfig:
         return next(p for p in self.players if p.name == name)
 
 
-def load_config(path: str | Path, *, concurrency: int | None = None) -> TournamentConfig:
-    """Read and validate a tournament config; raises ConfigError listing every problem."""
+def load_config(path: str | Path, *, concurrency: int | None = None, cluster: str | None = None) -> TournamentConfig:
+    """Read and validate a tournament config; raises ConfigError listing every problem.
+    `concurrency` and `cluster` (an address) are the command line's overrides."""
     source = Path(path).resolve()
     data, problems = load_yaml(source)
     if not isinstance(data, dict):
@@ -147,7 +164,47 @@ def load_config(path: str | Path, *, concurrency: int | None = None) -> Tourname
         if not 1 <= concurrency <= MAX_CONCURRENCY:
             raise ConfigError(f"--concurrency {concurrency} is not allowed: must be >= 1 and <= {MAX_CONCURRENCY}")
         config = replace(config, concurrency=concurrency)
+    if cluster is not None:
+        config = with_cluster(config, cluster)
     return config
+
+
+def with_cluster(config: TournamentConfig, address: str) -> TournamentConfig:
+    """The config played on the Dask scheduler at `address` (`--cluster`), keeping the
+    config's TLS files; ConfigError naming the flag if the address is refused."""
+    problem = cluster_address_problem(address)
+    if problem:
+        raise ConfigError(f"--cluster {address} is not allowed: {problem}")
+    remote = [p.name for p in config.players if p.transport == "remote"]
+    if remote:
+        raise ConfigError(f"--cluster {address} is not allowed: {', '.join(remote)} "
+                          f"{'is a remote bot' if len(remote) == 1 else 'are remote bots'} "
+                          "(transport: remote), which only the arbiter's machine reaches")
+    return replace(config, cluster=replace(config.cluster or ClusterSpec(address), address=address))
+
+
+def cluster_address_problem(address: str) -> str | None:
+    """Why a scheduler address is refused, or None: it must be tcp://HOST:PORT on this
+    machine (loopback), or tls://HOST:PORT anywhere; a plain connection across a network
+    would let anybody on the way play or read the games."""
+    scheme, sep, rest = address.partition("://")
+    host, colon, port = rest.rpartition(":")
+    host = host.strip("[]")
+    if not sep or scheme not in ("tcp", "tls") or not colon or not host or not port.isdigit():
+        return "give the Dask scheduler as tls://HOST:PORT (or tcp://127.0.0.1:PORT on this machine)"
+    if scheme == "tcp" and not _loopback(host):
+        return (f"{host} is not this machine, and a plain tcp:// connection is readable and forgeable "
+                "on the network: start the scheduler with TLS and give tls://HOST:PORT (docs/cluster.md)")
+    return None
+
+
+def _loopback(host: str) -> bool:
+    """Whether every address `host` names is a loopback address (an unknown name is not)."""
+    try:
+        found = {info[4][0] for info in sockets.getaddrinfo(host, None)}
+    except (OSError, UnicodeError):
+        return False
+    return bool(found) and all(ipaddress.ip_address(a.split("%")[0]).is_loopback for a in found)
 
 
 def config_from_data(data: dict[str, Any], source: Path) -> TournamentConfig:
@@ -245,6 +302,7 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
                                     "(codecup bots learn their seat from `Start`)")
     results = top.get("results", None, text)
     results_dir = (folder / results) if results else (folder.parent / "results" / str(name))
+    cluster = _read_cluster(problems, top.raw("cluster"), folder, players)
     if problems.messages or game is None:
         return None
     return TournamentConfig(
@@ -253,7 +311,8 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
         openings=openings, time=time, concurrency=concurrency, scoring=scoring,
         players=tuple(replace(p, sandbox=None) if sandbox_mode == "off" else _hiding(p, results_dir.resolve())
                       for p in players),
-        candidate=candidate, sprt=sprt, check=check, sandbox=str(sandbox_mode), seed=seed, seats=seats, raw=data,
+        candidate=candidate, sprt=sprt, check=check, sandbox=str(sandbox_mode), seed=seed, seats=seats,
+        cluster=cluster, raw=data,
     )
 
 
@@ -298,6 +357,33 @@ def _read_scoring(problems: Problems, value: Any, seats: int) -> Scoring:
         loss=scoring_map.get("loss", 0.0, number()),
         places=places,
     )
+
+
+def _read_cluster(problems: Problems, value: Any, folder: Path, players: list[PlayerSpec]) -> ClusterSpec | None:
+    """`cluster:` as an address, or {address, ca_file, cert, key} with files from the config's folder."""
+    if value is None:
+        return None
+    m = Mapping(problems, ("cluster",), {"address": value} if isinstance(value, str) else value, CLUSTER_KEYS)
+    path: KeyPath = ("cluster",) if isinstance(value, str) else ("cluster", "address")
+    address = m.get("address", None, text, required=True)
+    if not isinstance(address, str):
+        return None
+    problem = cluster_address_problem(address)
+    if problem:
+        problems.add(path, f"{address!r} is not allowed: {problem}")
+    files: dict[str, str | None] = {}
+    for key in CLUSTER_KEYS[1:]:
+        given = m.get(key, None, text)
+        files[key] = str((folder / given).resolve()) if isinstance(given, str) else None
+        if files[key] is not None and not os.path.isfile(str(files[key])):
+            problems.add(("cluster", key), f"{given!r} is not allowed: no such file ({files[key]})")
+    if any(files.values()) and not address.startswith("tls://"):
+        problems.add(path, f"{address!r} is not allowed: ca_file, cert and key are for a tls:// address")
+    for player in players:
+        if player.transport == "remote":
+            problems.add(("cluster",), f"does not apply with the remote bot {player.name!r} (transport: remote): "
+                                       "only the arbiter's machine reaches it")
+    return ClusterSpec(address, files["ca_file"], files["cert"], files["key"])
 
 
 def _sandbox_mode(value: Any) -> str | None:
@@ -674,5 +760,5 @@ def _read_openings(problems: Problems, value: Any, folder: Path, game: Game[Any]
     return Openings(lines=tuple(lines), file=str(path), seed=m.get("seed", 0, integer(0)))
 
 
-__all__ = ["ConfigError", "Openings", "Scoring", "SprtSettings", "TournamentConfig", "config_from_data", "load_config",
+__all__ = ["ClusterSpec", "ConfigError", "Openings", "Scoring", "SprtSettings", "TournamentConfig", "config_from_data", "load_config",
            "unstartable"]

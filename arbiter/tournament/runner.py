@@ -15,14 +15,14 @@ import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any, Callable, Iterator, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol
 
 import yaml
 
 from ..errors import UsageError
 from ..games import Game, State
 from ..records import GameRecord, game_places
-from ..referee import GameAborted, TimeControl, play_game
+from ..referee import GameAborted, PlayerSpec, TimeControl, play_game
 from ..transport.sandbox import support
 from .audit import replay_problem
 from .config import TournamentConfig
@@ -30,6 +30,9 @@ from .preflight import preflight
 from .progress import Progress
 from .schedule import ScheduledGame, fixed_schedule, planned_games, schedule_identity, swiss_round
 from .store import GameStore, hold_results_folder
+
+if TYPE_CHECKING:
+    from .cluster import Cluster
 
 IDENTITY_FILE = "tournament.json"
 
@@ -214,12 +217,66 @@ class _Pending:
         return None
 
 
+@dataclass(frozen=True)
+class GameSetup:
+    """Everything that decides how one scheduled game is played, here or on a cluster's worker."""
+
+    players: tuple[PlayerSpec, ...]  # in seat order, each with the game's $ARBITER_SEED
+    time: TimeControl
+    opening: tuple[str, ...]
+    log_prefix: str  # of the game's log file names
+
+
+class GamePool(Protocol):
+    """Where games are played: threads of this process (`LocalPool`) or a Dask cluster
+    (`cluster.ClusterPool`). The runner keeps `slots` games submitted and records each
+    result itself, so the records have one writer wherever the games run."""
+
+    slots: int
+
+    def submit(self, scheduled: ScheduledGame) -> Future[GameRecord]:
+        """Start (or queue) one game; its future gives the referee's record, or raises
+        GameAborted when the game was stopped."""
+        ...
+
+    def stop(self) -> None:
+        """End the running games (their futures raise GameAborted) and drop those not started."""
+        ...
+
+    def close(self) -> None:
+        """Release the pool once no future is pending."""
+        ...
+
+
+class LocalPool:
+    """Games in threads of this process, `slots` at once."""
+
+    def __init__(self, slots: int, play_one: Callable[[ScheduledGame], GameRecord], cancel: threading.Event) -> None:
+        self.slots = slots
+        self._play_one = play_one
+        self._cancel = cancel
+        self._threads = ThreadPoolExecutor(max_workers=slots, thread_name_prefix="game")
+
+    def submit(self, scheduled: ScheduledGame) -> Future[GameRecord]:
+        """Play the game in a thread of this process."""
+        return self._threads.submit(self._play_one, scheduled)
+
+    def stop(self) -> None:
+        """Set the cancel flag every running game's referee watches; unstarted ones are cancelled."""
+        self._cancel.set()
+
+    def close(self) -> None:
+        """Wait for the threads to end."""
+        self._threads.shutdown(wait=True)
+
+
 class GameWatch(Protocol):
     """Sees each game of a run while it is played (the live page, arbiter/reports/live.py).
 
     `game_started` runs in the game's thread before the bots start and returns the referee's
     `on_turn` callback, which runs on the referee's hot path (it must only take note);
-    `game_left` runs once the game has ended, however it ended.
+    `game_left` runs once the game has ended, however it ended. Games on a cluster are not
+    seen (their referee runs on a worker); their records are.
     """
 
     def game_started(self, scheduled: ScheduledGame, game: Game[Any],
@@ -232,11 +289,12 @@ class TournamentRunner:
     """Plays the pending games of one tournament with `config.concurrency` games at once."""
 
     def __init__(self, config: TournamentConfig, store: GameStore, progress: Progress,
-                 play: Callable[..., GameRecord] = play_game) -> None:
+                 play: Callable[..., GameRecord] = play_game, cluster: Cluster | None = None) -> None:
         self.config = config
         self.store = store
         self.progress = progress
         self.play = play
+        self.cluster = cluster  # None: games in threads here
         self.cancel = threading.Event()
         self.records = store.load(repair=True)
         self.done_ids = {r["id"] for r in self.records}
@@ -282,28 +340,36 @@ class TournamentRunner:
         """Play games from `queue`, `concurrency` at once, until it is empty or `_decided()`."""
         running: dict[Future[GameRecord], ScheduledGame] = {}
         pending = _Pending(queue)
-        with ThreadPoolExecutor(max_workers=self.config.concurrency, thread_name_prefix="game") as pool:
-            try:
+        pool = self._open_pool()
+        try:
+            self._fill(pool, pending, running)
+            while running:
+                finished, _ = wait(running, timeout=0.5, return_when=FIRST_COMPLETED)
+                self.progress.tick()
+                for future in finished:
+                    self._finished(running.pop(future), future)
+                if self._decided():
+                    self._end_running(pool, running)
+                    return
                 self._fill(pool, pending, running)
-                while running:
-                    finished, _ = wait(running, timeout=0.5, return_when=FIRST_COMPLETED)
-                    self.progress.tick()
-                    for future in finished:
-                        self._finished(running.pop(future), future)
-                    if self._decided():
-                        self._end_running(running)
-                        return
-                    self._fill(pool, pending, running)
-            except KeyboardInterrupt:
-                self.cancel.set()
-                for future in running:
-                    future.cancel()
-                wait(running)
-                raise Interrupted() from None
-            except BaseException:
-                self.cancel.set()
-                wait(running)
-                raise
+        except KeyboardInterrupt:
+            pool.stop()
+            for future in running:
+                future.cancel()
+            wait(running)
+            raise Interrupted() from None
+        except BaseException:
+            pool.stop()
+            wait(running)
+            raise
+        finally:
+            pool.close()
+
+    def _open_pool(self) -> GamePool:
+        """The cluster's pool when there is one, else `concurrency` threads here."""
+        if self.cluster is not None:
+            return self.cluster.pool(self.config, self.game_setup)
+        return LocalPool(self.config.concurrency, self._play_one, self.cancel)
 
     def _finished(self, scheduled: ScheduledGame, future: Future[GameRecord]) -> None:
         """A game's future completed: record it (an arbiter bug in it re-raises here)."""
@@ -313,43 +379,50 @@ class TournamentRunner:
         """Whether to stop before the queue is empty (a tournament never does)."""
         return False
 
-    def _end_running(self, running: dict[Future[GameRecord], ScheduledGame]) -> None:
+    def _end_running(self, pool: GamePool, running: dict[Future[GameRecord], ScheduledGame]) -> None:
         """Stop early: end the games still running; record those that finish anyway."""
-        self.cancel.set()
+        pool.stop()
         wait(running)
         for future, scheduled in running.items():
-            if not isinstance(future.exception(), GameAborted):
+            if not future.cancelled() and not isinstance(future.exception(), GameAborted):
                 self._finished(scheduled, future)
         running.clear()
 
-    def _fill(self, pool: ThreadPoolExecutor, pending: _Pending,
-              running: dict[Future[GameRecord], ScheduledGame]) -> None:
-        """Start games until `concurrency` run. A remote bot plays one game at a time, so a game
-        whose remote player is in a running game waits in `pending` instead of in a slot."""
+    def _fill(self, pool: GamePool, pending: _Pending, running: dict[Future[GameRecord], ScheduledGame]) -> None:
+        """Start games until the pool's slots are full. A remote bot plays one game at a time, so a
+        game whose remote player is in a running game waits in `pending` instead of in a slot."""
         busy = {seat for scheduled in running.values() for seat in self._remote_seats(scheduled)}
-        while len(running) < self.config.concurrency:
+        while len(running) < pool.slots:
             scheduled = pending.next_ready(lambda game: busy.isdisjoint(self._remote_seats(game)))
             if scheduled is None:
                 return
             busy |= self._remote_seats(scheduled)
-            running[pool.submit(self._play_one, scheduled)] = scheduled
+            running[pool.submit(scheduled)] = scheduled
 
     def _remote_seats(self, scheduled: ScheduledGame) -> set[str]:
         """The endpoints of the game's remote players (each serves one game at a time)."""
         players = [self.config.player(name) for name in scheduled.seats]
         return {p.socket.bind or p.socket.connect or "" for p in players if p.transport == "remote"}
 
-    def _play_one(self, scheduled: ScheduledGame) -> GameRecord:
+    def game_setup(self, scheduled: ScheduledGame) -> GameSetup:
+        """How `scheduled` is played: its players (with the game's seed), clock, opening and log names."""
         config = self.config
         seed = {SEED_VARIABLE: str(game_seed(config.seed, scheduled.id))}
-        players = [replace(config.player(name), env={**config.player(name).env, **seed}) for name in scheduled.seats]
+        return GameSetup(
+            players=tuple(replace(config.player(name), env={**config.player(name).env, **seed})
+                          for name in scheduled.seats),
+            time=config.time, opening=tuple(scheduled.opening), log_prefix=f"{scheduled.id}-",
+        )
+
+    def _play_one(self, scheduled: ScheduledGame) -> GameRecord:
+        setup = self.game_setup(scheduled)
         options: dict[str, Any] = {}  # no on_turn unless watched: a test's fake `play` need not take one
         if self.watch is not None:
-            clocks = [player.time or config.time for player in players]
+            clocks = [player.time or setup.time for player in setup.players]
             options["on_turn"] = self.watch.game_started(scheduled, self.game, clocks)
         try:
-            return self.play(self.game, players, time=config.time, opening=scheduled.opening,
-                             log_dir=config.results_dir / "logs", log_prefix=f"{scheduled.id}-",
+            return self.play(self.game, list(setup.players), time=setup.time, opening=setup.opening,
+                             log_dir=self.config.results_dir / "logs", log_prefix=setup.log_prefix,
                              cancel=self.cancel, **options)
         finally:
             if self.watch is not None:
@@ -378,13 +451,33 @@ def run_held(config: TournamentConfig, progress: Progress, runner_class: type[To
     with hold_results_folder(config.results_dir):
         store = prepare_results(config, fresh=fresh)
         preflight(config, progress.note)  # with check: true, every launched bot before the first game
-        runner = runner_class(config, store, progress)
-        runner.watch = watch
-        started = time.monotonic()
-        outcome = runner.run()
+        if config.cluster is None:
+            runner = runner_class(config, store, progress)
+            runner.watch = watch
+            started = time.monotonic()
+            outcome = runner.run()
+        else:
+            with _cluster_module().connect(config, progress.note) as cluster:  # every worker checked before the first game
+                runner = runner_class(config, store, progress, cluster=cluster)
+                runner.watch = watch
+                started = time.monotonic()
+                outcome = runner.run()
     if outcome.played_now:
         progress.note(f"{outcome.played_now} games played in {time.monotonic() - started:.1f} s")
     return outcome
+
+
+def _cluster_module() -> Any:
+    """arbiter.tournament.cluster, imported only by runs on a cluster (Dask takes a second to
+    import, and is an optional dependency); UsageError saying how to install it."""
+    try:
+        from . import cluster
+    except ModuleNotFoundError as exc:
+        if exc.name not in ("distributed", "dask"):
+            raise
+        raise UsageError("playing on a cluster needs Dask's distributed package: "
+                         "pip install 'arbiter[cluster]' (docs/cluster.md)") from None
+    return cluster
 
 
 def run_tournament(config: TournamentConfig, progress: Progress, *, fresh: bool = False,
@@ -393,4 +486,4 @@ def run_tournament(config: TournamentConfig, progress: Progress, *, fresh: bool 
     return run_held(config, progress, TournamentRunner, fresh=fresh, watch=watch)
 
 
-__all__ = ["GameAborted", "GameWatch", "Interrupted", "RunOutcome", "TournamentRunner", "prepare_results", "run_tournament"]
+__all__ = ["GameAborted", "GamePool", "GameWatch", "GameSetup", "Interrupted", "LocalPool", "RunOutcome", "TournamentRunner", "prepare_results", "run_tournament"]

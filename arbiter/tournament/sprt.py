@@ -15,7 +15,7 @@ import shutil
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, Literal, Sequence, TextIO
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Literal, Sequence, TextIO
 
 from ..errors import ExitCode
 from ..games import Game
@@ -27,6 +27,9 @@ from .progress import Progress
 from .runner import GameWatch, Interrupted, TournamentRunner, run_held
 from .schedule import ScheduledGame, opening_for
 from .store import GameStore
+
+if TYPE_CHECKING:
+    from .cluster import Cluster
 
 Verdict = Literal["H1", "H0", "fault", "inconclusive"]
 EXIT_CODES: dict[Verdict, int] = {"H1": ExitCode.DONE, "H0": ExitCode.CHECK_FAILED,
@@ -239,8 +242,8 @@ class SprtRunner(TournamentRunner):
     """Plays game pairs with up to `concurrency` games at once until the test is decided."""
 
     def __init__(self, config: TournamentConfig, store: GameStore, progress: SprtProgress,
-                 play: Callable[..., GameRecord] = play_game) -> None:
-        super().__init__(config, store, progress, play)
+                 play: Callable[..., GameRecord] = play_game, cluster: Cluster | None = None) -> None:
+        super().__init__(config, store, progress, play, cluster)
         assert config.sprt is not None and config.candidate is not None
         self.sprt_progress = progress
         self.test = SprtTest(config.sprt, *(p.name for p in config.players))

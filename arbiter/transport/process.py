@@ -456,7 +456,9 @@ class BotProcess:
             spare = self._box_started()
         self._stopped = [pid for pid in self.track_descendants(signal.SIGSTOP, spare) if pid not in spare]
         # One not stopped yet may have sent another SIGCONT: stop again until all are stopped.
-        for _ in range(SUSPEND_TRIES if self._stopped else 0):
+        # A bot of one process cannot (a process cannot continue itself): nothing to wait for.
+        alone = len(self._stopped) == (1 if self.box is not None else 0)
+        for _ in range(0 if alone else SUSPEND_TRIES):
             running = [pid for pid in ((self.pid,) if self.box is None else ()) + tuple(self._stopped)
                        if _is_running(pid)]
             if not running:

@@ -1,0 +1,204 @@
+"""Tournaments on a real Dask cluster started here: a scheduler and two worker processes of one
+core each. The cluster plays the same games as a local run, a worker killed mid-game costs no
+game, Ctrl-C cancels the cluster's games, and workers are checked before the first game.
+
+Kept lean: one cluster for the module, small boards, a few games each.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+from distributed import Client, LocalCluster
+
+from arbiter.reports.standings import compute_standings
+from arbiter.tournament.cluster import ClusterError, connect, worker_report
+from arbiter.tournament.config import ConfigError, load_config, with_cluster
+from arbiter.tournament.progress import Progress
+from arbiter.tournament.runner import Interrupted, run_tournament
+from arbiter.tournament.sprt import SprtProgress, run_sprt
+
+from test_bundled_configs import played
+from test_tournament_processes import processes_marked, wait_for
+from tournament_helpers import ROOT, write_config
+
+PYTHON = sys.executable
+SLOW_BOT = ROOT / "tests" / "bots" / "slow_random_bot.py"
+
+
+def start_cluster(workers: int, cores: int) -> LocalCluster:
+    """A scheduler on loopback and `workers` worker processes (with nannies, which restart a
+    killed one), each offering `cores` cores."""
+    return LocalCluster(n_workers=workers, threads_per_worker=cores, processes=True, resources={"cores": cores},
+                        host="127.0.0.1", dashboard_address=":0")
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[LocalCluster]:
+    with start_cluster(2, 1) as started:
+        yield started
+
+
+@pytest.fixture
+def client(cluster: LocalCluster) -> Iterator[Client]:
+    with Client(cluster.scheduler_address, set_as_default=False) as connected:
+        connected.wait_for_workers(2, timeout=60)  # a worker killed by an earlier test is back
+        yield connected
+
+
+def quiet() -> Progress:
+    return Progress(quiet=True, tty=False)
+
+
+def slow_config(folder: Path, marker: str, slow_ms: int, games: int) -> Path:
+    """Two seeded slow random bots at Limit Nim: games long enough to be caught mid-play."""
+    players = "\n".join(f"  - {{name: {name}, command: python {SLOW_BOT} --seed {seed}, "
+                        f"env: {{ARBITER_TEST_MARK: {marker}, SLOW_MS: '{slow_ms}'}}}}"
+                        for name, seed in (("a", 1), ("b", 2)))
+    return write_config(folder, f"game: limit-nim\ngames_per_pairing: {games}\n"
+                                f"openings: {{random_moves: 1, seed: 4}}\nplayers:\n{players}\n")
+
+
+def table(records: list[dict[str, Any]], config: Any) -> list[tuple[Any, ...]]:
+    """The standings as printed, less the move times (which no two runs share)."""
+    standings = compute_standings(records, players=[p.name for p in config.players])
+    return [(row.rank, row.name, row.games, row.wins, row.draws, row.losses, row.points, row.faults)
+            for row in standings.players]
+
+
+def test_the_demo_cut_down_plays_the_same_games_on_the_cluster_as_here(tmp_path: Path, cluster: LocalCluster, client: Client) -> None:
+    config = replace(load_config(ROOT / "configs" / "demo.yaml"), games_per_pairing=2)
+    here = run_tournament(replace(config, results_dir=tmp_path / "here"), quiet())
+    there = run_tournament(with_cluster(replace(config, results_dir=tmp_path / "there"), cluster.scheduler_address),
+                           quiet())
+    assert len(there.records) == there.planned == 12
+    assert played(there.records) == played(here.records)
+    assert table(there.records, config) == table(here.records, config)
+    for record in there.records:  # the logs came back into the results folder
+        assert all(Path(log).parent == tmp_path / "there" / "logs" and Path(log).is_file() for log in record["logs"])
+
+
+def test_a_worker_killed_mid_game_costs_no_game_and_records_none_twice(tmp_path: Path, cluster: LocalCluster, client: Client) -> None:
+    marker = uuid.uuid4().hex
+    config = with_cluster(load_config(slow_config(tmp_path, marker, slow_ms=150, games=4)), cluster.scheduler_address)
+    killed: list[str] = []
+
+    def kill_a_worker_mid_game() -> None:
+        assert wait_for(lambda: len(processes_marked(marker)) >= 2, 60)  # a game's bots are up
+        busy = [worker for worker, keys in client.processing().items() if keys]
+        pids = client.run(os.getpid, workers=busy[:1])
+        killed.extend(f"{worker} ({keys})" for worker, keys in client.processing(workers=busy[:1]).items())
+        for pid in pids.values():
+            os.kill(pid, signal.SIGKILL)
+
+    killer = threading.Thread(target=kill_a_worker_mid_game)
+    killer.start()
+    outcome = run_tournament(config, quiet())
+    killer.join()
+    assert killed, "no worker was playing a game"
+    ids = [r["id"] for r in outcome.records]
+    lines = (config.results_dir / "games.jsonl").read_text().splitlines()
+    assert len(lines) == len(ids) == len(set(ids)) == outcome.planned == 4
+    assert [(r["id"], r["termination"], r["detail"]) for r in outcome.records if r["termination"] != "normal"] == []
+    assert wait_for(lambda: processes_marked(marker) == [], 10)  # the killed worker's bots did not linger
+
+
+def test_an_sprt_over_the_cluster_reaches_the_local_verdict_from_the_same_games(
+        tmp_path: Path, cluster: LocalCluster, client: Client) -> None:
+    path = write_config(tmp_path, f"""game: dots-and-triangles
+params: {{rows: 4}}
+format: sprt
+time: {{time_ms: 10000}}
+candidate: {{name: perfect, command: python {ROOT / 'players' / 'perfect_dp.py'}}}
+baseline: {{name: random, command: python {ROOT / 'players' / 'random_bot.py'}}}
+sprt: {{elo0: 0, elo1: 150, max_games: 40}}
+""")
+    config = load_config(path, concurrency=2)
+    here = run_sprt(replace(config, results_dir=tmp_path / "here"), SprtProgress(quiet=True, tty=False))
+    there = run_sprt(with_cluster(replace(config, results_dir=tmp_path / "there"), cluster.scheduler_address),
+                     SprtProgress(quiet=True, tty=False))
+    assert here.test.verdict == there.test.verdict == "H1"
+    assert (there.test.pentanomial, there.test.games_counted) == (here.test.pentanomial, here.test.games_counted)
+    assert there.test.state.llr == pytest.approx(here.test.state.llr)
+
+
+class InterruptAfter(Progress):
+    """Progress that presses Ctrl-C when the first game is recorded."""
+
+    def game_done(self, record: dict[str, Any], records: Any) -> None:
+        super().game_done(record, records)
+        raise KeyboardInterrupt
+
+
+def test_ctrl_c_cancels_the_clusters_games_and_the_same_run_resumes(tmp_path: Path, cluster: LocalCluster, client: Client) -> None:
+    marker = uuid.uuid4().hex
+    config = with_cluster(load_config(slow_config(tmp_path, marker, slow_ms=30, games=8)), cluster.scheduler_address)
+    with pytest.raises(Interrupted):
+        run_tournament(config, InterruptAfter(quiet=True, tty=False))
+    assert len((config.results_dir / "games.jsonl").read_text().splitlines()) == 1
+    assert wait_for(lambda: not any(client.processing().values()), 10)  # nothing left queued or running
+    assert wait_for(lambda: processes_marked(marker) == [], 10)  # the running game's bots were ended
+    outcome = run_tournament(config, quiet())
+    assert outcome.played_now == 7 and len(outcome.records) == 8
+
+
+def test_a_worker_that_cannot_start_a_players_command_is_named_with_the_problem(tmp_path: Path) -> None:
+    config = load_config(slow_config(tmp_path, "m", slow_ms=1, games=2))
+    moved = replace(config.players[1], command=(PYTHON, str(tmp_path / "not-installed-here.py")))
+    report = worker_report((config.players[0], moved), PYTHON)
+    assert report.problems == (f"player b: cannot be started here: script {tmp_path / 'not-installed-here.py'} "
+                               f"does not exist (looked in {tmp_path})",)
+    assert report.version and report.cores >= 1
+
+
+def test_workers_offering_more_cores_than_their_machine_has_are_refused_by_name(tmp_path: Path) -> None:
+    config = load_config(slow_config(tmp_path, "m", slow_ms=1, games=2))
+    cores = len(os.sched_getaffinity(0))
+    with start_cluster(1, cores + 1) as greedy:
+        with pytest.raises(ClusterError) as refused:
+            with connect(with_cluster(config, greedy.scheduler_address), lambda _: None):
+                pytest.fail("the run started")
+    worker = next(iter(greedy.workers.values())).worker_address if greedy.workers else "worker"
+    message = str(refused.value)
+    assert message.startswith("the tournament was not started: worker") and worker in message
+    assert f"offers {cores + 1} cores but the machine has {cores}" in message
+
+
+@pytest.mark.parametrize("address, allowed", [
+    ("tcp://127.0.0.1:8786", True), ("tcp://localhost:8786", True), ("tls://10.0.0.7:8786", True),
+    ("tcp://10.0.0.7:8786", False), ("tcp://192.0.2.1:8786", False), ("10.0.0.7:8786", False),
+    ("http://127.0.0.1:8786", False), ("tcp://127.0.0.1", False),
+])
+def test_off_this_machine_only_a_tls_scheduler_is_accepted(tmp_path: Path, address: str, allowed: bool) -> None:
+    path = slow_config(tmp_path, "m", slow_ms=1, games=2)
+    path.write_text(path.read_text() + f"cluster: {address}\n")
+    if allowed:
+        assert load_config(path).cluster.address == address
+        return
+    with pytest.raises(ConfigError) as refused:
+        load_config(path)
+    assert f"cluster: {address!r} is not allowed: " in str(refused.value)
+    if address.startswith("tcp://") and address.count(":") == 2:
+        assert "not this machine" in str(refused.value) and "tls://" in str(refused.value)
+
+
+def test_arbiter_run_with_cluster_on_the_command_line(tmp_path: Path, cluster: LocalCluster) -> None:
+    path = slow_config(tmp_path, "m", slow_ms=1, games=2)
+    run = subprocess.run([PYTHON, "-m", "arbiter", "run", str(path), "--cluster", cluster.scheduler_address],
+                         capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert f"cluster {cluster.scheduler_address}: 2 workers checked, 2 games at once" in run.stderr + run.stdout
+    assert len((tmp_path / "results" / "games.jsonl").read_text().splitlines()) == 2
+    refused = subprocess.run([PYTHON, "-m", "arbiter", "run", str(path), "--cluster", "tcp://192.0.2.1:8786"],
+                             capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1
+    assert "--cluster tcp://192.0.2.1:8786 is not allowed" in refused.stderr
