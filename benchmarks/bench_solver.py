@@ -10,7 +10,8 @@ Then the perfect_dp bot itself is timed as a process answering `Start` on 3 x 3 
 with an empty table cache (it must solve first) and with the table cached. Last, on
 boards too big to solve from the start, one in-process game of perfect_dp against
 double_cross under the default 30 s budget: when perfect_dp switched to exact play, and
-the clock each side used.
+the clock each side used. Also the max-n solve for 3 and 4 seats (the same boards, one
+int8 plane per seat), as a ratio against the two-seat solve of the same board in this run.
 
     python benchmarks/bench_solver.py
     python benchmarks/bench_solver.py --repeat 1 --no-bot
@@ -154,6 +155,16 @@ def main(argv: list[str] | None = None) -> int:
             warm, warm_log = bot_first_move_seconds(cache)
         print(f"perfect_dp process, 3x3 boxes, Game+Start+Quit: {cold:.2f} s with an empty cache "
               f"({cold_log!r}), {warm:.2f} s with the table cached ({warm_log!r})")
+    print("\n| board | seats | max-n solve s | x the two-seat solve | states/s | vector of the empty board |")
+    print("|---|---:|---:|---:|---:|---|")
+    for name, params, _ in BOARDS:
+        for seats in (3, 4):
+            game = find_game(name, players=seats, **params)
+            seconds, table = best_seconds(lambda: build_table(game), args.repeat)
+            states = 1 << len(game.edges)
+            two_seats = numpy_seconds[find_game(name, **params).describe()]
+            print(f"| {game.describe()} | {seats} | {seconds:.3f} | {seconds / two_seats:.1f} | "
+                  f"{states / seconds / 1e6:.1f} M | {table.vector(0)} |", flush=True)
     print("\n| board (perfect_dp vs double_cross) | edges | double-cross moves | then | perfect_dp s "
           "| double_cross s | score |")
     print("|---|---:|---:|---|---:|---:|---|")

@@ -16,10 +16,18 @@ never loses a game it could win from its first move, nor draws one).
 
     python benchmarks/bench_strength.py                 # 100 games per pair, a few minutes
     python benchmarks/bench_strength.py --games 20 --board triangles
+
+With `--seats N` (3 or more) the dots bots play N-seat games instead: every group of N
+of the four dots bots, each group in every seat order (N! orders) from the same random
+openings, `--games` games per order. Each bot's share of first places (shared on a tie
+for first) and mean cells per game, over all its games.
+
+    python benchmarks/bench_strength.py --seats 3 --games 20 --board boxes
 """
 from __future__ import annotations
 
 import argparse
+import itertools
 import math
 import random
 import sys
@@ -143,13 +151,65 @@ def play_pair(game: Game[Any], strong: str, weak: str, games: int, seed: int) ->
     return result
 
 
+def play_seats(game: Game[Any], group: tuple[str, ...], games: int, seed: int) -> dict[str, tuple[float, int, int]]:
+    """N-seat games of one group, in every seat order from the same openings: per bot its
+    first places (a tie for first shared), cells and games."""
+    rng = random.Random(seed)
+    totals = {name: [0.0, 0, 0] for name in group}
+    for k in range(games):
+        state = game.new_state()
+        for _ in range(OPENING_MOVES):
+            state.apply(rng.choice(state.legal_moves()))
+        opened = state
+        for order_number, order in enumerate(itertools.permutations(group)):
+            state = opened.clone()
+            contexts = [LoggingContext(game=game, seat=seat, rng=random.Random(seed + 1009 * k + 7 * seat + order_number),
+                                       time_ms=30_000) for seat in range(len(order))]
+            while not state.is_over():
+                seat = state.current_player
+                state.apply(BOTS[order[seat]](state, contexts[seat]))
+            scores = state.scores
+            winners = [seat for seat, score in enumerate(scores) if score == max(scores)]
+            for seat, name in enumerate(order):
+                totals[name][0] += 1 / len(winners) if seat in winners else 0.0
+                totals[name][1] += scores[seat]
+                totals[name][2] += 1
+    return {name: (wins, cells, played) for name, (wins, cells, played) in totals.items()}
+
+
+def main_seats(seats: int, boards: list[str], games: int, seed: int) -> int:
+    """The N-seat table: every group of `seats` dots bots, in every seat order."""
+    bots = ("perfect_dp", "double_cross", "greedy", "random")
+    print(f"{seats} seats: every group of {seats} of {', '.join(bots)}, each in all {math.factorial(seats)} "
+          f"seat orders, {games} openings of {OPENING_MOVES} random moves, seed {seed}")
+    print("| board | bot | games | first places | mean cells |")
+    print("|---|---|---:|---:|---:|")
+    for board in boards:
+        name, params, _ = BOARDS[board]
+        game = find_game(name, players=seats, **params)
+        totals = {bot: [0.0, 0, 0] for bot in bots}
+        for group in itertools.combinations(bots, seats):
+            for bot, (wins, cells, played) in play_seats(game, group, games, seed).items():
+                totals[bot][0] += wins
+                totals[bot][1] += cells
+                totals[bot][2] += played
+        for bot, (wins, cells, played) in totals.items():
+            print(f"| {game.describe()} | {bot} | {played} | {100 * wins / played:.1f}% | {cells / played:.2f} |",
+                  flush=True)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=100, help="games per pair (even), default 100")
     parser.add_argument("--seed", type=int, default=1, help="seed of the openings and the bots")
     parser.add_argument("--board", choices=sorted(BOARDS), action="append",
                         help="only this board (repeatable); default all")
+    parser.add_argument("--seats", type=int, default=2, help="players per game (default 2)")
     args = parser.parse_args(argv)
+    if args.seats > 2:
+        boards = [b for b in args.board or list(BOARDS) if b != "nim"]
+        return main_seats(args.seats, boards, args.games, args.seed)
     if args.games < 2 or args.games % 2:
         parser.error("--games must be an even number >= 2")
     print(f"{args.games} games per pair, openings of {OPENING_MOVES} random moves, seats swapped, seed {args.seed}")

@@ -9,8 +9,8 @@ from arbiter.bot import BotContext
 from arbiter.games import find_game
 from arbiter.games.dots import DotsGame, DotsState
 from players.strategies.cell_index import CellIndex
-from players.strategies.double_cross import (DoubleCross, capture_groups, choose_double_cross, components,
-                                             components_value)
+from players.strategies.double_cross import (DoubleCross, DoubleCrossSeats, capture_groups, choose_double_cross,
+                                             components, components_value, components_vector)
 from players.strategies.exact import build_table
 
 BOXES_2X3_TOP_CHAIN = ["1 1 h", "1 2 h", "1 3 h", "2 1 h", "2 2 h", "2 3 h"]  # top row: a chain of 3
@@ -149,3 +149,48 @@ def test_a_search_over_budget_falls_back_to_the_cheapest_gift() -> None:
     player = DoubleCross(game, search_nodes=0)
     move = player.choose(CellIndex(game, state.drawn), random.Random(0))
     assert game.format_move(move) in {"1 2 v", "2 2 v", "2 1 h", "2 2 h"}  # the loop: 4 boxes, not 5
+
+
+# --- three or more seats ------------------------------------------------------------------
+
+@pytest.mark.parametrize("parts", [
+    (("chain", 3),), (("chain", 3), ("chain", 3)), (("chain", 1), ("chain", 4), ("loop", 4)),
+    (("chain", 2), ("chain", 3), ("chain", 5)), (("loop", 4), ("loop", 6)),
+])
+def test_with_two_seats_the_vectors_are_the_net_values(parts: tuple[tuple[str, int], ...]) -> None:
+    mover, other = components_vector(tuple(sorted(parts)), 2)
+    assert mover - other == components_value(tuple(sorted(parts)))
+
+
+def test_with_three_seats_handing_back_gives_control_to_the_seat_after_next() -> None:
+    # Two chains of three. Two seats: the responder keeps control (1 + 3 against 2 for the
+    # opener). Three seats: handing back would give the seat after it the two cells and make
+    # that seat open the last chain for the opener; so it takes all three, and the seat after
+    # it takes the last chain.
+    parts = (("chain", 3), ("chain", 3))
+    assert components_value(parts) == -2
+    assert components_vector(parts, 3) == (0, 3, 3)
+
+
+def test_with_four_seats_each_opening_is_taken_whole_and_the_tie_goes_to_the_first() -> None:
+    # Seats P (opens), Q, R, S. P opens the chain: Q takes 3 (handing back 2 would leave it
+    # 1, and R would open the loop for S), opens the loop, R takes 4: (0, 3, 4, 0). P opens
+    # the loop: Q takes 4 (handing back all 4 leaves it none), R takes the chain: (0, 4, 3, 0).
+    # Equal for P (0 each, best rival 4 each): the first, the chain.
+    assert components_vector((("chain", 3), ("loop", 4)), 4) == (0, 3, 4, 0)
+
+
+@pytest.mark.parametrize("seats", [3, 4])
+def test_double_cross_plays_whole_games_for_n_seats(seats: int) -> None:
+    for name, params in (("dots-and-boxes", {"rows": 3, "cols": 3}), ("dots-and-triangles", {"rows": 4})):
+        game = find_game(name, players=seats, **params)
+        rng = random.Random(seats)
+        contexts = [BotContext(game=game, seat=s, rng=random.Random(s), time_ms=30_000) for s in range(seats)]
+        state = game.new_state()
+        while not state.is_over():
+            seat = state.current_player
+            move = (choose_double_cross(state, contexts[seat]) if seat == 0
+                    else rng.choice(state.legal_moves()))
+            state.apply(move)
+        assert isinstance(contexts[0].memory["double_cross"], DoubleCrossSeats)
+        assert sum(state.scores) == len(game.cells)

@@ -292,14 +292,22 @@ class DoubleCross:
             if not index.safe:
                 found = chains_and_loops(self.game, drawn)
                 if found is not None:
-                    return rng.choice(cheapest_openings(found))
+                    return rng.choice(self.cheapest_openings(found))
             if free_count(self.game, drawn) > SEARCH_EDGES:
                 return greedy_move(index, rng)
-            return rng.choice(best_keys(self.move_values(drawn, index.safe)))
+            return rng.choice(self.best_moves(self.move_values(drawn, index.safe)))
         except SearchBudgetExceeded:
             if index.opportunities or index.safe:
                 return greedy_move(index, rng)
             return rng.choice(cheapest_gifts(self.game, drawn))
+
+    def best_moves(self, values: dict[int, int]) -> list[int]:
+        """The moves of the best value, in edge order."""
+        return best_keys(values)
+
+    def cheapest_openings(self, found: list[Component]) -> list[int]:
+        """Where to open, in a position of chains and loops."""
+        return cheapest_openings(found)
 
     def _capture_move(self, index: CellIndex, rng: Any) -> int:
         # Every run starts at a cell missing one side: starting only there (in cell order, as
@@ -362,14 +370,17 @@ def decision_time_limit_s(time_ms: int | None, used_s: float, move_ms: int | Non
     return max(0.0, limit_s)
 
 
+def double_cross_player(game: DotsGame) -> DoubleCross:
+    """The double-cross player for this game's seat count."""
+    return DoubleCross(game) if game.num_players == 2 else DoubleCrossSeats(game)
+
+
 def choose_double_cross(state: DotsState, ctx: BotContext) -> int:
-    """The double-cross move for the player to move (greedy when more than two seats play)."""
+    """The double-cross move for the player to move (at any number of seats)."""
     index = tracked_index(state.game, state.drawn, ctx.memory)
-    if state.game.num_players != 2:
-        return greedy_move(index, ctx.rng)
     player = ctx.memory.get("double_cross")
     if not isinstance(player, DoubleCross) or player.game is not state.game:
-        player = DoubleCross(state.game)
+        player = double_cross_player(state.game)
         ctx.memory["double_cross"] = player
         ctx.memory["double_cross_used_s"] = 0.0
     started = time.monotonic()
@@ -378,3 +389,129 @@ def choose_double_cross(state: DotsState, ctx: BotContext) -> int:
         return player.choose(index, ctx.rng, limit_s)
     finally:
         ctx.memory["double_cross_used_s"] += time.monotonic() - started
+
+
+# --- three or more seats ----------------------------------------------------------------
+#
+# With N seats whoever a move gives cells to is the next player, and a double-dealing move
+# hands control not back to the decliner but on round the table: the next player takes the
+# cells handed back and must open the next component, which the seat after it captures. So
+# values become vectors, as in perfect_dp's max-n: the cells each seat takes from here,
+# counted from the player to move round the table, every player choosing the move best for
+# itself (most cells for itself, then fewest for its best rival). The reasoning is the same
+# as for two seats, with "negate the value" replaced by "pass the turn" (rotate the vector).
+
+Vector = tuple[float, ...]  # floats: an unknown future is valued as an equal split
+
+
+def gain(vector: Vector, cells: int) -> Vector:
+    """The vector after the player it counts from takes `cells` more."""
+    return (vector[0] + cells, *vector[1:])
+
+
+def pass_turn(vector: Vector) -> Vector:
+    """A vector counted from the next player, recounted from the player before it."""
+    return (vector[-1], *vector[:-1])
+
+
+def vector_rank(vector: Vector) -> tuple[float, float]:
+    """How the player a vector counts from ranks it: its own cells, then fewest for its best rival."""
+    return vector[0], -max(vector[1:])
+
+
+def best_vector(vectors: Iterable[Vector]) -> Vector:
+    """The first of the best-ranked vectors."""
+    return max(vectors, key=vector_rank)
+
+
+@lru_cache(maxsize=None)
+def components_vector(parts: tuple[tuple[str, int], ...], players: int) -> Vector:
+    """Cells each seat takes (from the one who must open one of these chains and loops round
+    the table), every seat at its best."""
+    if not parts:
+        return (0.0,) * players
+    return best_vector(opening_vector(parts, i, players) for i in range(len(parts)))
+
+
+def opening_vector(parts: tuple[tuple[str, int], ...], i: int, players: int) -> Vector:
+    """Cells each seat takes once the opener opens `parts[i]`: the next seat takes it all and
+    opens the next one, or takes all but the last two cells of a chain (four of a loop) and
+    hands those to the seat after it, which then opens the next one."""
+    rest = components_vector(parts[:i] + parts[i + 1 :], players)
+    kind, size = parts[i]
+    reply = gain(rest, size)
+    keep = 2 if kind == "chain" and size >= 3 else 4 if kind == "loop" and size >= 4 else 0
+    if keep:
+        declined = gain(pass_turn(gain(rest, keep)), size - keep)
+        reply = best_vector((reply, declined))
+    return pass_turn(reply)
+
+
+class DoubleCrossSeats(DoubleCross):
+    """The double-cross player for three or more seats: the same play, valued as vectors."""
+
+    def __init__(self, game: DotsGame, search_nodes: int = SEARCH_NODES) -> None:
+        super().__init__(game, search_nodes)
+        self.players = game.num_players
+        self.values: dict[int, Vector] = {}  # type: ignore[assignment]
+
+    def quiet_value(self, drawn: int) -> Vector:  # type: ignore[override]
+        """Cells each seat takes from a position with nothing to capture."""
+        known = self.values.get(drawn)
+        if known is not None:
+            return known
+        self._spend()
+        game = self.game
+        if drawn == game.full_mask:
+            value: Vector = (0.0,) * self.players
+        else:
+            safe = safe_edges(game, drawn)
+            parts = None if safe else components(game, drawn)
+            if parts is not None:
+                value = components_vector(parts, self.players)
+            elif len(safe) > SAFE_SEARCH_MOVES or free_count(game, drawn) > SEARCH_EDGES:
+                # Too early to tell who will open the first long chain: an equal split.
+                left = sum(1 for mask in game.cell_masks if mask & ~drawn)
+                value = (left / self.players,) * self.players
+            else:
+                value = best_vector(self.move_values(drawn, safe).values())
+        self.values[drawn] = value
+        return value
+
+    def move_values(self, drawn: int, safe: set[int]) -> dict[int, Vector]:  # type: ignore[override]
+        """Each free edge of a position with nothing to capture, as the cells each seat then takes."""
+        game = self.game
+        return {
+            e: pass_turn(self.quiet_value(drawn | (1 << e))) if e in safe
+            else pass_turn(self.capture_plan(drawn | (1 << e), game.edge_cells[e])[1])
+            for e in free_edges(game, drawn)
+        }
+
+    def capture_plan(self, drawn: int,  # type: ignore[override]
+                     starts: Iterable[int] | None = None) -> tuple[Group | None, Vector]:
+        """The group to hand on (None: take everything) and the cells each seat then takes."""
+        self._spend()
+        groups = capture_groups(self.game, drawn, starts)
+        count, after = capture_run(self.game, drawn, starts)
+        rest = self.quiet_value(after)
+        take_all = gain(rest, count)
+        keepable = [g for g in groups if g.keep]
+        if keepable and sum(len(g.cells) for g in groups) == count:
+            group = min(keepable, key=lambda g: g.keep)
+            # The next seat takes the kept cells and must move in the same position.
+            declined = gain(pass_turn(gain(rest, group.keep)), count - group.keep)
+            if vector_rank(declined) > vector_rank(take_all):
+                return group, declined
+        return None, take_all
+
+    def best_moves(self, values: dict[int, Vector]) -> list[int]:  # type: ignore[override]
+        """The moves best for the mover, in edge order."""
+        best = max(vector_rank(v) for v in values.values())
+        return sorted(e for e, v in values.items() if vector_rank(v) == best)
+
+    def cheapest_openings(self, found: list[Component]) -> list[int]:
+        """Where to open: the components whose opening is best for the opener, at their opening edges."""
+        parts = tuple(sorted((c.kind, len(c.cells)) for c in found))
+        ranks = {part: vector_rank(opening_vector(parts, parts.index(part), self.players)) for part in set(parts)}
+        best = max(ranks.values())
+        return sorted(e for c in found if ranks[(c.kind, len(c.cells))] == best for e in c.openings())

@@ -178,7 +178,17 @@ class ExactTable:
 
 
 def build_table(game: DotsGame, drawn: int = 0) -> ExactTable:
-    """Solve every position that extends `drawn` (2^free-edges states)."""
+    """Solve every position that extends `drawn` (2^free-edges states): net values for two
+    seats, max-n vectors (a `MaxnTable`) for more."""
+    free, masks = _free_cells(game, drawn)
+    if game.num_players > 2:
+        players = game.num_players
+        return MaxnTable(game, drawn, free, solve_maxn_values(len(free), masks, players), players)
+    return ExactTable(game, drawn, free, solve_values(len(free), masks))
+
+
+def _free_cells(game: DotsGame, drawn: int) -> tuple[tuple[int, ...], list[int]]:
+    """The free edges, and the cells not yet complete as masks over those edges' local bits."""
     free = tuple(e for e in range(len(game.edges)) if not (drawn >> e) & 1)
     local = {edge: i for i, edge in enumerate(free)}
     masks = []
@@ -186,7 +196,7 @@ def build_table(game: DotsGame, drawn: int = 0) -> ExactTable:
         missing = cell_mask & ~drawn
         if missing:
             masks.append(sum(1 << local[e] for e in bits(missing)))
-    return ExactTable(game, drawn, free, solve_values(len(free), masks))
+    return free, masks
 
 
 def cache_dir() -> Path:
@@ -201,10 +211,12 @@ def cache_dir() -> Path:
 
 
 def board_key(game: DotsGame) -> str:
-    """A file name that identifies the board's geometry (not its notation or seat count)."""
+    """A file name that identifies the board's geometry (not its notation) and, beyond two
+    seats, the seat count (a max-n table holds one plane per seat)."""
     shape = f"{TABLE_FORMAT}|{len(game.edges)}|{sorted(game.cell_masks)}"
     digest = hashlib.sha256(shape.encode()).hexdigest()[:16]
-    return f"dots-values-{game.name}-{len(game.edges)}e-{digest}.npy"
+    kind = "dots-values" if game.num_players == 2 else f"dots-maxn{game.num_players}-values"
+    return f"{kind}-{game.name}-{len(game.edges)}e-{digest}.npy"
 
 
 def cached_board_table(game: DotsGame) -> ExactTable | None:
@@ -214,9 +226,15 @@ def cached_board_table(game: DotsGame) -> ExactTable | None:
         values = np.load(path, allow_pickle=False)
     except (OSError, ValueError, EOFError):  # EOFError: an empty file
         return None
+    players = game.num_players
+    every_edge = tuple(range(len(game.edges)))
+    if players > 2:
+        if values.dtype != np.int8 or values.shape != (players, 1 << len(game.edges)):
+            return None
+        return MaxnTable(game, 0, every_edge, values, players)
     if values.dtype != np.int8 or values.shape != (1 << len(game.edges),):
         return None
-    return ExactTable(game, 0, tuple(range(len(game.edges))), values)
+    return ExactTable(game, 0, every_edge, values)
 
 
 def save_board_table(table: ExactTable) -> Path | None:
@@ -245,3 +263,132 @@ def board_table(game: DotsGame) -> ExactTable:
         table = build_table(game)
         save_board_table(table)
     return table
+
+
+# --- three or more seats: max-n ------------------------------------------------------------
+#
+# With N seats a position's value is a vector: the cells each seat still takes from here,
+# counted from the player to move (entry 0) round the table (entry j: the seat j places
+# after it), when every player maximizes its own cells (max-n). Drawing edge e that
+# completes s >= 1 cells adds s to entry 0 of the child's vector (the mover moves again);
+# one that completes none rotates the child's vector by one place (the next seat moves).
+# Among the moves that give the mover the most cells, the tie-break is deterministic: the
+# fewest cells for the best-placed rival (the largest other entry), then the lowest edge
+# index. Only cells still to be taken count, never scores already made, so the vector
+# depends on the drawn edges alone and one table serves every position.
+
+RIVAL_WEIGHT = 256  # tie-break key = own * 256 - best rival's cells; both are at most 127
+
+
+def maxn_key(vector: tuple[int, ...] | np.ndarray) -> int | np.ndarray:
+    """The order of max-n choices: most cells for the mover, then fewest for its best rival."""
+    own = np.asarray(vector[0], dtype=np.int16)
+    rival = np.max(np.stack([np.asarray(v, dtype=np.int16) for v in vector[1:]]), axis=0)
+    key = own * RIVAL_WEIGHT - rival
+    return int(key) if key.ndim == 0 else key
+
+
+def solve_maxn_values(edge_count: int, cell_masks: list[int], players: int) -> np.ndarray:
+    """The max-n vector of every subset of `edge_count` edges: int8 array (players, 2^edges).
+
+    Same block layout as `solve_values`; the edges of each block are tried in index order
+    (low half, then high half) and a later edge replaces the best only when strictly
+    better, which makes the lowest edge index win a tie.
+    """
+    if len(cell_masks) > 127:
+        raise ValueError(f"{len(cell_masks)} cells do not fit the int8 values of the table (at most 127)")
+    if players < 2:
+        raise ValueError(f"max-n needs at least 2 players, got {players}")
+    k = edge_count
+    low_bits = k // 2
+    high_bits = k - low_bits
+    rows = _Levels(high_bits)
+    cols = _Levels(low_bits)
+    low_mask = (1 << low_bits) - 1
+    others = [
+        [((m & ~(1 << e)) >> low_bits, (m & ~(1 << e)) & low_mask) for m in cell_masks if (m >> e) & 1]
+        for e in range(k)
+    ]
+    table = np.zeros((players, 1 << high_bits, 1 << low_bits), dtype=np.int8)
+    for row_level in range(high_bits, -1, -1):
+        r0, r1 = rows.bounds(row_level)
+        row_values = rows.values[r0:r1]
+        for col_level in range(low_bits, -1, -1):
+            c0, c1 = cols.bounds(col_level)
+            if row_level == high_bits and col_level == low_bits:
+                continue  # every edge drawn: nothing left to take (the table starts at zero)
+            col_values = cols.values[c0:c1]
+            best = np.zeros((players, r1 - r0, c1 - c0), dtype=np.int8)
+            best_key = np.full((r1 - r0, c1 - c0), np.iinfo(np.int16).min, dtype=np.int16)
+            if col_level < low_bits:
+                n0 = cols.bounds(col_level + 1)[0]
+                block = table[:, r0:r1]
+                for bit in range(low_bits):
+                    sources, targets = cols.step(col_level, bit)
+                    if len(sources):
+                        child = np.take(block, n0 + targets, axis=2)
+                        completed = _completions(others[bit], row_values, col_values[sources])
+                        _improve_maxn(best, best_key, (slice(None), sources), child, completed)
+            if row_level < high_bits:
+                n0 = rows.bounds(row_level + 1)[0]
+                for bit in range(high_bits):
+                    sources, targets = rows.step(row_level, bit)
+                    if len(sources):
+                        child = table[:, n0 + targets, c0:c1]
+                        completed = _completions(others[low_bits + bit], row_values[sources], col_values)
+                        _improve_maxn(best, best_key, (sources, slice(None)), child, completed)
+            table[:, r0:r1, c0:c1] = best
+    out = np.empty((players, 1 << k), dtype=np.int8)
+    for seat in range(players):  # back to natural order, one seat at a time to bound memory
+        plane = np.take(table[seat], rows.position, axis=0)
+        out[seat] = np.take(plane, cols.position, axis=1).reshape(-1)
+    return out
+
+
+def _improve_maxn(best: np.ndarray, best_key: np.ndarray, where: tuple[slice | np.ndarray, ...],
+                  child: np.ndarray, completed: np.ndarray | None) -> None:
+    """Replace best[:, where] by the vector of drawing the edge wherever that is strictly better."""
+    candidate = np.roll(child, 1, axis=0)  # nothing completed: the next seat moves
+    if completed is not None:
+        scored = child.copy()
+        scored[0] += completed
+        candidate = np.where(completed > 0, scored, candidate)
+    key = maxn_key(candidate)
+    held = best_key[where]
+    better = key > held
+    best_key[where] = np.where(better, key, held)
+    seat_where = (slice(None), *where)
+    best[seat_where] = np.where(better, candidate, best[seat_where])
+
+
+@dataclass
+class MaxnTable(ExactTable):
+    """Max-n vectors (`values` is players x 2^free) of every position reachable from `base`."""
+
+    players: int = 3
+
+    def value(self, drawn: int) -> int:
+        """The cells the player to move takes from here under max-n."""
+        return int(self.values[0, self.index(drawn)])
+
+    def vector(self, drawn: int) -> tuple[int, ...]:
+        """The cells each seat takes from here under max-n, from the player to move round the table."""
+        return tuple(int(v) for v in self.values[:, self.index(drawn)])
+
+    def move_vectors(self, drawn: int) -> dict[int, tuple[int, ...]]:
+        """Each free edge with the max-n vector (from the mover round the table) of drawing it."""
+        game = self.game
+        result = {}
+        for edge in range(len(game.edges)):
+            if not (drawn >> edge) & 1:
+                completed = game.completed_by(drawn, edge)
+                after = self.vector(drawn | (1 << edge))
+                result[edge] = ((after[0] + completed, *after[1:]) if completed
+                                else (after[-1], *after[:-1]))
+        return result
+
+    def best_move(self, drawn: int) -> tuple[int, tuple[int, ...]]:
+        """The max-n move (ties: fewest cells for the best rival, then the lowest edge) and its vector."""
+        moves = self.move_vectors(drawn)
+        edge = max(moves, key=lambda e: (maxn_key(moves[e]), -e))
+        return edge, moves[edge]

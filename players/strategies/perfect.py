@@ -8,6 +8,11 @@ are few enough to solve the rest within the clock, then plays exactly for the re
 game. Every move is logged on stderr: `value V margin M move TEXT` for exact moves (V is
 the net score the move reaches over the cells not yet taken, M the final score margin
 over the other seat that it guarantees), `heuristic move TEXT (...)` otherwise.
+
+With three or more seats "exact" means max-n (see `exact`): every player takes the most
+cells it can for itself, ties broken deterministically. The log line is then
+`max-n cells C move TEXT expects A=a B=b ...`: the cells the move takes from here for
+the mover, and every seat's final score if all play max-n from here.
 """
 from __future__ import annotations
 
@@ -18,21 +23,27 @@ from typing import Iterable
 
 from arbiter.bot import BotContext
 from arbiter.games import GameError
-from arbiter.games.dots import DotsGame, DotsState
+from arbiter.games.dots import DotsGame, DotsState, owner_letter
 from arbiter.games.dots_and_triangles import DotsAndTriangles
 
 from .cell_index import tracked_index
-from .double_cross import DEFAULT_TIME_MS, DoubleCross, decision_time_limit_s
-from .exact import ExactTable, board_key, board_table, build_table, cached_board_table, save_board_table
-from .greedy import greedy_move
+from .double_cross import DEFAULT_TIME_MS, DoubleCross, decision_time_limit_s, double_cross_player
+from .exact import (ExactTable, MaxnTable, board_key, board_table, build_table, cached_board_table,
+                    save_board_table)
 
 # Solver speed assumed when budgeting a solve: well under the 10-40 M states/s that
 # benchmarks/bench_solver.py measures on 2^18-2^24 states, to allow for a loaded machine.
 BUDGET_STATES_PER_S = 4_000_000
 BUILD_SHARE = 0.5  # at most this share of the remaining clock (or of move_ms) goes into one solve
 MAX_EXACT_EDGES = 26  # 2^26 int8 values = 64 MiB; beyond that, memory rather than time binds
+# A max-n state costs more than a two-seat one: a vector of one int8 per seat, and a rotation,
+# a key and a selection per edge. benchmarks/bench_solver.py measures 3 to 8 times the time of
+# a two-seat solve for 3 and 4 seats, against a budget speed 4 to 10 times below the measured
+# one; budgeting one two-seat state per seat keeps a margin of about two.
+MAXN_COST_PER_SEAT = 1.0
 
 VALUE_LINE = re.compile(r"value (-?\d+) margin (-?\d+) move (.+)")
+MAXN_LINE = re.compile(r"max-n cells (\d+) move (.+) expects ((?:[A-Z]=\d+ ?)+)")
 
 
 @dataclass
@@ -62,15 +73,18 @@ class PerfectPlayer:
             self.table = self._find_table(drawn, ctx)
         if self.table is None:
             if self.fallback is None:
-                self.fallback = DoubleCross(self.game)
+                self.fallback = double_cross_player(self.game)
             limit_s = decision_time_limit_s(ctx.time_ms, self.used_s, ctx.move_ms)
             move = self.fallback.choose(tracked_index(self.game, drawn, ctx.memory), ctx.rng, limit_s)
             free = len(self.game.edges) - drawn.bit_count()
-            why = ("to solve within the clock" if free <= self.max_exact_edges
-                   else f"to solve at once (at most {self.max_exact_edges}, --exact-edges)")
+            cap = self.max_free_edges()
+            why = ("to solve within the clock" if free <= cap
+                   else f"to solve at once (at most {cap}, --exact-edges)")
             ctx.log(f"heuristic move {self.game.format_move(move)} "
                     f"(double-cross: {free} free edges are too many {why})")
             return move
+        if isinstance(self.table, MaxnTable):
+            return self._choose_maxn(state, self.table, ctx)
         values = self.table.move_values(drawn)
         best = max(values.values())
         move = ctx.rng.choice(sorted(edge for edge, value in values.items() if value == best))
@@ -78,6 +92,23 @@ class PerfectPlayer:
         margin = state.scores[me] - state.scores[1 - me] + best
         ctx.log(f"value {best} margin {margin} move {self.game.format_move(move)}")
         return move
+
+    def _choose_maxn(self, state: DotsState, table: MaxnTable, ctx: BotContext) -> int:
+        """The max-n move: deterministic, so no random choice among equals here."""
+        move, vector = table.best_move(state.drawn)
+        me, seats = state.current_player, table.players
+        finals = state.scores
+        for offset, cells in enumerate(vector):
+            finals[(me + offset) % seats] += cells
+        expects = " ".join(f"{owner_letter(seat)}={final}" for seat, final in enumerate(finals))
+        ctx.log(f"max-n cells {vector[0]} move {self.game.format_move(move)} expects {expects}")
+        return move
+
+    def max_free_edges(self) -> int:
+        """The most free edges one table may have: `max_exact_edges` for two seats; with more,
+        fewer, so the table (an int8 plane per seat) stays within 2^max_exact_edges bytes."""
+        planes = 1 if self.game.num_players == 2 else self.game.num_players
+        return self.max_exact_edges - (planes - 1).bit_length()  # minus ceil(log2(planes))
 
     def _find_table(self, drawn: int, ctx: BotContext) -> ExactTable | None:
         """A table covering the position, if one can be had within the clock."""
@@ -87,7 +118,8 @@ class PerfectPlayer:
         if ctx.move_ms is not None:  # a per-move cap binds the solve too
             allowance_s = min(allowance_s, ctx.move_ms / 1000 * BUILD_SHARE)
         edges = len(game.edges)
-        if not self.board_checked and edges <= self.max_exact_edges:
+        players = game.num_players
+        if not self.board_checked and edges <= self.max_free_edges():
             self.board_checked = True
             key = board_key(game)
             table = self.board_tables.get(key)
@@ -97,7 +129,7 @@ class PerfectPlayer:
             table = cached_board_table(game)
             if table is not None:
                 ctx.log(f"exact play: whole-board table ({edges} edges) loaded from the cache")
-            elif (1 << edges) / BUDGET_STATES_PER_S <= allowance_s:
+            elif solve_seconds(edges, players) <= allowance_s:
                 table, seconds = timed_build(game, 0)
                 saved = save_board_table(table)
                 ctx.log(f"exact play: solved the whole board (2^{edges} states) in {seconds:.2f} s"
@@ -106,11 +138,17 @@ class PerfectPlayer:
                 self.board_tables[key] = table
                 return table
         free = edges - drawn.bit_count()
-        if free <= self.max_exact_edges and (1 << free) / BUDGET_STATES_PER_S <= allowance_s:
+        if free <= self.max_free_edges() and solve_seconds(free, players) <= allowance_s:
             table, seconds = timed_build(game, drawn)
             ctx.log(f"exact play from here: solved the {free} free edges (2^{free} states) in {seconds:.2f} s")
             return table
         return None
+
+
+def solve_seconds(free: int, players: int) -> float:
+    """The time a solve of 2^free states is budgeted at, for this many seats."""
+    per_state = 1.0 if players == 2 else MAXN_COST_PER_SEAT * players
+    return (1 << free) * per_state / BUDGET_STATES_PER_S
 
 
 def timed_build(game: DotsGame, drawn: int) -> tuple[ExactTable, float]:
@@ -121,15 +159,10 @@ def timed_build(game: DotsGame, drawn: int) -> tuple[ExactTable, float]:
 
 
 def make_perfect_chooser(max_exact_edges: int = MAX_EXACT_EDGES):
-    """A bot-kit chooser playing perfectly (greedy when more than two seats play)."""
+    """A bot-kit chooser playing perfectly (max-n for three or more seats)."""
     board_tables: dict[str, ExactTable] = {}
 
     def choose(state: DotsState, ctx: BotContext) -> int:
-        if state.game.num_players != 2:
-            if not ctx.memory.get("perfect_warned"):
-                ctx.memory["perfect_warned"] = True
-                ctx.log("perfect: exact values assume two seats; playing greedy")
-            return greedy_move(tracked_index(state.game, state.drawn, ctx.memory), ctx.rng)
         player = ctx.memory.get("perfect")
         if not isinstance(player, PerfectPlayer) or player.game is not state.game:
             player = PerfectPlayer(state.game, max_exact_edges, board_tables=board_tables)

@@ -1,0 +1,194 @@
+"""perfect_dp for three or more seats: max-n, checked against a brute-force search on every
+position of tiny boards.
+
+The rule (docs/bots.md): every player takes the most cells it can for itself; among moves
+equal for the mover, the fewest cells for its best-placed rival, then the lowest edge index.
+The brute force below is written from that rule alone: it plays moves with the rules
+library's states and reads the scores they make, with no rotation, table or key of the
+solver's.
+"""
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arbiter.bot import BotContext
+from arbiter.games import find_game
+from arbiter.games.dots import DotsGame, DotsState
+from players.strategies.exact import (MaxnTable, board_key, build_table, cached_board_table, solve_maxn_values,
+                                     solve_values)
+from players.strategies.perfect import MAXN_LINE, PerfectPlayer
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Solved tables go to a fresh directory, never to the user's cache."""
+    monkeypatch.setenv("ARBITER_CACHE", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+class QuietContext(BotContext):
+    """A bot context keeping the log lines."""
+
+    def __init__(self, game: DotsGame, time_ms: int | None = 30_000) -> None:
+        super().__init__(game=game, seat=0, rng=random.Random(0), time_ms=time_ms)
+        self.lines: list[str] = []
+
+    def log(self, message: str) -> None:
+        self.lines.append(message)
+
+
+class BruteForce:
+    """Max-n by plain recursion over rules-library states: (cells each seat still takes, by
+    seat number; the move the player to move makes)."""
+
+    def __init__(self, game: DotsGame) -> None:
+        self.game = game
+        self.memo: dict[tuple[int, int], tuple[tuple[int, ...], int | None]] = {}
+
+    def solve(self, state: DotsState) -> tuple[tuple[int, ...], int | None]:
+        key = (state.drawn, state.current_player)
+        if key not in self.memo:
+            seats = self.game.num_players
+            if state.is_over():
+                self.memo[key] = (tuple([0] * seats), None)
+            else:
+                me = state.current_player
+                before = state.scores
+                best: tuple[tuple[int, int, int], tuple[int, ...], int] | None = None
+                for move in state.legal_moves():
+                    child = state.clone()
+                    child.apply(move)
+                    later, _ = self.solve(child)
+                    total = tuple(child.scores[s] - before[s] + later[s] for s in range(seats))
+                    rival = max(total[s] for s in range(seats) if s != me)
+                    rank = (total[me], -rival, -move)
+                    if best is None or rank > best[0]:
+                        best = (rank, total, move)
+                assert best is not None
+                self.memo[key] = (best[1], best[2])
+        return self.memo[key]
+
+
+def position(game: DotsGame, drawn: int, mover: int) -> DotsState:
+    """A state with exactly these edges drawn and this seat to move (scores do not matter here)."""
+    state = game.new_state()
+    state.drawn = drawn
+    state._current = mover
+    return state
+
+
+TINY_BOARDS = [
+    pytest.param("dots-and-boxes", {"rows": 1, "cols": 2}, 3, id="boxes-1x2-3seats"),
+    pytest.param("dots-and-boxes", {"rows": 1, "cols": 2}, 4, id="boxes-1x2-4seats"),
+    pytest.param("dots-and-triangles", {"rows": 3}, 3, id="triangles-3rows-3seats"),
+    pytest.param("dots-and-triangles", {"rows": 3}, 4, id="triangles-3rows-4seats"),
+    pytest.param("dots-and-boxes", {"rows": 2, "cols": 2}, 3, id="boxes-2x2-3seats"),
+    pytest.param("dots-and-boxes", {"rows": 2, "cols": 2}, 4, id="boxes-2x2-4seats"),
+]
+
+
+@pytest.mark.parametrize(("name", "params", "seats"), TINY_BOARDS)
+def test_perfect_dp_agrees_with_brute_force_max_n_on_every_position(name: str, params: dict[str, int],
+                                                                    seats: int) -> None:
+    game = find_game(name, players=seats, **params)
+    table = build_table(game)
+    assert isinstance(table, MaxnTable)
+    brute = BruteForce(game)
+    player = PerfectPlayer(game)
+    ctx = QuietContext(game)
+    for drawn in range(game.full_mask + 1):
+        mover = drawn % seats  # any seat: the values are counted from the mover round the table
+        state = position(game, drawn, mover)
+        cells, move = brute.solve(state)
+        from_mover = tuple(cells[(mover + offset) % seats] for offset in range(seats))
+        assert table.vector(drawn) == from_mover, f"{game.describe()}: drawn {drawn:b}"
+        if move is not None:
+            assert player.choose(state, ctx) == move, f"{game.describe()}: drawn {drawn:b}"
+
+
+def test_two_seat_max_n_is_the_net_score_solver() -> None:
+    # With two seats maximizing one's own cells is maximizing the margin (the cells left are fixed).
+    game = find_game("dots-and-triangles", rows=3)
+    masks = list(game.cell_masks)
+    vectors = solve_maxn_values(len(game.edges), masks, 2)
+    net = solve_values(len(game.edges), masks)
+    assert (vectors[0].astype(int) - vectors[1] == net).all()
+
+
+def test_ties_go_to_the_move_that_leaves_the_best_rival_least() -> None:
+    # Wherever the mover has moves equal for itself, the chosen one leaves its best rival the least.
+    game = find_game("dots-and-boxes", rows=2, cols=2, players=3)
+    table = build_table(game)
+    assert isinstance(table, MaxnTable)
+    decided = 0
+    for drawn in range(game.full_mask):
+        moves = table.move_vectors(drawn)
+        move, vector = table.best_move(drawn)
+        mine = max(v[0] for v in moves.values())
+        equal = [v for v in moves.values() if v[0] == mine]
+        assert vector[0] == mine
+        assert max(vector[1:]) == min(max(v[1:]) for v in equal)
+        decided += len({max(v[1:]) for v in equal}) > 1
+    assert decided > 0  # the rival rule did decide somewhere
+
+
+def test_the_log_line_says_the_cells_and_every_seats_expected_final_score() -> None:
+    game = find_game("dots-and-boxes", rows=2, cols=2, players=3)
+    ctx = QuietContext(game)
+    state = game.new_state()
+    PerfectPlayer(game).choose(state, ctx)
+    line = MAXN_LINE.fullmatch(ctx.lines[-1])
+    assert line, ctx.lines
+    expects = dict(pair.split("=") for pair in line[3].split())
+    assert set(expects) == {"A", "B", "C"}
+    assert sum(int(v) for v in expects.values()) == len(game.cells)
+    assert int(expects["A"]) == int(line[1])  # nothing scored yet: the final score is the cells to come
+
+
+def test_max_n_tables_are_cached_apart_from_two_seat_ones(private_cache: Path) -> None:
+    two = find_game("dots-and-boxes", rows=1, cols=2)
+    three = find_game("dots-and-boxes", rows=1, cols=2, players=3)
+    assert board_key(two) != board_key(three) != board_key(find_game("dots-and-boxes", rows=1, cols=2, players=4))
+    ctx = QuietContext(three)
+    PerfectPlayer(three).choose(three.new_state(), ctx)
+    loaded = cached_board_table(three)
+    assert isinstance(loaded, MaxnTable) and loaded.values.shape == (3, 1 << 7)
+    assert cached_board_table(two) is None  # a three-seat table is never read as a two-seat one
+
+
+def test_on_a_board_too_big_for_the_clock_it_plays_double_cross_then_solves_the_rest() -> None:
+    # 3 x 3 boxes with three seats (24 edges) under a 2 s clock: too big at first, solved later.
+    game = find_game("dots-and-boxes", rows=3, cols=3, players=3)
+    ctx = QuietContext(game, time_ms=2_000)
+    player = PerfectPlayer(game)
+    rng = random.Random(5)
+    state = game.new_state()
+    while not state.is_over():
+        if state.current_player == 0:
+            state.apply(player.choose(state, ctx))
+        else:
+            state.apply(rng.choice(state.legal_moves()))
+    assert ctx.lines[0].startswith("heuristic move ") and "too many to solve within the clock" in ctx.lines[0]
+    solved = [i for i, line in enumerate(ctx.lines) if line.startswith("exact play from here")]
+    assert solved, ctx.lines
+    assert all(MAXN_LINE.fullmatch(line) for line in ctx.lines[solved[0] + 1:])
+
+
+def test_the_program_plays_three_seats_exactly() -> None:
+    game = find_game("dots-and-boxes", rows=2, cols=2, players=3)
+    state = game.new_state()
+    state.apply(0)  # seat 0's move, relayed to seat 1
+    lines = f"Game {game.describe()} seat=1 time_ms=30000\n{game.format_move(0)}\nQuit\n"
+    done = subprocess.run([sys.executable, str(ROOT / "players" / "perfect_dp.py")], input=lines,
+                          capture_output=True, text=True, timeout=60, check=True)
+    cells, move = BruteForce(game).solve(state)
+    assert move is not None
+    assert done.stdout.splitlines()[0] == game.format_move(move)
+    assert f"max-n cells {cells[1]} move {game.format_move(move)} " in done.stderr
