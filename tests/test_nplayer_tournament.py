@@ -3,6 +3,10 @@ and points, standings, and real bundled bots playing 3- and 4-seat round robins 
 from __future__ import annotations
 
 import itertools
+import json
+import uuid
+import subprocess
+import sys
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
@@ -216,3 +220,63 @@ def test_bundled_bots_play_a_round_robin_from_yaml_with_balanced_seats(tmp_path:
     assert len(seat_counts) == 4 * seats and len(set(seat_counts.values())) == 1  # every bot equally in every seat
     standings = compute_standings(outcome.records)
     assert standings.seats == seats and sum(row.games for row in standings.players) == seats * games
+
+
+def test_arbiter_sprt_refuses_more_than_two_seats_on_one_line(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "arbiter", "sprt", "--game", "dots-and-boxes", "-p", "players=3",
+                           "--candidate", "true", "--baseline", "true", "--results", str(tmp_path / "r")],
+                          capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == ("arbiter sprt: error: -p players=3 is not allowed: the SPRT compares a candidate with a "
+                           "baseline in two-seat games; rate games of more seats with a tournament (arbiter run)\n")
+
+
+def test_kill_9_mid_run_resumes_to_the_records_of_an_uninterrupted_run(tmp_path: Path) -> None:
+    from test_bundled_configs import played
+    from test_tournament_processes import SLOW_BOT, arbiter, processes_marked, recorded, wait_for
+
+    marker = uuid.uuid4().hex
+
+    def body(slow_ms: int) -> str:
+        return ("game: dots-and-boxes\nparams: {rows: 2, cols: 2, players: 3}\ngames_per_group: 3\nconcurrency: 2\n"
+                "openings: {random_moves: 1, seed: 4}\nplayers:\n" + "".join(
+                    f"  - {{name: {name}, command: python {SLOW_BOT}, "
+                    f"env: {{ARBITER_TEST_MARK: {marker}, SLOW_MS: '{slow_ms}'}}}}\n" for name in "abcd"))
+
+    whole_dir, killed_dir = tmp_path / "whole", tmp_path / "killed"
+    whole_dir.mkdir()
+    killed_dir.mkdir()
+    whole = arbiter("run", str(write_config(whole_dir, body(1))), "--quiet")
+    assert whole.wait(timeout=120) == 0, whole.stderr.read()
+    path = write_config(killed_dir, body(30))
+    run = arbiter("run", str(path))
+    assert wait_for(lambda: recorded(killed_dir) >= 3, 60)
+    run.kill()  # kill -9: no chance to clean up
+    run.wait()
+    assert recorded(killed_dir) < 12
+    resumed = arbiter("run", str(path), "--quiet")
+    _, err = resumed.communicate(timeout=120)
+    assert resumed.returncode == 0, err
+    assert "resuming:" in err
+
+    def records(folder: Path) -> list[dict]:
+        lines = (folder / "results" / "games.jsonl").read_text().splitlines()
+        return played([json.loads(line) for line in lines])
+
+    assert len(records(whole_dir)) == 12 and records(killed_dir) == records(whole_dir)
+    assert wait_for(lambda: not processes_marked(marker), 5)
+
+
+@pytest.mark.parametrize("edit, problem", [
+    ({}, None),
+    ({"places": [1, 4, 2]}, "places must be 3 places from 1 to 3, not [1, 4, 2]"),
+    ({"points": [1, 0]}, "points must be three numbers, not [1, 0]"),
+    ({"winner": 3}, "winner must be 0, 1, 2 or null, not 3"),
+    ({"moves": [{"seat": 3, "wall_ms": 1}]}, "every move needs a seat (0, 1 or 2) and its wall_ms"),
+])
+def test_a_damaged_three_seat_record_is_named(edit: dict, problem: str | None) -> None:
+    from arbiter.tournament.store import record_problem
+    record = {"id": "001-a-b-c", "names": ["a", "b", "c"], "winner": 0, "termination": "normal",
+              "moves": [{"seat": 2, "wall_ms": 1}], "points": [1, 0, 0], "places": [1, 2, 2]}
+    found = record_problem({**record, **edit}, ["a", "b", "c"])
+    assert found == (None if problem is None else f"game 001-a-b-c: {problem}")

@@ -137,3 +137,19 @@ def test_html_into_a_missing_folder_is_a_usage_error(tmp_path: Path) -> None:
     done = arbiter("play", "limit-nim", RANDOM, RANDOM, "--html", str(tmp_path / "no" / "x.html"))
     assert done.returncode == 2
     assert "--html" in done.stderr and "does not exist" in done.stderr
+
+
+def test_three_seats_show_says_which_seat_moved_and_the_places(tmp_path: Path) -> None:
+    record_path = tmp_path / "game.json"
+    done = arbiter("play", "dots-and-boxes", "-p", "rows=2", "-p", "cols=2", "-p", "players=3",
+                   RANDOM, f"{RANDOM} --seed 2", f"{RANDOM} --seed 3", "--show", "--json", str(record_path),
+                   "--log-dir", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    record = json.loads(record_path.read_text())
+    shown = [line for line in done.stdout.splitlines() if line.startswith("after ")]
+    assert len(shown) == len(record["moves"])
+    for line, move in zip(shown, record["moves"]):
+        assert line.startswith(f"after {move['move']} by seat {move['seat']} (random_bot): scores ")
+    assert len({m["seat"] for m in record["moves"]}) == 3
+    places = sorted(range(3), key=lambda seat: (-record["scores"][seat], seat))
+    assert f"places: 1st seat {places[0]} (random_bot) {record['scores'][places[0]]}, " in done.stdout

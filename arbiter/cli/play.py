@@ -13,9 +13,10 @@ from typing import Any, Callable, TextIO
 
 from ..errors import UsageError, show_path
 from ..games import State, find_game
-from ..records import GameRecord
+from ..records import GameRecord, game_places
 from ..reports.html import write_game_page
 from ..referee import PlayerSpec, TimeControl, play_game
+from ..tournament.progress import ordinal
 from ..transport.sandbox import SandboxSpec
 from .outputs import check_output_file, check_output_folder
 from .sandbox_options import add_sandbox_options, sandbox_from_args, warn_if_unsandboxed
@@ -97,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
     out: TextIO = sys.stderr if args.json == "-" else sys.stdout
     on_turn = None
     if args.show:
-        on_turn = _board_printer(out)
+        on_turn = _board_printer(out, [p.name for p in players])
         print(game.new_state().render(), file=out, end="\n\n", flush=True)
     prefix = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S-%f-")
     try:
@@ -181,12 +182,20 @@ def player_name(command: tuple[str, ...]) -> str:
     return Path(words[0]).stem or words[0]
 
 
-def _board_printer(out: TextIO) -> Callable[[State[Any]], None]:
-    """The `--show` callback: the last move, the scores and the board after each turn."""
+def _board_printer(out: TextIO, names: list[str]) -> Callable[[State[Any]], None]:
+    """The `--show` callback: each move of the turn with the seat that made it and the scores
+    after it, then the board (a dots game gives a seat that completes a cell the next move too)."""
+    shadow: list[State[Any]] = []  # follows the game move by move, to know who was to move
 
     def show(state: State[Any]) -> None:
-        last = state.game.format_move(state.history[-1])
-        print(f"after {last}: scores {' - '.join(map(str, state.scores))}", file=out)
+        if not shadow:
+            shadow.append(state.game.new_state())
+        follower = shadow[0]
+        for move in state.history[len(follower.history):]:
+            mover = follower.current_player
+            follower.apply(move)
+            print(f"after {state.game.format_move(move)} by seat {mover} ({names[mover]}): "
+                  f"scores {' - '.join(map(str, follower.scores))}", file=out)
         print(state.render(), file=out, end="\n\n", flush=True)
 
     return show
@@ -205,6 +214,11 @@ def describe_record(record: GameRecord) -> str:
     if record.outcome:
         result += f" [{record.outcome}]"
     lines.append(f"result: {result}")
+    if len(record.players) > 2:
+        places = game_places(record.scores, record.winner, record.offender)
+        ranking = sorted(range(len(places)), key=lambda seat: (places[seat], seat))
+        lines.append("places: " + ", ".join(f"{ordinal(places[seat])} seat {seat} ({record.players[seat].name}) "
+                                            f"{record.scores[seat]}" for seat in ranking))
     lines.append(f"reason: {record.termination.value}: {record.detail}")
     played = sum(1 for m in record.moves if not m.forced)
     used = ", ".join(f"seat {k} {ms:.0f} ms" for k, ms in enumerate(record.time_used_ms))

@@ -88,6 +88,9 @@ def flags_to_config(args: argparse.Namespace) -> dict[str, Any]:
         if not sep or not key:
             raise UsageError(f"-p {item!r} is not allowed: give a game parameter as KEY=VALUE, e.g. -p rows=4")
         params[key.strip()] = value.strip()
+    if params.get("players", "2").lstrip("0") != "2":
+        raise UsageError(f"-p players={params['players']} is not allowed: the SPRT compares a candidate with a "
+                         "baseline in two-seat games; rate games of more seats with a tournament (arbiter run)")
     openings: dict[str, Any] = (
         {"random_moves": int(args.openings), "seed": args.openings_seed} if args.openings.isdigit()
         else {"file": str(Path(args.openings).resolve())}

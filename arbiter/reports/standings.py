@@ -90,13 +90,6 @@ def seat_names(record: dict[str, Any]) -> list[str]:
     return list(record.get("names") or [p["name"] for p in record["players"]])
 
 
-def record_places(record: dict[str, Any]) -> list[int]:
-    """Each seat's place: stored `places` if present (tournament records), else from the result."""
-    if "places" in record:
-        return [int(place) for place in record["places"]]
-    return game_places(record["scores"], record["winner"], record.get("offender"))
-
-
 def compute_standings(records: Sequence[dict[str, Any]], *, players: Sequence[str] = (),
                       scoring: dict[str, float] | None = None, anchor: str | None = None) -> Standings:
     """Standings from game records of any number of seats; `players` lists names to show even with no games."""
@@ -108,7 +101,8 @@ def compute_standings(records: Sequence[dict[str, Any]], *, players: Sequence[st
     faults = 0
     for record in records:
         names = seat_names(record)
-        places = record_places(record)
+        # From the result the tamper check replays (arbiter/tournament/audit.py), not the stored `places`.
+        places = game_places(record["scores"], record["winner"], record.get("offender"))
         for name in names:
             table.setdefault(name, PlayerStanding(name, places=[0] * seats))
         rankings.append(dict(zip(names, places)))

@@ -91,18 +91,25 @@ def record_problem(record: Any, players: Collection[str] = ()) -> str | None:
     if not isinstance(record["id"], str) or not isinstance(record["moves"], list):
         return "a game record's id is a string and its moves a list"
     names = record["names"]
-    if not (isinstance(names, list) and len(names) == 2 and all(isinstance(n, str) for n in names)):
-        return f"game {record['id']}: names must be the two players' names, not {names!r}"
-    if record["winner"] not in (None, 0, 1) or isinstance(record["winner"], bool):
-        return f"game {record['id']}: winner must be 0, 1 or null, not {record['winner']!r}"
+    if not (isinstance(names, list) and len(names) >= 2 and all(isinstance(n, str) for n in names)):
+        return f"game {record['id']}: names must be the players' names in seat order, not {names!r}"
+    seats = range(len(names))
+    listed = ", ".join(map(str, seats))  # "0, 1" for two seats
+    if record["winner"] is not None and (record["winner"] not in seats or isinstance(record["winner"], bool)):
+        return f"game {record['id']}: winner must be {listed} or null, not {record['winner']!r}"
     if not isinstance(record["termination"], str):
         return f"game {record['id']}: termination must be a string, not {record['termination']!r}"
-    points = record.get("points", [0, 0])
-    if not (isinstance(points, list) and len(points) == 2 and all(_is_number(p) for p in points)):
-        return f"game {record['id']}: points must be two numbers, not {points!r}"
-    if not all(isinstance(m, dict) and m.get("seat") in (0, 1) and _is_number(m.get("wall_ms"))
+    points = record.get("points", [0] * len(names))
+    if not (isinstance(points, list) and len(points) == len(names) and all(_is_number(p) for p in points)):
+        count = {2: "two", 3: "three", 4: "four"}.get(len(names), str(len(names)))
+        return f"game {record['id']}: points must be {count} numbers, not {points!r}"
+    places = record.get("places", [1] * len(names))
+    if not (isinstance(places, list) and len(places) == len(names)
+            and all(isinstance(p, int) and not isinstance(p, bool) and 1 <= p <= len(names) for p in places)):
+        return f"game {record['id']}: places must be {len(names)} places from 1 to {len(names)}, not {places!r}"
+    if not all(isinstance(m, dict) and m.get("seat") in seats and _is_number(m.get("wall_ms"))
                for m in record["moves"]):
-        return f"game {record['id']}: every move needs a seat (0 or 1) and its wall_ms"
+        return f"game {record['id']}: every move needs a seat ({listed.rpartition(', ')[0]} or {len(names) - 1}) and its wall_ms"
     strangers = [name for name in names if players and name not in players]
     if strangers:
         return (f"game {record['id']}: {', '.join(map(repr, strangers))} is not a player of this tournament "
