@@ -15,32 +15,38 @@ turn (extra moves included), flushes every line, and exits on `Quit`.
 """
 from __future__ import annotations
 
-import argparse
+import os
 import random
 import sys
 import time
-from pathlib import Path
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol
+from types import SimpleNamespace
 
 from .games import Game, GameError, State, find_game
 
+# Every bot start imports this module, and a bot's start-up is paid in every game it plays:
+# names used only in annotations come from `typing` for type checkers alone (importing it,
+# like `dataclasses`, costs milliseconds; benchmarks/bench_startup.py).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import argparse
+    from typing import Any, Callable, Iterator, Protocol
+
     from .transport.zmq_bot import ZmqBotChannel
 
+    class LineChannel(Protocol):
+        """Where a bot's protocol lines come from and go to (pipes or a socket)."""
+
+        def lines(self) -> Iterator[str]:
+            """Incoming lines without their line ending, until the peer closes."""
+            ...
+
+        def send(self, line: str) -> None:
+            """Send one line (no line ending) and flush it."""
+            ...
+
+    Chooser = Callable[[State[Any], "BotContext"], Any]
+
 PROTOCOL_KEYS = ("seat", "time_ms", "move_ms")  # Game-line keys that are not game parameters
-
-
-class LineChannel(Protocol):
-    """Where a bot's protocol lines come from and go to (pipes or a socket)."""
-
-    def lines(self) -> Iterator[str]:
-        """Incoming lines without their line ending, until the peer closes."""
-        ...
-
-    def send(self, line: str) -> None:
-        """Send one line (no line ending) and flush it."""
-        ...
 
 
 class StdioChannel:
@@ -58,24 +64,29 @@ class StdioChannel:
         """Nothing to release: the standard streams belong to the process."""
 
 
-@dataclass
 class BotContext:
-    """What a bot's choose function may use besides the position."""
+    """What a bot's choose function may use besides the position.
 
-    game: Game[Any]
-    seat: int
-    rng: random.Random
-    time_ms: int | None = None  # the whole game's budget, if the arbiter said
-    move_ms: int | None = None
-    started: float = field(default_factory=time.monotonic)
-    memory: dict[str, Any] = field(default_factory=dict)  # kept across moves of one game
+    A plain class, not a dataclass: see TYPE_CHECKING above."""
+
+    def __init__(self, game: Game[Any], seat: int, rng: random.Random, time_ms: int | None = None,
+                 move_ms: int | None = None, started: float | None = None,
+                 memory: dict[str, Any] | None = None) -> None:
+        self.game = game
+        self.seat = seat
+        self.rng = rng
+        self.time_ms = time_ms  # the whole game's budget, if the arbiter said
+        self.move_ms = move_ms
+        self.started = time.monotonic() if started is None else started
+        self.memory: dict[str, Any] = {} if memory is None else memory  # kept across moves of one game
+
+    def __repr__(self) -> str:
+        return (f"BotContext(game={self.game.describe()!r}, seat={self.seat}, time_ms={self.time_ms}, "
+                f"move_ms={self.move_ms})")
 
     def log(self, message: str) -> None:
         """Write a debug line to stderr (the arbiter saves it to the game's log)."""
         print(message, file=sys.stderr, flush=True)
-
-
-Chooser = Callable[[State[Any], BotContext], Any]
 
 
 class GameLineError(ValueError):
@@ -103,6 +114,8 @@ def parse_game_line(line: str) -> tuple[Game[Any], dict[str, str]]:
 
 def bot_arguments(description: str) -> argparse.ArgumentParser:
     """The options every kit bot understands; a bot may add its own."""
+    import argparse  # not at the top: see read_kit_options
+
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--game", help="the game, for bots run without a Game line (codecup dialect)")
     parser.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE",
@@ -130,7 +143,9 @@ def run_bot(choose: Chooser, *, description: str = "an arbiter bot",
             parser: argparse.ArgumentParser | None = None,
             argv: list[str] | None = None, channel: LineChannel | None = None) -> int:
     """Run a bot on the protocol until `Quit` (or, with --serve, until the channel closes)."""
-    args = (parser or bot_arguments(description)).parse_args(argv)
+    args = read_kit_options(sys.argv[1:] if argv is None else argv) if parser is None else None
+    if args is None:
+        args = (parser or bot_arguments(description)).parse_args(argv)
     opened = None  # a channel the kit opens, the kit closes
     if channel is None:
         channel = opened = open_channel(args)
@@ -155,7 +170,7 @@ def run_bot(choose: Chooser, *, description: str = "an arbiter bot",
                     break
                 session = _Session(choose, channel, rng, fixed_game)
     except GameLineError as exc:
-        print(f"{Path(sys.argv[0]).stem or 'bot'}: cannot play: {exc}", file=sys.stderr, flush=True)
+        print(f"{_program_name()}: cannot play: {exc}", file=sys.stderr, flush=True)
         return 2
     finally:
         if opened is not None:
@@ -163,18 +178,65 @@ def run_bot(choose: Chooser, *, description: str = "an arbiter bot",
     return 0
 
 
+# The kit's options (bot_arguments) as read_kit_options reads them: option -> (attribute, kind).
+_KIT_OPTIONS: dict[str, tuple[str, str]] = {
+    "--game": ("game", "text"), "-p": ("param", "list"), "--param": ("param", "list"),
+    "--seed": ("seed", "int"), "--connect": ("connect", "text"), "--bind": ("bind", "text"),
+    "--keys": ("keys", "text"), "--server-key": ("server_key", "text"), "--serve": ("serve", "flag"),
+}
+
+
+def read_kit_options(argv: list[str]) -> SimpleNamespace | None:
+    """The kit's options in `argv` as `bot_arguments(...).parse_args(argv)` reads them, or None
+    when `argv` holds anything else (help, a mistake, an abbreviation, `--`, a value that
+    looks like an option), which only argparse can answer.
+
+    Building the argparse parser costs a bot about 5 ms (the import, gettext lookups, and
+    shutil with zlib, bz2 and lzma for the terminal's width), a sixth of a bare interpreter's
+    start, in every game; a tournament's bot command is `bot.py --seed 1` at most.
+    """
+    values: dict[str, Any] = {"game": None, "param": [], "seed": None, "connect": None, "bind": None,
+                              "keys": None, "server_key": None, "serve": False}
+    words = iter(argv)
+    for word in words:
+        option, equals, value = word.partition("=") if word.startswith("--") else (word, "", "")
+        attribute, kind = _KIT_OPTIONS.get(option, ("", ""))
+        if not attribute or (kind == "flag" and equals):
+            return None
+        if kind == "flag":
+            values[attribute] = True
+            continue
+        if not equals:
+            value = next(words, "-")
+            if value.startswith("-"):  # a missing value, or one argparse may read as an option
+                return None
+        if kind == "int":
+            try:
+                values[attribute] = int(value)  # as argparse's type=int
+            except ValueError:
+                return None
+        elif kind == "list":
+            values[attribute].append(value)
+        else:
+            values[attribute] = value
+    if values["connect"] is not None and values["bind"] is not None:
+        return None  # argparse refuses the two together
+    return SimpleNamespace(**values)
+
+
+def _program_name() -> str:
+    """The bot's file name without its suffix, for its messages."""
+    return os.path.splitext(os.path.basename(sys.argv[0]))[0] or "bot"
+
+
 def _environment_seed() -> int | None:
     """$ARBITER_SEED (docs/protocol.md) as a number, or None when it is unset or not one."""
-    import os
-
     text = os.environ.get("ARBITER_SEED", "")
     return int(text) if text.isdigit() else None
 
 
 def open_channel(args: argparse.Namespace) -> StdioChannel | ZmqBotChannel:
     """stdin/stdout, or a ZeroMQ channel for --connect/--bind or $ARBITER_ENDPOINT."""
-    import os
-
     endpoint = args.bind or args.connect or os.environ.get("ARBITER_ENDPOINT")
     if not endpoint:
         return StdioChannel()

@@ -18,7 +18,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # run from a checkout
 
-from arbiter.bot import BotContext, bot_arguments, run_bot  # noqa: E402
+from arbiter.bot import BotContext, bot_arguments, read_kit_options, run_bot  # noqa: E402
 from arbiter.games.dots import DotsGame, DotsState  # noqa: E402
 from players.strategies import require_game  # noqa: E402
 from players.strategies.perfect import MAX_EXACT_EDGES, make_perfect_chooser, triangle_war  # noqa: E402
@@ -26,6 +26,9 @@ from players.strategies.perfect import MAX_EXACT_EDGES, make_perfect_chooser, tr
 
 def main(argv: list[str] | None = None) -> int:
     """Run the bot, or the Triangle War solver with --triangle-war."""
+    words = sys.argv[1:] if argv is None else argv
+    if read_kit_options(words) is not None:  # none of our own options: no parser to build (bot start-up)
+        return run_bot(perfect_choice(MAX_EXACT_EDGES), argv=words)
     parser = bot_arguments(__doc__.splitlines()[0])
     parser.add_argument("--triangle-war", action="store_true",
                         help="solve Triangle War games read from stdin instead of playing")
@@ -42,13 +45,18 @@ def main(argv: list[str] | None = None) -> int:
             print(f"perfect_dp --triangle-war: {exc}", file=sys.stderr)
             return 2
         return 0
-    perfect = make_perfect_chooser(args.exact_edges)
+    return run_bot(perfect_choice(args.exact_edges), parser=parser, argv=argv)
+
+
+def perfect_choice(max_exact_edges: int):
+    """The bot's choose function: exact play, solving at most `max_exact_edges` at once."""
+    perfect = make_perfect_chooser(max_exact_edges)
 
     def choose(state: DotsState, ctx: BotContext) -> int:
         require_game(ctx, DotsGame, "perfect_dp")
         return perfect(state, ctx)
 
-    return run_bot(choose, parser=parser, argv=argv)
+    return choose
 
 
 if __name__ == "__main__":

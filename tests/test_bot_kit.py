@@ -3,11 +3,16 @@ whenever the rules say it is its turn (extra moves included), never answers an o
 infers its seat in the codecup dialect, and exits on Quit. Driven by an in-memory referee."""
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from arbiter.bot import BotContext, run_bot
+from arbiter.bot import BotContext, bot_arguments, read_kit_options, run_bot
 from arbiter.games import Game, State, find_game
 
 
@@ -150,3 +155,40 @@ def test_a_game_line_the_bot_cannot_play_is_a_clear_message_and_exit_2(game_line
 def test_an_unknown_game_option_is_a_clear_message_and_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert run_bot(lambda state, ctx: first_legal(state), argv=["--game", "wrong"], channel=Script("Start")) == 2
     assert "cannot play: unknown game 'wrong'" in capsys.readouterr().err
+
+
+# Words a bot's command line might hold: the kit's options, values, and what only argparse answers.
+ARGV_WORDS = st.sampled_from([
+    "--game", "-p", "--param", "--seed", "--connect", "--bind", "--keys", "--server-key", "--serve",
+    "--seed=7", "--game=limit-nim", "--param=rows=3", "--serve=1", "--se", "--help", "-h", "--", "-pX=1",
+    "1", "-1", " 2", "1_0", "x", "rows=5", "", "-", "tcp://127.0.0.1:5555", "--unknown",
+])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(ARGV_WORDS, max_size=6))
+def test_the_kit_s_own_reading_of_a_command_line_is_argparse_s_whenever_it_answers(argv: list[str]) -> None:
+    fast = read_kit_options(argv)
+    if fast is None:
+        return  # left to argparse
+    assert vars(fast) == vars(bot_arguments("a bot").parse_args(argv))
+
+
+@pytest.mark.parametrize("argv", [[], ["--seed", "1"], ["--seed=5", "--serve"], ["--connect", "tcp://h:1"],
+                                  ["--game", "limit-nim", "-p", "piles=3/2", "--param", "x=1"]])
+def test_a_tournament_s_bot_command_line_is_read_without_argparse(argv: list[str]) -> None:
+    assert read_kit_options(argv) is not None
+
+
+def test_a_bot_s_start_imports_only_its_game_and_none_of_the_slow_modules() -> None:
+    # Start-up is on the clock of every game a bot plays (benchmarks/bench_startup.py):
+    # typing, dataclasses and argparse cost milliseconds each; other games' modules more.
+    code = ("import sys; from arbiter.bot import run_bot; "
+            "run_bot(lambda state, ctx: ctx.rng.choice(state.legal_moves()), argv=['--seed', '1']); "
+            "print(' '.join(sorted(m for m in sys.modules if m in ('typing', 'dataclasses', 'argparse') "
+            "or m.startswith('arbiter.games.'))))")
+    done = subprocess.run([sys.executable, "-c", code], input="Game limit-nim seat=0 time_ms=1000\nStart\nQuit\n",
+                          capture_output=True, text=True, check=True, cwd=Path(__file__).resolve().parents[1])
+    move, loaded = done.stdout.splitlines()
+    assert find_game("limit-nim").new_state().play(move) is not None
+    assert loaded.split() == ["arbiter.games.base", "arbiter.games.limit_nim"]

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import doctest
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -133,3 +135,21 @@ def test_the_package_docstring_example_runs() -> None:
 def test_the_examples_in_docs_games_md_run() -> None:
     result = doctest.testfile(str(DOCS), module_relative=False, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_each_registry_line_names_its_class_and_the_class_agrees() -> None:
+    for name, aliases, _ in arbiter.games.REGISTRY:
+        cls = arbiter.games.game_class(name)
+        assert (cls.name, cls.aliases) == (name, aliases)
+        for alias in aliases:
+            assert arbiter.games.game_class(alias) is cls
+    assert [cls.name for cls in arbiter.games.GAMES] == game_names()
+
+
+def test_a_game_s_module_is_imported_only_when_that_game_is_found() -> None:
+    # A fresh interpreter: this one has imported every game already.
+    code = ("import sys; from arbiter.games import find_game; find_game('limit-nim'); "
+            "print(' '.join(sorted(m for m in sys.modules if m.startswith('arbiter.games.'))))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                            cwd=Path(__file__).resolve().parents[1]).stdout.split()
+    assert loaded == ["arbiter.games.base", "arbiter.games.limit_nim"]

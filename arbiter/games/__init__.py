@@ -7,28 +7,45 @@
 3
 >>> state.current_player
 1
+
+Finding a game imports only that game's module: a bot's start-up is on the clock of every
+game it plays, and the other games' modules (Sudoku's solver above all) cost it
+milliseconds for nothing. `GAMES`, every game class, imports them all on first use.
 """
 from __future__ import annotations
 
-from typing import Any
+from importlib import import_module
 
 from .base import Game, GameError, GameParamError, IllegalMove, MalformedMove, Param, State
-from .codecup_sudoku import CodecupSudoku
-from .dots_and_boxes import DotsAndBoxes
-from .dots_and_triangles import DotsAndTriangles
-from .limit_nim import LimitNim
 
-# Adding a game is adding its module and one line here.
-GAMES: tuple[type[Game[Any]], ...] = (DotsAndTriangles, DotsAndBoxes, LimitNim, CodecupSudoku)
+TYPE_CHECKING = False  # `typing` is for type checkers: every bot imports this package (see base.py)
+if TYPE_CHECKING:
+    from typing import Any
 
-_BY_NAME: dict[str, type[Game[Any]]] = {
-    name: cls for cls in GAMES for name in (cls.name, *cls.aliases)
-}
+# Adding a game is adding its module and one line here: its name, its aliases and where its
+# class is. (tests/test_games_registry.py checks each line against the class it names.)
+REGISTRY: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("dots-and-triangles", ("triangle-war",), "dots_and_triangles:DotsAndTriangles"),
+    ("dots-and-boxes", (), "dots_and_boxes:DotsAndBoxes"),
+    ("limit-nim", (), "limit_nim:LimitNim"),
+    ("codecup-sudoku", (), "codecup_sudoku:CodecupSudoku"),
+)
+
+_WHERE_BY_NAME: dict[str, str] = {name: where for main, aliases, where in REGISTRY for name in (main, *aliases)}
 
 
 def game_names() -> list[str]:
     """The canonical names of every game, in registry order."""
-    return [cls.name for cls in GAMES]
+    return [name for name, _, _ in REGISTRY]
+
+
+def game_class(name: str) -> type[Game[Any]]:
+    """The class of the game called `name` (or an alias), its module imported on demand."""
+    where = _WHERE_BY_NAME.get(name) if isinstance(name, str) else None
+    if where is None:
+        raise GameParamError(f"unknown game {name!r}; games are: {', '.join(sorted(_WHERE_BY_NAME))}")
+    module, cls = where.split(":")
+    return getattr(import_module(f"{__name__}.{module}"), cls)
 
 
 def find_game(name: str, **params: Any) -> Game[Any]:
@@ -36,10 +53,14 @@ def find_game(name: str, **params: Any) -> Game[Any]:
 
     Parameter values may be typed or text (`rows=5` or `rows="5"`).
     """
-    cls = _BY_NAME.get(name) if isinstance(name, str) else None
-    if cls is None:
-        raise GameParamError(f"unknown game {name!r}; games are: {', '.join(sorted(_BY_NAME))}")
-    return cls(**params)
+    return game_class(name)(**params)
+
+
+def __getattr__(attribute: str) -> object:
+    """`GAMES`: every game class in registry order (importing every game module)."""
+    if attribute == "GAMES":
+        return tuple(game_class(name) for name in game_names())
+    raise AttributeError(f"module {__name__!r} has no attribute {attribute!r}")
 
 
 __all__ = [
@@ -52,5 +73,6 @@ __all__ = [
     "Param",
     "State",
     "find_game",
+    "game_class",
     "game_names",
 ]

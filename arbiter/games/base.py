@@ -9,10 +9,23 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
-from typing import Any, Callable, ClassVar, Generic, Hashable, TypeVar
 
-Move = TypeVar("Move", bound=Hashable)
+# Every bot start imports this module (through arbiter/bot.py), and a bot's start-up is paid
+# in every game it plays: `typing` (about 2 ms to import) and `dataclasses` (about 5 ms) are
+# left to type checkers, so `Param` is a plain class (benchmarks/bench_startup.py).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, ClassVar, Generic, Hashable, TypeVar
+
+    Move = TypeVar("Move", bound=Hashable)
+else:
+    class Generic:
+        """`typing.Generic` as far as the running program needs it: `Game[int]` is `Game`."""
+
+        def __class_getitem__(cls, item: object) -> type:
+            return cls
+
+    Move = "Move"  # the type variable, for type checkers only
 
 
 class GameError(ValueError):
@@ -52,16 +65,27 @@ def parse_int(text: str) -> int:
     return int(text)
 
 
-@dataclass(frozen=True)
+def _always_fine(value: Any) -> str | None:
+    """The default `Param.check`: every value parse accepts is allowed."""
+    return None
+
+
 class Param:
     """One named game parameter: its default, how to read it from text, and its check."""
 
-    name: str
-    default: Any
-    description: str
-    parse: Callable[[str], Any] = parse_int
-    # Returns None when the value is fine, else a sentence saying what is allowed.
-    check: Callable[[Any], str | None] = lambda value: None
+    __slots__ = ("name", "default", "description", "parse", "check")
+
+    def __init__(self, name: str, default: Any, description: str, parse: Callable[[str], Any] = parse_int,
+                 check: Callable[[Any], str | None] = _always_fine) -> None:
+        self.name = name
+        self.default = default
+        self.description = description
+        self.parse = parse
+        # Returns None when the value is fine, else a sentence saying what is allowed.
+        self.check = check
+
+    def __repr__(self) -> str:
+        return f"Param({self.name!r}, default={self.default!r})"
 
     def read(self, game: str, raw: Any) -> Any:
         """Convert and validate one raw value (text or already typed)."""

@@ -31,23 +31,27 @@ ended the game, e.g. `seat 0 WIN (correct claim)`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Hashable, NamedTuple
+from collections import namedtuple
 
 from .base import Game, GameError, MalformedMove, State
 from .sudoku_solver import BOX_OF, COL_OF, ROW_OF, count_solutions, find_solution, solution_with_other_digit
+
+# `typing` and `dataclasses` are left out (and SudokuMove is a collections.namedtuple) because
+# every Sudoku bot imports this module at its start, in every game (arbiter/games/base.py).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Hashable
 
 ROW_NAMES = "ABCDEFGHI"
 COL_NAMES = "abcdefghi"
 _PLACEMENT = re.compile(r"([A-I])([a-i])([1-9])(!?)")
 
 
-class SudokuMove(NamedTuple):
-    """A placement of `digit` in `cell` (0-80, row-major), or the bare claim (`cell` None)."""
+class SudokuMove(namedtuple("SudokuMove", "cell digit claim")):
+    """A placement of `digit` (int) in `cell` (int, 0-80, row-major) or the bare claim
+    (`cell` None); `claim` (bool) says whether the move claims the last solution."""
 
-    cell: int | None
-    digit: int
-    claim: bool
+    __slots__ = ()
 
 
 CLAIM = SudokuMove(None, 0, True)  # `!` alone
@@ -58,14 +62,16 @@ def cell_name(cell: int) -> str:
     return ROW_NAMES[cell // 9] + COL_NAMES[cell % 9]
 
 
-@dataclass(frozen=True)
 class Ending:
     """How a game ended: the seat whose move (or fault) ended it, the name, the points."""
 
-    seat: int
-    name: str
-    why: str
-    points: tuple[int, int]  # (that seat's points, the other seat's points)
+    __slots__ = ("seat", "name", "why", "points")
+
+    def __init__(self, seat: int, name: str, why: str, points: tuple[int, int]) -> None:
+        self.seat = seat
+        self.name = name
+        self.why = why
+        self.points = points  # (that seat's points, the other seat's points)
 
     def scores(self) -> list[int]:
         """The points per seat."""

@@ -7,9 +7,12 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from itertools import compress
-from typing import Hashable
 
 from .base import Game, Param, State, int_range
+
+TYPE_CHECKING = False  # `typing` is for type checkers: bots import this module (see base.py)
+if TYPE_CHECKING:
+    from typing import Hashable
 
 PLAYERS_PARAM = Param(
     "players",

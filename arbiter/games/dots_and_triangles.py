@@ -7,7 +7,6 @@ Only unit triangles score.
 from __future__ import annotations
 
 import re
-import textwrap
 
 from .base import MalformedMove, Param, int_range
 from .dots import PLAYERS_PARAM, DotsGame, DotsState, owner_letter
@@ -106,4 +105,6 @@ class DotsAndTriangles(DotsGame):
                     put(2 * r - 1, x + half // 2, "\\" if drawn(here, self.dot(r + 1, i + 1)) else ".")
         for cell, (r, i, up) in enumerate(self._cell_places):
             put(2 * r - 1, column(r, i) + (0 if up else half), owner_letter(state.owner[cell]))
+        import textwrap  # only for pictures, which a bot never draws: not on its start-up
+
         return textwrap.dedent("\n".join("".join(line).rstrip() for line in grid))

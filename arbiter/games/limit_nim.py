@@ -7,9 +7,12 @@ whoever takes the last stone wins.
 from __future__ import annotations
 
 import re
-from typing import Hashable
 
 from .base import Game, MalformedMove, Param, State, parse_int
+
+TYPE_CHECKING = False  # `typing` is for type checkers: bots import this module (see base.py)
+if TYPE_CHECKING:
+    from typing import Hashable
 
 Pile = tuple[int, int]  # (stones, limit)
 MAX_PILES = 64

@@ -11,7 +11,11 @@ Pure Python on purpose (no C extension): see docs/performance.md for what it cos
 """
 from __future__ import annotations
 
-from typing import Sequence
+TYPE_CHECKING = False  # `typing` is for type checkers: Sudoku bots import this module (see base.py)
+if TYPE_CHECKING:
+    from typing import Sequence
+
+    Grid = Sequence[int]
 
 ALL_DIGITS = 0x1FF  # candidate mask with all nine digits
 
@@ -28,8 +32,6 @@ PEERS: tuple[tuple[int, ...], ...] = tuple(
     tuple(sorted({p for unit in UNITS if cell in unit for p in unit} - {cell})) for cell in range(81)
 )
 _POPCOUNT = tuple(bin(mask).count("1") for mask in range(ALL_DIGITS + 1))
-
-Grid = Sequence[int]
 
 
 def count_solutions(grid: Grid, limit: int = 2) -> int:

@@ -7,16 +7,19 @@ for exact play, an on-disk cache of solved tables.
 """
 from __future__ import annotations
 
-from typing import Any
-
 from arbiter.bot import BotContext
 from arbiter.games import Game
-from arbiter.games.dots import DotsGame
+
+TYPE_CHECKING = False  # `typing` is for type checkers: it would cost every bot start (arbiter/games/base.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def require_game(ctx: BotContext, kind: type[Game[Any]], bot: str) -> None:
     """Stop the bot with a clear message when it is asked to play a game it does not know."""
     if not isinstance(ctx.game, kind):
+        from arbiter.games.dots import DotsGame  # not at the top: a nim or sudoku bot needs no dots
+
         wanted = "a dots game (dots-and-triangles, dots-and-boxes)" if kind is DotsGame else kind.name
         ctx.log(f"{bot}: cannot play {ctx.game.name}; this bot plays {wanted}")
         raise SystemExit(2)

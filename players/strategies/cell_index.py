@@ -13,9 +13,11 @@ positions: it plays out every capture that becomes available.
 """
 from __future__ import annotations
 
-from typing import Any, Iterable
-
 from arbiter.games.dots import DotsGame
+
+TYPE_CHECKING = False  # `typing` is for type checkers: it would cost every bot start (arbiter/games/base.py)
+if TYPE_CHECKING:
+    from typing import Any, Iterable
 
 
 class CellIndex:

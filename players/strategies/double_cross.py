@@ -33,15 +33,19 @@ falls back to the greedy choice (random safe move, or the cheapest gift).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Iterable
 
 from arbiter.bot import BotContext
 from arbiter.games.dots import DotsGame, DotsState
 
 from .cell_index import CellIndex, bits, capture_run, missing_sides, tracked_index
 from .greedy import best_keys, cheapest_gifts, greedy_move
+
+# `typing` and `dataclasses` are left out, Group and Component are plain classes: the bot
+# imports this module at its start, in every game (arbiter/games/base.py).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Iterable
 
 SAFE_SEARCH_MOVES = 10  # search the safe phase once at most this many safe moves are left,
 SEARCH_EDGES = 40  # and at most this many edges are free (else the search is hopeless)
@@ -51,7 +55,6 @@ DECISION_SHARE = 0.02
 DEFAULT_TIME_MS = 30_000  # the arbiter's default game budget, when the Game line gives none
 
 
-@dataclass(frozen=True)
 class Group:
     """Cells the mover can capture one after another, in capture order.
 
@@ -61,9 +64,12 @@ class Group:
     own side too (`end == "both"`: an opened loop).
     """
 
-    cells: tuple[int, ...]
-    edges: tuple[int, ...]
-    end: str
+    __slots__ = ("cells", "edges", "end")
+
+    def __init__(self, cells: tuple[int, ...], edges: tuple[int, ...], end: str) -> None:
+        self.cells = cells
+        self.edges = edges
+        self.end = end
 
     @property
     def keep(self) -> int:
@@ -124,14 +130,16 @@ def capture_groups(game: DotsGame, drawn: int, starts: Iterable[int] | None = No
     return groups
 
 
-@dataclass(frozen=True)
 class Component:
     """A chain (ends on the ground) or a loop of cells each missing two sides, with its free edges."""
 
-    kind: str  # "chain" or "loop"
-    cells: tuple[int, ...]
-    edges: tuple[int, ...]
-    ground: tuple[int, ...]  # the edges that border only one cell: a chain's two ends
+    __slots__ = ("kind", "cells", "edges", "ground")
+
+    def __init__(self, kind: str, cells: tuple[int, ...], edges: tuple[int, ...], ground: tuple[int, ...]) -> None:
+        self.kind = kind  # "chain" or "loop"
+        self.cells = cells
+        self.edges = edges
+        self.ground = ground  # the edges that border only one cell: a chain's two ends
 
     def openings(self) -> tuple[int, ...]:
         """Where to open it: a two-chain in the middle (so it cannot be handed back), a

@@ -9,12 +9,14 @@ so steps 1 and 2 cost O(1) per move to maintain.
 """
 from __future__ import annotations
 
-from typing import Any
-
 from arbiter.bot import BotContext
 from arbiter.games.dots import DotsState
 
 from .cell_index import CellIndex, capture_run, tracked_index
+
+TYPE_CHECKING = False  # `typing` is for type checkers: it would cost every bot start (arbiter/games/base.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def choose_greedy(state: DotsState, ctx: BotContext) -> int:

@@ -8,10 +8,12 @@ piles with the Sprague-Grundy theorem; tests check it against the plain memoized
 """
 from __future__ import annotations
 
-from typing import Any
-
 from arbiter.bot import BotContext
 from arbiter.games.limit_nim import LimitNimState, Pile
+
+TYPE_CHECKING = False  # `typing` is for type checkers: it would cost every bot start (arbiter/games/base.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 Move = tuple[int, int]  # (pile index, 0-based; stones taken)
 

@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass, field
-from typing import Iterable
 
 from arbiter.bot import BotContext
 from arbiter.games import GameError
@@ -28,8 +26,15 @@ from arbiter.games.dots_and_triangles import DotsAndTriangles
 
 from .cell_index import tracked_index
 from .double_cross import DEFAULT_TIME_MS, DoubleCross, decision_time_limit_s, double_cross_player
-from .exact import (ExactTable, MaxnTable, board_key, board_table, build_table, cached_board_table,
-                    save_board_table)
+
+# The solver (.exact) needs numpy, a tenth of a second to import: it is imported when a table
+# is first wanted, not at the bot's start. `typing` and `dataclasses` are left out for the
+# same reason (arbiter/games/base.py).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Iterable
+
+    from .exact import ExactTable, MaxnTable
 
 # Solver speed assumed when budgeting a solve: well under the 10-40 M states/s that
 # benchmarks/bench_solver.py measures on 2^18-2^24 states, to allow for a loaded machine.
@@ -46,18 +51,19 @@ VALUE_LINE = re.compile(r"value (-?\d+) margin (-?\d+) move (.+)")
 MAXN_LINE = re.compile(r"max-n cells (\d+) move (.+) expects ((?:[A-Z]=\d+ ?)+)")
 
 
-@dataclass
 class PerfectPlayer:
     """One game of exact play: the table in use, the clock spent, the fallback player."""
 
-    game: DotsGame
-    max_exact_edges: int = MAX_EXACT_EDGES
-    table: ExactTable | None = None
-    used_s: float = 0.0  # time spent choosing moves so far
-    board_checked: bool = False  # whether the whole-board table was tried already
-    # Whole-board tables by board key, shared by the games of one process (--serve, benchmarks).
-    board_tables: dict[str, ExactTable] = field(default_factory=dict, repr=False)
-    fallback: DoubleCross | None = field(default=None, repr=False)
+    def __init__(self, game: DotsGame, max_exact_edges: int = MAX_EXACT_EDGES,
+                 board_tables: dict[str, ExactTable] | None = None) -> None:
+        self.game = game
+        self.max_exact_edges = max_exact_edges
+        self.table: ExactTable | None = None
+        self.used_s = 0.0  # time spent choosing moves so far
+        self.board_checked = False  # whether the whole-board table was tried already
+        # Whole-board tables by board key, shared by the games of one process (--serve, benchmarks).
+        self.board_tables: dict[str, ExactTable] = {} if board_tables is None else board_tables
+        self.fallback: DoubleCross | None = None
 
     def choose(self, state: DotsState, ctx: BotContext) -> int:
         """The move to play, logged with its value (or as heuristic)."""
@@ -83,6 +89,8 @@ class PerfectPlayer:
             ctx.log(f"heuristic move {self.game.format_move(move)} "
                     f"(double-cross: {free} free edges are too many {why})")
             return move
+        from .exact import MaxnTable  # imported by now: there is a table
+
         if isinstance(self.table, MaxnTable):
             return self._choose_maxn(state, self.table, ctx)
         values = self.table.move_values(drawn)
@@ -112,6 +120,8 @@ class PerfectPlayer:
 
     def _find_table(self, drawn: int, ctx: BotContext) -> ExactTable | None:
         """A table covering the position, if one can be had within the clock."""
+        from .exact import board_key, cached_board_table, save_board_table
+
         game = self.game
         time_ms = ctx.time_ms if ctx.time_ms is not None else DEFAULT_TIME_MS
         allowance_s = (time_ms / 1000 - self.used_s) * BUILD_SHARE
@@ -153,6 +163,8 @@ def solve_seconds(free: int, players: int) -> float:
 
 def timed_build(game: DotsGame, drawn: int) -> tuple[ExactTable, float]:
     """Solve a table and say how long it took (seconds)."""
+    from .exact import build_table
+
     started = time.perf_counter()
     table = build_table(game, drawn)
     return table, time.perf_counter() - started
@@ -182,6 +194,8 @@ def triangle_war(lines: Iterable[str]) -> list[str]:
     lines `i j` (the dots of each move, A moving first). Output: `Game k: A wins.` or
     `Game k: B wins.` per game. Raises ValueError naming the game and line of bad input.
     """
+    from .exact import board_table
+
     game = DotsAndTriangles(rows=4)
     table: ExactTable | None = None
     numbered = [(n, line.strip()) for n, line in enumerate(lines, 1) if line.strip()]

@@ -12,8 +12,6 @@ from __future__ import annotations
 import random
 import time
 
-import numpy as np
-
 from arbiter.bot import BotContext
 from arbiter.games.codecup_sudoku import CLAIM, CodecupSudokuState, SudokuMove
 from arbiter.games.sudoku_solver import PEERS, count_solutions, enumerate_solutions, has_solution
@@ -54,6 +52,8 @@ def winning_moves(grid: bytes | bytearray) -> list[SudokuMove]:
     solutions = enumerate_solutions(grid, ENUMERATION_LIMIT)
     if not 2 <= len(solutions) < ENUMERATION_LIMIT:
         return []
+    import numpy as np  # here, not at the top: only the winner counts, and only late in a game
+
     table = np.array(solutions, dtype=np.int8)  # one solution per row
     # agree[cell, d-1]: how many solutions have digit d in that cell
     agree = (table[:, :, None] == np.arange(1, 10, dtype=np.int8)).sum(axis=0)
