@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 
 from arbiter.reports.standings import compute_standings
-from arbiter.tournament.config import load_config
+from arbiter.tournament.config import load_config, without_sandbox
 from arbiter.tournament.progress import Progress
 from arbiter.tournament.runner import run_tournament
+from arbiter.transport.sandbox import support
 
 ALL_CONFIGS = sorted((Path(__file__).resolve().parent.parent / "configs").glob("*.yaml"))
 # SPRT configs are release checks, not tournaments: tests/test_sprt.py runs them.
@@ -34,7 +35,8 @@ def test_bundled_config_runs_without_faults(path: Path, tmp_path: Path) -> None:
     assert sum(row.games for row in standings.players) == config.seats * len(outcome.records)
 
 
-TIMINGS = ("started_at", "duration_s", "time_used_ms", "logs")  # all that may differ between two runs
+# All that may differ between two runs (and whether the bots were boxed, which the second run changes).
+TIMINGS = ("started_at", "duration_s", "time_used_ms", "logs", "sandboxed")
 
 
 def played(records: list[dict]) -> list[dict]:
@@ -49,10 +51,13 @@ def played(records: list[dict]) -> list[dict]:
 
 @pytest.mark.parametrize("path", CONFIGS, ids=[p.stem for p in CONFIGS])
 def test_bundled_config_reproduces_game_for_game(path: Path, tmp_path: Path) -> None:
-    """Same config, same games: every bot that plays at random is seeded from the game id."""
+    """Same config, same games: every bot that plays at random is seeded from the game id; and
+    the sandbox changes nothing in how they play (the second run has it off)."""
     config = load_config(path)
     config = replace(config, games_per_pairing=config.seats, rounds=min(config.rounds or 1, 2) if config.rounds else None)
-    runs = [run_tournament(replace(config, results_dir=tmp_path / str(k)), Progress(quiet=True, tty=False)).records
-            for k in range(2)]
+    runs = [run_tournament(replace(how, results_dir=tmp_path / str(k)), Progress(quiet=True, tty=False)).records
+            for k, how in enumerate((config, without_sandbox(config)))]
     assert played(runs[0]) == played(runs[1])
+    assert {tuple(r["sandboxed"]) for r in runs[0]} == {(support().usable,) * config.seats}
+    assert {tuple(r["sandboxed"]) for r in runs[1]} == {(False,) * config.seats}
     assert len({r["seed"] for r in runs[0]}) == len(runs[0])  # one seed per game
