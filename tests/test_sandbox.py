@@ -167,3 +167,22 @@ def test_a_machine_without_a_sandbox_is_reported_and_required_refuses(tmp_path: 
     assert sandbox_report(config)["enforced"]["namespaces"] is False
     with pytest.raises(ConfigError, match="sandbox: is required, but this machine cannot sandbox bots"):
         load_config(tmp_path / "required.yaml")
+
+
+def test_a_bot_in_a_private_folder_under_tmp_starts_in_its_box(tmp_path: Path) -> None:
+    """pytest's own folders under /tmp are 0700 and root's: the box re-makes the folders above
+    a shown path searchable, /tmp's included, so the box's user reaches the bot."""
+    private = Path("/tmp") / f"arbiter-private-{new_marker()}"
+    private.mkdir(mode=0o700)
+    try:
+        (private / "deep").mkdir(mode=0o700)
+        bot_file = private / "deep" / "bot.py"
+        bot_file.write_bytes((ROOT / "players" / "random_bot.py").read_bytes())
+        marker = new_marker()
+        player = replace(honest(marker), name="private", command=(sys.executable, str(bot_file)))
+        record = play_game(find_game("limit-nim"), [player, honest(marker)], time=GAME_TIME, log_dir=tmp_path)
+        assert record.termination is Termination.NORMAL, record.detail
+        assert record.sandboxed == [support().usable] * 2
+    finally:
+        import shutil
+        shutil.rmtree(private)

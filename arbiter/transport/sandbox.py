@@ -560,10 +560,13 @@ def _binds(read: Sequence[str], write: Sequence[str]) -> list[tuple[str, str]]:
 
 
 def _ancestors(path: str) -> list[str]:
-    """The folders above `path`, from the top, outside the system's (`/a/b/c` -> `/a`, `/a/b`)."""
+    """The folders above `path`, from the top, that the box must make (`/a/b/c` -> `/a`, `/a/b`):
+    not the system's (shown whole), nor the box's own `/tmp`, `/dev` and `/proc`; but folders
+    under its `/tmp` are made (a bot under the arbiter's `/tmp/x`, a 0700 folder, must be reachable)."""
     parts = path.strip("/").split("/")[:-1]
     folders = ["/" + "/".join(parts[: k + 1]) for k in range(len(parts))]
-    return [f for f in folders if not any(_within(f, system) for system in ("/tmp", "/dev", "/proc", *SYSTEM_DIRS))]
+    return [f for f in folders
+            if f != "/tmp" and not any(_within(f, system) for system in ("/dev", "/proc", *SYSTEM_DIRS))]
 
 
 def _within(path: str, folder: str) -> bool:
