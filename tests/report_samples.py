@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from arbiter.games import find_game
-from arbiter.records import GameRecord, MoveRecord, PlayerRef, Termination
+from arbiter.records import GameRecord, MoveRecord, PlayerRef, Termination, game_places
 from arbiter.reports.standings import compute_standings, write_standings
 
 SCORING = {"win": 1.0, "draw": 0.5, "loss": 0.0}
@@ -74,28 +74,38 @@ def write_sample_tournament(
     opening: int = 2,
     timeouts: int = 1,
     seed: int = 1,
+    seats: int = 2,
 ) -> Path:
     """A round robin written like `arbiter run` writes it: games.jsonl, summary.json and
-    standings files. The last `timeouts` games end by a timeout. Returns the folder."""
+    standings files. The last `timeouts` games end by a timeout. With `seats` > 2, every group
+    of that many players, its seat order rotated from game to game, and `params` gets
+    `players`; a win (first place alone) scores 1, a tie for first shares it. Returns the folder."""
     params = dict(params if params is not None else {"rows": 4})
+    if seats > 2:
+        params["players"] = seats
     rng = random.Random(seed)
     folder.mkdir(parents=True, exist_ok=True)
     speed = {name: 2.0 * (index + 1) ** 2 for index, name in enumerate(players)}
     schedule = [
-        (game_no + 1, pair if game_no % 2 == 0 else pair[::-1])
+        (game_no + 1, group[game_no % seats:] + group[:game_no % seats] if seats > 2
+         else group if game_no % 2 == 0 else group[::-1])
         for game_no in range(games_per_pairing)
-        for pair in itertools.combinations(players, 2)
+        for group in itertools.combinations(players, seats)
     ]
     records = []
-    for number, (round_no, seats) in enumerate(schedule, 1):
+    for number, (round_no, names) in enumerate(schedule, 1):
         timeout_at = 7 if number > len(schedule) - timeouts else None
-        record = play_random_game(game_name, params, seats, rng, opening=opening,
-                                  typical_ms=[speed[n] for n in seats], timeout_at=timeout_at)
-        points = [SCORING["draw"] if record.winner is None else
-                  SCORING["win"] if record.winner == seat else SCORING["loss"] for seat in range(len(seats))]
+        record = play_random_game(game_name, params, names, rng, opening=opening,
+                                  typical_ms=[speed[n] for n in names], timeout_at=timeout_at)
+        places = game_places(record.scores, record.winner, record.offender)
+        if len(names) == 2:
+            points = [SCORING["draw"] if record.winner is None else
+                      SCORING["win"] if record.winner == seat else SCORING["loss"] for seat in range(2)]
+        else:
+            points = [1 / places.count(1) if place == 1 else 0.0 for place in places]
         record.extra.update({"id": f"g{number:05d}", "round": round_no,
-                             "opening": [m.move for m in record.moves if m.forced], "names": list(seats),
-                             "points": points})
+                             "opening": [m.move for m in record.moves if m.forced], "names": list(names),
+                             "places": places, "points": points})
         records.append(record.to_json())
     # One write instead of GameStore.append's fsync per game: same lines, much faster for 10,000.
     lines = [json.dumps(r, separators=(",", ":"), ensure_ascii=False) + "\n" for r in records]

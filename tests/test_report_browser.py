@@ -247,3 +247,84 @@ def test_a_single_game_page_replays_its_game(page, tmp_path, game_name, params, 
     save_screenshot(page, tmp_path, shot)
     page.keyboard.press("End")
     assert seat_scores(page) == record.scores
+
+
+# --- three seats ----------------------------------------------------------------------------
+
+TRIO = ("north", "east", "south", "west")
+
+
+@pytest.fixture(scope="module")
+def three_seats(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """A 4-player round robin of 3-seat games on 2 x 3 boxes (every trio, each seat order once
+    per rotation), one ending by a timeout, and its report."""
+    folder = write_sample_tournament(tmp_path_factory.mktemp("results") / "trio", players=TRIO,
+                                     game_name="dots-and-boxes", params={"rows": 2, "cols": 3},
+                                     games_per_pairing=3, opening=2, timeouts=1, seed=5, seats=3)
+    summary = json.loads((folder / "summary.json").read_text())
+    records = [GameRecord.from_json(json.loads(line)) for line in (folder / "games.jsonl").read_text().splitlines()]
+    return {"folder": folder, "report": write_tournament_report(folder), "summary": summary, "records": records}
+
+
+def swatch_colors(page: Any, selector: str) -> list[str]:
+    """The computed background colour of each swatch under `selector`, in page order."""
+    return page.eval_on_selector_all(f"{selector} .swatch", "nodes => nodes.map(n => getComputedStyle(n).backgroundColor)")
+
+
+def test_a_three_seat_report_gives_each_player_one_colour_everywhere(page, three_seats, tmp_path):
+    open_file(page, three_seats["report"])
+    summary = three_seats["summary"]
+    assert summary["seats"] == 3
+    # The standings: one colour per player, all distinct, and the places column.
+    colour = {}
+    for player in summary["players"]:
+        row = f'#standings-table tr[data-player="{player["name"]}"]'
+        colour[player["name"]] = swatch_colors(page, row)[0]
+        assert cell_texts(page, row)["places"] == "-".join(str(n) for n in player["places"])
+    assert len(set(colour.values())) == len(TRIO)
+    assert "1st-2nd-3rd" in page.inner_text("#standings-table thead")
+    # The crosstable's rows and the chart use the same colours.
+    for name, expected in colour.items():
+        assert swatch_colors(page, f'#crosstable-table tr[data-player="{name}"]') == [expected]
+        assert page.eval_on_selector(f'#score-chart g.chart-row[data-player="{name}"] circle',
+                                     "c => getComputedStyle(c).fill") == expected
+    assert "finished ahead" in page.inner_text("#crosstable")
+    # The games list colours each player by the player, whatever seat it sits in.
+    ties = 0
+    for record in three_seats["records"]:
+        names = [p.name for p in record.players]
+        row = f'#games-table tr[data-game="{record.extra["id"]}"]'
+        assert swatch_colors(page, row) == [colour[n] for n in names]
+        if record.winner is None:  # a tie for first: the page names the seats placed first
+            ties += 1
+            firsts = [name for name, place in zip(names, record.extra["places"]) if place == 1]
+            assert f"tie for first: {', '.join(firsts)}" in page.inner_text(row)
+    assert ties
+    save_screenshot(page, tmp_path, "report-3players.png", full_page=True)
+
+
+def test_the_viewer_steps_through_a_three_seat_game_in_its_players_colours(page, three_seats, tmp_path):
+    record = next(r for r in three_seats["records"] if r.termination.value == "normal")
+    names = [p.name for p in record.players]
+    open_file(page, three_seats["report"])
+    colour = {n: swatch_colors(page, f'#standings-table tr[data-player="{n}"]')[0] for n in TRIO}
+    page.click(f'#games-table tr[data-game="{record.extra["id"]}"]')
+    page.locator("#viewer-overlay").wait_for(state="visible", timeout=10_000)
+    assert page.locator("#viewer-seats .seat").count() == 3
+    assert swatch_colors(page, "#viewer-seats") == [colour[n] for n in names]
+    assert seat_scores(page) == [0, 0, 0]
+    for moves in range(1, len(record.moves) + 1):
+        page.keyboard.press("ArrowRight")
+        state = replay(record, moves)
+        assert drawn_edges(page) == moves
+        assert seat_scores(page) == state.scores
+        mover = record.moves[moves - 1].seat
+        assert page.eval_on_selector(f'svg#board line.edge[data-move="{moves}"]',
+                                     "l => getComputedStyle(l).stroke") == colour[names[mover]]
+        if moves == len(record.moves) // 2:
+            save_screenshot(page, tmp_path, "report-viewer-3players.png")
+    # At the end every box is owned, filled in its owner's colour: three seats, their colours.
+    fills = page.eval_on_selector_all("svg#board polygon.cell.owned", "ps => ps.map(p => getComputedStyle(p).fill)")
+    owners = {colour[names[seat]] for seat, score in enumerate(record.scores) if score}
+    assert len(fills) == sum(record.scores) and set(fills) == owners
+    assert seat_scores(page) == record.scores

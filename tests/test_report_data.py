@@ -177,6 +177,20 @@ def test_games_of_a_tournament_share_one_board_and_one_player_list(tmp_path):
     assert [g[GAME_FIELDS.index("id")] for g in data["games"]] == [r.extra["id"] for r in records]
 
 
+
+@pytest.mark.parametrize("seats, counts", [(2, "points"), (3, "finished_ahead")])
+def test_the_page_gets_the_seat_count_and_what_the_crosstable_counts(tmp_path, seats, counts):
+    folder = write_sample_tournament(tmp_path / "t", players=("a", "b", "c", "d"), game_name="dots-and-boxes",
+                                     params={"rows": 1, "cols": 2}, games_per_pairing=seats, seats=seats)
+    summary = json.loads((folder / "summary.json").read_text())
+    records = [GameRecord.from_json(json.loads(line)) for line in (folder / "games.jsonl").read_text().splitlines()]
+    data = tournament_page_data(summary, records)
+    assert data["seats"] == seats and data["crosstable_counts"] == counts
+    players = data["game_fields"].index("players")
+    assert {len(g[players]) for g in data["games"]} == {seats}
+    assert all(len(p["places"]) == seats for p in data["standings"])
+
+
 # --- the page ------------------------------------------------------------------------------
 
 def page_json(page: str) -> dict:

@@ -152,8 +152,10 @@ def tournament_tables(summary: dict[str, Any]) -> dict[str, Any]:
             "scoring": summary.get("scoring", {}),
             "totals": summary.get("totals", {}),
         },
+        "seats": summary.get("seats", 2),
         "standings": summary["players"],
         "crosstable": summary.get("crosstable", {}),
+        "crosstable_counts": summary.get("crosstable_counts", "points"),
         "head_to_head": summary.get("head_to_head"),
     }
 

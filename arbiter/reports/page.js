@@ -5,12 +5,20 @@
 (() => {
   let data = JSON.parse(document.getElementById("report-data").textContent);  // the live page replaces it
   const F = Object.fromEntries(data.game_fields.map((name, i) => [name, i]));
-  const SEAT_COLORS = ["#2563eb", "#dc2626", "#16a34a", "#9333ea", "#ea580c", "#0891b2", "#be185d", "#65a30d"];
+  const PALETTE = ["#2563eb", "#dc2626", "#16a34a", "#9333ea", "#ea580c", "#0891b2", "#be185d", "#65a30d"];
   const SVG_NS = "http://www.w3.org/2000/svg";
   const GAMES_PER_PAGE = 50;
 
-  const seatColor = (seat) => SEAT_COLORS[seat % SEAT_COLORS.length];
+  // A player's colour is the same everywhere on the page: it follows the player's index in
+  // data.players (standings order in a report, config order on the live page, seat order on a
+  // game page). Past the palette, hues a golden angle apart keep every player distinct.
+  const paletteColor = (i) => (i < PALETTE.length ? PALETTE[i] : `hsl(${((i - PALETTE.length) * 137.508 + 17) % 360} 70% 40%)`);
   const playerName = (index) => data.players[index];
+  const colorOfName = (name) => paletteColor(Math.max(0, data.players.indexOf(name)));
+  // Each seat's colour in one game: its player's, unless a player holds two seats (then by seat).
+  const gameColors = (playerIndices) =>
+    (new Set(playerIndices).size === playerIndices.length ? playerIndices : playerIndices.map((_, seat) => seat)).map(paletteColor);
+  const swatch = (color) => h("span", { class: "swatch", style: `background:${color}` });
 
   // ---- small DOM helpers ---------------------------------------------------------------
   function setAttrs(node, attrs) {
@@ -71,6 +79,7 @@
       round: entry[F.round],
       board,
       names: entry[F.players].map(playerName),
+      colors: gameColors(entry[F.players]),
       scores: entry[F.scores],
       winner: entry[F.winner],
       termination: entry[F.termination],
@@ -90,9 +99,17 @@
   }
 
   // Scores in seat order; after a fault the winner may have fewer points, so say both plainly.
-  function resultText(names, scores, winner) {
-    const score = `score ${scores.join("–")}`;
-    return winner === null || winner === undefined ? `draw · ${score}` : `winner ${names[winner]} · ${score}`;
+  function resultText(names, scores, winner, offender) {
+    return `${winnerText(names, scores, winner, offender)} · score ${scores.join("–")}`;
+  }
+  // No winner: a draw of two seats, or with more seats a tie for first between the best
+  // scores (a fault's offender is last whatever its score).
+  function winnerText(names, scores, winner, offender) {
+    if (winner !== null && winner !== undefined) return `winner ${names[winner]}`;
+    if (names.length === 2) return "draw";
+    const contenders = scores.map((score, seat) => (seat === offender ? -Infinity : score));
+    const best = Math.max(...contenders);
+    return `tie for first: ${names.filter((_, seat) => contenders[seat] === best).join(", ")}`;
   }
   function endingText(game) {
     const by = game.offender === null || game.offender === undefined ? "" : ` by ${game.names[game.offender]}`;
@@ -113,7 +130,7 @@
       const game = decodeGame(games[0]);
       header.append(
         h("h1", { text: `${game.names.join(" vs ")}` }),
-        h("div", { class: "subtitle", text: `${game.board.game} ${paramText(game.board.params)} · ${resultText(game.names, game.scores, game.winner)}` }),
+        h("div", { class: "subtitle", text: `${game.board.game} ${paramText(game.board.params)} · ${resultText(game.names, game.scores, game.winner, game.offender)}` }),
       );
     }
   }
@@ -134,6 +151,7 @@
     return card("overview", "Tournament", h("dl", { class: "overview" }, rows.map(([k, v]) => [h("dt", { text: k }), h("dd", { text: v })])));
   }
 
+  const ordinal = (place) => `${place}${({ 1: "st", 2: "nd", 3: "rd" })[place] || "th"}`;  // as progress.ordinal
   const faultTotal = (faults) => Object.values(faults || {}).reduce((a, b) => a + b, 0);
   const faultText = (faults) =>
     Object.entries(faults || {}).filter(([, n]) => n > 0).map(([kind, n]) => `${n} ${kind}`).join(", ") || "-";
@@ -147,6 +165,8 @@
       ["wins", "W", (p) => p.wins],
       ["draws", "D", (p) => p.draws],
       ["losses", "L", (p) => p.losses],
+      // With more than two seats, how often the player finished 1st, 2nd, ... as standings.txt prints it.
+      ...(data.seats > 2 ? [["places", Array.from({ length: data.seats }, (_, i) => ordinal(i + 1)).join("-"), (p) => (p.places || []).join("-")]] : []),
       ["points", "points", (p) => pyG(p.points)],
       ["score_pct", "score %", (p) => pyFixed(p.score_pct, 1)],
       ["rating", "Elo [95%]", (p) => `${pyFixedSigned(p.rating, 0)} [${pyFixedSigned(p.rating_low, 0)}, ${pyFixedSigned(p.rating_high, 0)}]`],
@@ -154,10 +174,9 @@
       ["avg_move_ms", "avg ms/move", (p) => pyFixed(p.avg_move_ms, 1)],
       ["max_move_ms", "max ms/move", (p) => pyFixed(p.max_move_ms, 0)],
     ];
-    const colorOf = new Map(data.standings.map((p, i) => [p.name, SEAT_COLORS[i % SEAT_COLORS.length]]));
     const body = data.standings.map((p) =>
       h("tr", { "data-player": p.name }, columns.map(([key, , value]) => {
-        if (key === "name") return h("td", { class: "text", "data-key": key }, h("span", { class: "swatch", style: `background:${colorOf.get(p.name)}` }), p.name);
+        if (key === "name") return h("td", { class: "text", "data-key": key }, swatch(colorOfName(p.name)), p.name);
         const faulty = key === "faults" && faultTotal(p.faults) > 0;
         return h("td", { "data-key": key, class: faulty ? "text faulty" : key === "faults" ? "text" : null, text: value(p) });
       })),
@@ -195,7 +214,7 @@
         s("text", { class: "tick", x: x(v), y: top - 14, text: pyG(v) })]),
       players.map((p, i) => {
         const y = top + rowH * i + rowH / 2;
-        const color = SEAT_COLORS[i % SEAT_COLORS.length];
+        const color = colorOfName(p.name);
         // An infinite end (null in JSON) runs to the edge of the chart.
         const hasInterval = isNum(p.rating);
         const lowEnd = isNum(p.rating_low) ? p.rating_low : low, highEnd = isNum(p.rating_high) ? p.rating_high : high;
@@ -212,9 +231,10 @@
   function renderCrosstable() {
     const names = data.standings.map((p) => p.name);
     const table = data.crosstable || {};
-    const head = h("tr", {}, h("th", { class: "text", text: "Player" }), names.map((n, i) => h("th", { title: n, text: String(i + 1) })), h("th", { text: "Points" }));
+    const head = h("tr", {}, h("th", { class: "text", text: "Player" }),
+      names.map((n, i) => h("th", { title: n }, swatch(colorOfName(n)), String(i + 1))), h("th", { text: "Points" }));
     const rows = data.standings.map((p, i) =>
-      h("tr", { "data-player": p.name }, h("td", { class: "text", text: `${i + 1}. ${p.name}` }),
+      h("tr", { "data-player": p.name }, h("td", { class: "text" }, swatch(colorOfName(p.name)), `${i + 1}. ${p.name}`),
         names.map((other) => {
           if (other === p.name) return h("td", { class: "self", text: "x" });
           const value = (table[p.name] || {})[other] ?? 0;
@@ -223,7 +243,9 @@
         h("td", { text: pyG(p.points) })));
     return card("crosstable", "Crosstable", h("div", { class: "scroll-x" },
       h("table", { class: "data", id: "crosstable-table" }, h("thead", {}, head), h("tbody", {}, rows))),
-      h("p", { class: "note", text: "Points scored by the row's player against the column's player." }));
+      h("p", { class: "note", text: data.crosstable_counts === "finished_ahead"
+        ? "Games in which the row's player finished ahead of the column's player (a tie counts 1/2)."
+        : "Points scored by the row's player against the column's player." }));
   }
 
   // ---- games list ---------------------------------------------------------------------
@@ -247,6 +269,7 @@
     function row(g) {
       const id = String(g[F.id]);
       const names = g[F.players].map(playerName);
+      const colors = gameColors(g[F.players]);
       const fault = g[F.termination] !== "normal";
       const offender = g[F.offender];
       const ending = fault && offender !== null ? `${g[F.termination]} (${names[offender]})` : g[F.termination];
@@ -254,9 +277,9 @@
       return h("tr", { "data-game": id, onclick: () => openGame(id) },
         h("td", { class: "text" }, h("a", { href: `#game=${encodeURIComponent(id)}`, text: id })),
         h("td", { text: g[F.round] ?? "" }),
-        h("td", { class: "text" }, names.map((n, seat) => [seat ? " vs " : "", h("span", { class: "swatch", style: `background:${seatColor(seat)}` }), n])),
+        h("td", { class: "text" }, names.map((n, seat) => [seat ? " vs " : "", swatch(colors[seat]), n])),
         h("td", { text: g[F.scores].join("–") }),
-        h("td", { class: "text", text: g[F.winner] === null ? "draw" : names[g[F.winner]] }),
+        h("td", { class: "text", text: g[F.winner] === null ? winnerText(names, g[F.scores], null, offender) : names[g[F.winner]] }),
         h("td", { class: fault ? "text ending-fault" : "text", text: ending }),
         h("td", { text: moveCount }),
         h("td", { text: pyFixed(g[F.duration_s], 2) + " s" }));
@@ -342,12 +365,12 @@
             edges.forEach((line, e) => {
               const i = drawnBy[e];
               line.setAttribute("class", i < 0 ? "edge" : `edge drawn${i < game.forced ? " forced" : ""}${i === ply - 1 ? " last" : ""}`);
-              line.style.stroke = i < 0 ? "" : seatColor(game.seats[i]);
+              line.style.stroke = i < 0 ? "" : game.colors[game.seats[i]];
               line.setAttribute("data-move", i < 0 ? "" : String(i + 1));
             });
             cells.forEach((poly, cell) => {
               poly.setAttribute("class", completedAt[cell] >= 0 && completedAt[cell] === ply - 1 ? "cell owned fresh" : owner[cell] >= 0 ? "cell owned" : "cell");
-              poly.style.fill = owner[cell] < 0 ? "" : seatColor(owner[cell]);
+              poly.style.fill = owner[cell] < 0 ? "" : game.colors[owner[cell]];
               poly.style.fillOpacity = owner[cell] < 0 ? "" : completedAt[cell] === ply - 1 ? "0.55" : "0.3";
             });
             const last = ply > 0 ? game.effects[ply - 1] : null;
@@ -388,7 +411,7 @@
               const taken = Math.min(count, stones[pile]);
               // A take removes stones from the top of the pile: draw it where those stones were.
               parts.push(s("rect", { class: `take${i === ply - 1 ? " last" : ""}`, "data-move": i + 1, x: pile * colW + 0.3, width: 1,
-                y: base - stones[pile] * unit, height: taken * unit, fill: seatColor(game.seats[i]), "fill-opacity": i < game.forced ? 0.3 : 0.55 }));
+                y: base - stones[pile] * unit, height: taken * unit, fill: game.colors[game.seats[i]], "fill-opacity": i < game.forced ? 0.3 : 0.55 }));
               stones[pile] -= taken;
               limits[pile] = Math.min(2 * taken, stones[pile]);
               lastMover = game.seats[i];
@@ -444,7 +467,7 @@
               const i = placedAt[cell];
               text.textContent = i < 0 ? "" : String(digitAt[cell]);
               text.setAttribute("class", i < 0 ? "digit" : `digit placed${i < game.forced ? " forced" : ""}`);
-              text.style.fill = i < 0 ? "" : seatColor(game.seats[i]);
+              text.style.fill = i < 0 ? "" : game.colors[game.seats[i]];
             });
             squares.forEach((rect, cell) => rect.setAttribute("class", cell === lastCell ? "square last" : "square"));
             // A claim: a `!` beside the move's cell, or over the middle of the grid for a bare `!`.
@@ -522,12 +545,12 @@
     }
     viewer.seatScores = game.names.map(() => h("span", { class: "seat-score" }));
     viewer.seatNodes = game.names.map((name, seat) =>
-      h("span", { class: "seat", "data-seat": seat }, h("span", { class: "swatch", style: `background:${seatColor(seat)}` }),
+      h("span", { class: "seat", "data-seat": seat }, swatch(game.colors[seat]),
         h("span", { class: "seat-name", text: name }), viewer.seatScores[seat]));
     viewer.seats.replaceChildren(...viewer.seatNodes);
     const fault = game.termination !== "normal";
     viewer.termination.className = fault ? "termination fault" : "termination";
-    viewer.termination.textContent = [fault ? endingText(game).replace(/^./, (c) => c.toUpperCase()) : game.outcome, resultText(game.names, game.scores, game.winner), game.detail]
+    viewer.termination.textContent = [fault ? endingText(game).replace(/^./, (c) => c.toUpperCase()) : game.outcome, resultText(game.names, game.scores, game.winner, game.offender), game.detail]
       .filter(Boolean).join(" · ");
     const svg = s("svg", { id: "board", "data-kind": game.board.kind, role: "img", "aria-label": "board" });
     viewer.area.replaceChildren(svg);
@@ -536,7 +559,7 @@
     viewer.list.replaceChildren(...game.texts.map((text, i) => {
       const item = h("li", { "data-ply": i + 1, onclick: () => goTo(i + 1) },
         h("span", { class: "time", text: `${i + 1}.` }),
-        h("span", {}, h("span", { class: "swatch", style: `background:${seatColor(game.seats[i])}` }), text,
+        h("span", {}, swatch(game.colors[game.seats[i]]), text,
           game.effects[i] === null && game.board.kind !== "text" ? h("span", { class: "undrawable", text: " (not drawn)" }) : null,
           i < game.forced ? h("span", { class: "forced-tag", text: "opening" }) : null),
         h("span", { class: "time", text: `${game.timesMs[i]} ms` }));
@@ -661,7 +684,7 @@
         const clock = h("span", { class: "clock", "data-seat": seat });
         clock.dataset.left = String(r.limits_ms[seat] - r.used_ms[seat]);
         return h("div", { class: seat === r.to_move ? "seat to-move" : "seat", "data-seat": seat },
-          h("span", { class: "swatch", style: `background:${seatColor(seat)}` }), h("span", { class: "seat-name", text: name }),
+          swatch(game.colors[seat]), h("span", { class: "seat-name", text: name }),
           h("span", { class: "seat-score", text: String(scores[seat]) }), clock);
       });
       const last = game.moves.length ? `move ${game.moves.length}: ${game.texts[game.moves.length - 1]}` : "start position";
@@ -705,7 +728,7 @@
     if (whole) data = message;
     else {
       if ("games_from" in message && message.games_from !== data.games.length) { reconnect(); return; }
-      for (const key of ["page", "tournament", "standings", "crosstable", "head_to_head", "boards", "players"]) {
+      for (const key of ["page", "tournament", "seats", "standings", "crosstable", "crosstable_counts", "head_to_head", "boards", "players"]) {
         if (key in message) data[key] = message[key];
       }
       if (message.games) data.games.push(...message.games);
