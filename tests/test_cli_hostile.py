@@ -288,7 +288,7 @@ PHASES: list[tuple[list[str], str]] = [
     (["run", "CONFIG"], "arbiter.cli.run.write_tournament_report"),
     (["report", "{ro}/results"], "arbiter.cli.report.report_results"),
     (["report", "{tmp}/r", "--html"], "arbiter.cli.report.write_tournament_report"),
-    (["serve", "{ro}/results"], "arbiter.cli.serve.check_results_folder"),
+    (["serve", "{ro}/results"], "arbiter.reports.live.check_results_folder"),
     (["serve", "{ro}/results"], "arbiter.cli.serve.wait_for_ctrl_c"),
     (["run", "CONFIG", "--serve"], "arbiter.cli.run.run_tournament"),
     ([*SPRT, "--results", "{tmp}/s"], "arbiter.cli.sprt.config_from_data"),

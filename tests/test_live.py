@@ -5,8 +5,6 @@ from __future__ import annotations
 import http.client
 import json
 import re
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any, Iterator
@@ -18,7 +16,9 @@ from arbiter.games import find_game
 from arbiter.referee import TimeControl
 from arbiter.reports.live import LiveServer, RunFeed, parse_address
 from arbiter.reports.standings import compute_standings
+from arbiter.tournament.config import SprtSettings
 from arbiter.tournament.schedule import ScheduledGame
+from arbiter.tournament.sprt import SprtTest
 from report_samples import SCORING, write_sample_tournament
 
 
@@ -215,14 +215,29 @@ def test_a_taken_port_is_a_usage_error_before_anything_runs(serve, folder):
         LiveServer(folder, port=port).start()
 
 
-def arbiter(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "arbiter", *args], capture_output=True, text=True, timeout=60)
-
-
-def test_cli_refuses_bad_serve_options_in_one_line(tmp_path):
-    missing = arbiter("serve", str(tmp_path / "nothing"))
-    assert missing.returncode == 2 and missing.stderr.count("\n") == 1 and "does not exist" in missing.stderr
-    logs_alone = arbiter("run", "configs/demo.yaml", "--serve-logs")
-    assert logs_alone.returncode == 2 and "--serve-logs: only with --serve" in logs_alone.stderr
-    swapped = arbiter("run", "--serve", "configs/demo.yaml")
-    assert swapped.returncode == 2
+def test_an_sprt_folder_shows_the_llr_against_its_bounds(tmp_path):
+    folder = write_sample_tournament(tmp_path / "check", players=("new", "old"), games_per_pairing=8, timeouts=0, seed=9)
+    records = [json.loads(line) for line in (folder / "games.jsonl").read_text().splitlines()]
+    for index, record in enumerate(records):
+        record["round"] = index // 2 + 1  # pair k: both seatings of opening k
+    (folder / "games.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    hypotheses = {"elo0": 0.0, "elo1": 50.0, "alpha": 0.05, "beta": 0.05}
+    (folder / "tournament.json").write_text(json.dumps({
+        "name": "check", "planned": 100,
+        "schedule": {"game": "dots-and-triangles", "format": "sprt", "players": ["new", "old"], "sprt": hypotheses}}))
+    test = SprtTest(SprtSettings(**hypotheses, max_games=100), "new", "old")
+    for record in records:
+        test.add(record)
+    server = LiveServer(folder)
+    port = int(server.start().rsplit(":", 1)[1].strip("/"))
+    try:
+        stream = Stream(port)
+        _, snapshot = stream.next()
+        stream.close()
+    finally:
+        server.stop()
+    sprt = snapshot["live"]["sprt"]
+    assert test.pairs_counted == 4
+    assert (sprt["llr"], sprt["lower"], sprt["upper"]) == (test.state.llr, test.state.lower, test.state.upper)
+    assert sprt["pairs"] == 4 and sprt["candidate"] == "new" and sprt["verdict"] == test.verdict
+    assert snapshot["live"]["progress"]["sprt"] is True and snapshot["live"]["progress"]["planned"] == 100

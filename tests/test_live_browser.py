@@ -75,7 +75,8 @@ def test_a_tournament_is_watched_live_from_start_to_finish(page, tmp_path):
     players = "\n".join(f"  - {{name: {name}, command: python {SLOW_BOT} --seed {seed}, env: {{SLOW_MS: '60'}}}}"
                         for name, seed in (("ann", 1), ("bob", 2), ("cyd", 3)))
     config = write_config(tmp_path, "game: dots-and-triangles\nparams: {rows: 4}\ngames_per_pairing: 2\n"
-                                    f"concurrency: 2\nopenings: {{random_moves: 2, seed: 5}}\nplayers:\n{players}\n")
+                                    f"concurrency: 2\nopenings: {{random_moves: 2, seed: 5}}\nplayers:\n{players}\n",
+                          name="club-night")
     run = Served("run", str(config), "--serve", cwd=tmp_path)
     try:
         page.goto(run.url)
@@ -119,6 +120,8 @@ def free_port() -> int:
 def test_the_page_reconnects_by_itself_after_the_server_restarts(page, tmp_path):
     folder = write_sample_tournament(tmp_path / "ladder", players=("alpha", "beta", "gamma"), games_per_pairing=2,
                                      timeouts=0, seed=5)
+    (folder / "tournament.json").write_text(json.dumps({
+        "name": "ladder", "planned": 6, "schedule": {"format": "round-robin", "players": ["alpha", "beta", "gamma"]}}))
     games = folder / "games.jsonl"
     lines = games.read_text().splitlines(keepends=True)
     games.write_text("".join(lines[:3]))
@@ -126,7 +129,7 @@ def test_the_page_reconnects_by_itself_after_the_server_restarts(page, tmp_path)
     server = Served("serve", str(folder), "--address", address, cwd=tmp_path)
     page.goto(server.url)
     page.wait_for_function("document.getElementById('live-status').textContent.includes('watching')", timeout=WAIT_MS)
-    assert page.inner_text("#progress-text").startswith("3 of 3 games")
+    assert page.inner_text("#progress-text").startswith("3 of 6 games recorded")
     page.evaluate("window.notReloaded = true")
     server.stop()
     page.wait_for_function("document.getElementById('live-status').textContent.includes('reconnecting')",
@@ -135,7 +138,7 @@ def test_the_page_reconnects_by_itself_after_the_server_restarts(page, tmp_path)
     games.write_text("".join(lines))  # the run went on while the server was down
     server = Served("serve", str(folder), "--address", address, cwd=tmp_path)
     try:
-        page.wait_for_function("document.getElementById('progress-text').textContent.startsWith('6 of')",
+        page.wait_for_function("document.getElementById('progress-text').textContent.startsWith('6 of 6')",
                                timeout=WAIT_MS)
         assert page.evaluate("window.notReloaded") is True
         assert "watching" in page.inner_text("#live-status")

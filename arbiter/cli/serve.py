@@ -6,10 +6,14 @@ import argparse
 import threading
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
 
 from ..errors import UsageError
-from ..reports.live import LiveServer, RunFeed, check_results_folder, is_loopback, parse_address
+
+if TYPE_CHECKING:
+    from ..reports.live import RunFeed
+
+# arbiter.reports.live (and aiohttp, half a second to import) is imported only when a page is served.
 
 DEFAULT_ADDRESS = "127.0.0.1:0"  # loopback, a free port
 
@@ -40,6 +44,7 @@ def add_serve_options(parser: argparse.ArgumentParser) -> None:
 
 def announce(url: str, host: str, logs: bool) -> str:
     """The line that gives the page's address and says who can see what."""
+    from ..reports.live import is_loopback
     shown = "bot logs shown" if logs else "bot logs hidden (--serve-logs shows them)"
     if is_loopback(host):
         return f"live page: {url} (read-only, this machine only, {shown})"
@@ -55,6 +60,7 @@ def served(args: argparse.Namespace, folder: Path, note: Callable[[str], None]) 
             raise UsageError("--serve-logs: only with --serve (it says what the live page shows)")
         yield None
         return
+    from ..reports.live import LiveServer, RunFeed, parse_address
     host, port = parse_address(args.serve)
     feed = RunFeed()
     server = LiveServer(folder, host=host, port=port, feed=feed, logs=args.serve_logs)
@@ -67,6 +73,7 @@ def served(args: argparse.Namespace, folder: Path, note: Callable[[str], None]) 
 
 def run(args: argparse.Namespace) -> int:
     """Serve until Ctrl-C (then exit 130, as every interrupted command does)."""
+    from ..reports.live import LiveServer, check_results_folder, parse_address
     host, port = parse_address(args.address, "--address")
     check_results_folder(args.results_dir)
     server = LiveServer(args.results_dir, host=host, port=port, logs=args.serve_logs)

@@ -80,6 +80,10 @@ class PageData:
 
     def add_game(self, record: GameRecord, fallback_id: str) -> None:
         """Append one game, encoded compactly."""
+        self.games.append(self.encode_game(record, fallback_id))
+
+    def encode_game(self, record: GameRecord, fallback_id: str) -> list[Any]:
+        """One game as the page reads it (`GAME_FIELDS`), its players and board added if new."""
         board_index = self.board(record.game, record.params)
         board = self.boards[board_index]
         texts = [m.move for m in record.moves]
@@ -107,7 +111,7 @@ class PageData:
         frames = board.frames(texts)
         if frames is not None:
             entry.append(frames)
-        self.games.append(entry)
+        return entry
 
     def to_json(self) -> dict[str, Any]:
         """The shared part of every page's data."""

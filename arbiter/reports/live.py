@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import json
+import math
 import os
 import re
 import threading
@@ -27,15 +28,15 @@ from aiohttp import web
 
 from ..errors import UsageError, show_path
 from ..games import Game, State
+from ..records import GameRecord, MoveRecord, PlayerRef, Termination
 from ..referee import TimeControl, _json_param
 from ..tournament.config import SprtSettings
 from ..tournament.runner import IDENTITY_FILE
 from ..tournament.schedule import ScheduledGame
 from ..tournament.sprt import SprtTest
-from .html import PageData, render_page, tournament_tables
+from .html import GAME_FIELDS, PageData, render_page, tournament_tables
 from .results import load_results
 from .standings import compute_standings, summary_json
-from ..records import GameRecord
 
 LOOPBACK = "127.0.0.1"
 PUMP_S = 0.1  # how often the server thread takes in the runner's notes
@@ -122,10 +123,7 @@ class _Running:
     limits_ms: list[int]
     started: float  # monotonic
     started_at: str
-    forced: int = 0
-    seats: list[int] = field(default_factory=list)
-    texts: list[str] = field(default_factory=list)
-    times_ms: list[int] = field(default_factory=list)
+    moves: list[MoveRecord] = field(default_factory=list)
     used_ms: list[float] = field(default_factory=list)
     last_turn: float = 0.0
     left: float | None = None
@@ -251,10 +249,8 @@ class LiveState:
                            time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), used_ms=[0.0] * len(clocks),
                            last_turn=when)
         for text in scheduled.opening:  # the forced opening: on the board before the first turn
-            running.seats.append(state.current_player)
-            running.texts.append(game.format_move(state.play(text)))
-            running.times_ms.append(0)
-        running.forced = len(scheduled.opening)
+            seat = state.current_player
+            running.moves.append(MoveRecord(seat, game.format_move(state.play(text)), 0.0, 0.0, forced=True))
         self.running[game_id] = running
 
     def _turn(self, running: _Running, when: float, moves: list[Any]) -> None:
@@ -267,9 +263,7 @@ class LiveState:
             seat = state.current_player
             if number == 0:
                 running.used_ms[seat] += spent_ms
-            running.seats.append(seat)
-            running.texts.append(game.format_move(move))
-            running.times_ms.append(round(spent_ms) if number == 0 else 0)
+            running.moves.append(MoveRecord(seat, game.format_move(move), spent_ms if number == 0 else 0.0, 0.0))
             state.apply(move)
 
     # -- what the page is sent --
@@ -326,18 +320,16 @@ class LiveState:
         now = time.monotonic()
         games = []
         for game_id, r in sorted(self.running.items()):
-            board_index = self.page.board(r.game.name, {n: _json_param(r.game, n) for n in r.game.params})
-            board = self.page.boards[board_index]
-            entry: list[Any] = [
-                game_id, r.scheduled.round, board_index, [self.page.player(n) for n in r.scheduled.seats],
-                list(r.state.scores), None, "running", None, "", None, r.forced,
-                "".join("0123456789abcdefghijklmnopqrstuvwxyz"[s] for s in r.seats),
-                ",".join(str(board.encode(t)) for t in r.texts), ",".join(map(str, r.times_ms)),
-                r.started_at, round(now - r.started, 3),
-            ]
-            frames = board.frames(r.texts)
-            if frames is not None:
-                entry.append(frames)
+            game, names = r.game, r.scheduled.seats
+            # The page draws a running game as a record so far: the viewer's own encoding and boards.
+            so_far = GameRecord(
+                game=game.name, params={name: _json_param(game, name) for name in game.params},
+                players=[PlayerRef(name, "") for name in names], moves=r.moves, scores=list(r.state.scores),
+                winner=None, termination=Termination.NORMAL, offender=None, detail="", started_at=r.started_at,
+                duration_s=now - r.started, logs=[None] * len(names),
+                extra={"id": game_id, "round": r.scheduled.round})
+            entry = self.page.encode_game(so_far, game_id)
+            entry[GAME_FIELDS.index("termination")] = "running"
             over = r.state.is_over() or r.left is not None
             games.append({"entry": entry, "used_ms": [round(u) for u in r.used_ms], "limits_ms": r.limits_ms,
                           "to_move": None if over else r.state.current_player,
@@ -397,7 +389,7 @@ class LiveState:
 
 
 def _finite(value: float) -> float | None:
-    return value if value == value and abs(value) != float("inf") else None
+    return value if math.isfinite(value) else None  # JSON has no infinity (an unbounded interval)
 
 
 # ---- the HTTP server -----------------------------------------------------------------------
