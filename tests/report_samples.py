@@ -120,3 +120,21 @@ def write_sample_tournament(
     standings = compute_standings(records, players=list(players), scoring=SCORING)
     write_standings(folder, standings, meta)
     return folder
+
+
+SPRT_HYPOTHESES = {"elo0": 0.0, "elo1": 50.0, "alpha": 0.05, "beta": 0.05}
+
+
+def write_sample_sprt(folder: Path, *, pairs: int = 4, planned: int = 100, seed: int = 9) -> Path:
+    """An SPRT's results folder as `arbiter sprt` leaves it mid-test: `pairs` pairs of games of
+    `new` (the candidate) against `old`, both seatings of each, and its tournament.json."""
+    write_sample_tournament(folder, players=("new", "old"), games_per_pairing=2 * pairs, timeouts=0, seed=seed)
+    records = [json.loads(line) for line in (folder / "games.jsonl").read_text().splitlines()]
+    for index, record in enumerate(records):
+        record["round"] = index // 2 + 1  # pair k: both seatings
+    (folder / "games.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    (folder / "tournament.json").write_text(json.dumps({
+        "name": folder.name, "planned": planned,
+        "schedule": {"game": "dots-and-triangles", "format": "sprt", "players": ["new", "old"],
+                     "sprt": SPRT_HYPOTHESES}}))
+    return folder

@@ -19,7 +19,7 @@ from arbiter.reports.standings import compute_standings
 from arbiter.tournament.config import SprtSettings
 from arbiter.tournament.schedule import ScheduledGame
 from arbiter.tournament.sprt import SprtTest
-from report_samples import SCORING, write_sample_tournament
+from report_samples import SCORING, SPRT_HYPOTHESES, write_sample_sprt, write_sample_tournament
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -216,16 +216,9 @@ def test_a_taken_port_is_a_usage_error_before_anything_runs(serve, folder):
 
 
 def test_an_sprt_folder_shows_the_llr_against_its_bounds(tmp_path):
-    folder = write_sample_tournament(tmp_path / "check", players=("new", "old"), games_per_pairing=8, timeouts=0, seed=9)
+    folder = write_sample_sprt(tmp_path / "check", pairs=4, planned=100)
     records = [json.loads(line) for line in (folder / "games.jsonl").read_text().splitlines()]
-    for index, record in enumerate(records):
-        record["round"] = index // 2 + 1  # pair k: both seatings of opening k
-    (folder / "games.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
-    hypotheses = {"elo0": 0.0, "elo1": 50.0, "alpha": 0.05, "beta": 0.05}
-    (folder / "tournament.json").write_text(json.dumps({
-        "name": "check", "planned": 100,
-        "schedule": {"game": "dots-and-triangles", "format": "sprt", "players": ["new", "old"], "sprt": hypotheses}}))
-    test = SprtTest(SprtSettings(**hypotheses, max_games=100), "new", "old")
+    test = SprtTest(SprtSettings(**SPRT_HYPOTHESES, max_games=100), "new", "old")
     for record in records:
         test.add(record)
     server = LiveServer(folder)

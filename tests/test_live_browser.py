@@ -15,7 +15,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from report_samples import write_sample_tournament
+from report_samples import write_sample_sprt, write_sample_tournament
 from test_report_browser import browser, save_screenshot  # noqa: F401 - `browser` is a fixture
 from tournament_helpers import ROOT, write_config
 
@@ -145,5 +145,25 @@ def test_the_page_reconnects_by_itself_after_the_server_restarts(page, tmp_path)
         summary = json.loads((folder / "summary.json").read_text())
         assert [row[1] for row in page_standings_rows(page)] == [p["name"] for p in summary["players"]]
         assert [row[2] for row in page_standings_rows(page)] == [str(p["games"]) for p in summary["players"]]
+    finally:
+        server.stop()
+
+
+def test_an_sprt_shows_its_llr_between_its_bounds(page, tmp_path):
+    folder = write_sample_sprt(tmp_path / "release-check", pairs=6, planned=200)
+    server = Served("serve", str(folder), cwd=tmp_path)
+    try:
+        page.goto(server.url)
+        page.wait_for_selector("#live-sprt")
+        text = page.inner_text("#sprt-llr")
+        llr, lower, upper = (float(x) for x in re.search(r"LLR ([-+.\d]+) between ([-+.\d]+) \(H0\) and ([-+.\d]+)", text).groups())
+        assert lower < 0 < upper and lower <= llr <= upper
+        # The mark sits where the LLR is between the bounds.
+        bar = page.locator("#live-sprt .llr-bar").bounding_box()
+        mark = page.locator("#live-sprt .llr-mark").bounding_box()
+        share = (mark["x"] + mark["width"] / 2 - bar["x"]) / bar["width"]
+        assert abs(share - (llr - lower) / (upper - lower)) < 0.02
+        assert "12 of at most 200 games recorded" in page.inner_text("#progress-text")
+        save_screenshot(page, tmp_path, "live-sprt.png")
     finally:
         server.stop()
