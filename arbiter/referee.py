@@ -36,7 +36,8 @@ CRASH_WAIT_S = 0.2  # after a bot's output closes, how long to wait for its exit
 LATE_LINES_READ = 1000  # after the game, at most this many lines a bot wrote are read (to note them)...
 LATE_LINES_SHOWN = 3  # ...and this many quoted in its log
 # Under `clock: cpu` a bot that blocks without using CPU would never run out of time:
-# its wall time per turn (and per move, with move_ms) is capped at this multiple.
+# its wall time per turn (and per move, with move_ms) is capped at this multiple, not counting
+# the time its processes waited for a CPU.
 CPU_CLOCK_WALL_FACTOR = 4
 MIN_CPU_CHECK_S = 0.005  # under `clock: cpu`, the shortest wait between two CPU readings
 
@@ -350,6 +351,7 @@ class _Referee:
         `cancel`, the bot's exit and (under `clock: cpu`) its CPU time."""
         assert seat.channel is not None
         tc = seat.time
+        granted_s = 0.0  # waiting for a CPU, added to the wall cap so far (under `clock: cpu`)
         while True:
             now = _now()
             wake = min(wall_deadline, now + WAKE_S)
@@ -370,6 +372,17 @@ class _Referee:
             if seat.process is not None and seat.process.exit_status() is not None:
                 return Closed("the bot exited")  # though a process it started holds its output open
             if _now() >= wall_deadline:
+                if tc.clock == "cpu" and seat.process is not None:
+                    # The wall cap is for a bot that waits without computing: time it spent
+                    # waiting for a CPU that others held (more games than cores, a loaded
+                    # machine) moves the cap back. Counted since its processes started, which
+                    # errs towards the bot (benchmarks/bench_timeouts.py).
+                    waited_ms, runnable = seat.process.waiting_for_cpu()
+                    if waited_ms / 1000 > granted_s + 0.001 or runnable:
+                        # A wait still going on is counted once it ends: meanwhile, look again.
+                        wall_deadline = max(wall_deadline + waited_ms / 1000 - granted_s, _now() + MIN_CPU_CHECK_S)
+                        granted_s = max(granted_s, waited_ms / 1000)
+                        continue
                 return TIMEOUT
 
     def _apply(self, seat: _Seat, line: str, wall_ms: float, cpu_ms: float) -> _Ending | None:

@@ -545,6 +545,24 @@ class BotProcess:
                 alive.append(pid)
         return alive
 
+    def waiting_for_cpu(self) -> tuple[float, bool]:
+        """How long the threads of the bot's live processes (a box's own included) have been
+        runnable but waiting for a CPU, in ms since each started (the kernel's run delay,
+        which counts a wait when the thread gets the CPU); and whether one is runnable now."""
+        waited_ns, runnable = 0, False
+        for pid in (self.pid, *self.track_descendants()):
+            try:
+                threads = os.listdir(f"/proc/{pid}/task")
+            except OSError:
+                continue
+            for tid in threads:
+                schedstat = _read_proc(f"/proc/{pid}/task/{tid}/schedstat")
+                stat = _read_proc(f"/proc/{pid}/task/{tid}/stat")
+                if schedstat and stat:
+                    waited_ns += int(schedstat.split()[1])
+                    runnable = runnable or stat.rsplit(b")", 1)[-1][1:2] == b"R"
+        return waited_ns / 1e6, runnable
+
     def terminate(self) -> None:
         """SIGTERM the bot's process group, and SIGCONT so that a stopped bot sees it.
 
