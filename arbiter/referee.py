@@ -33,6 +33,8 @@ QUIT_GRACE_S = 0.5  # after `Quit`, how long a bot may take to exit before SIGTE
 TERM_GRACE_S = 0.3  # after SIGTERM, before SIGKILL
 WAKE_S = 0.05  # a waiting referee looks at `cancel` and the bot's exit this often
 CRASH_WAIT_S = 0.2  # after a bot's output closes, how long to wait for its exit status
+STARTUP_TIMEOUT = "did not finish starting within"  # the detail of a start-up timeout, before its limit
+STARTUP_POLL_S = 0.002  # how often a starting bot's processes are looked at (and so its start-up's precision)
 LATE_LINES_READ = 1000  # after the game, at most this many lines a bot wrote are read (to note them)...
 LATE_LINES_SHOWN = 3  # ...and this many quoted in its log
 # Under `clock: cpu` a bot that blocks without using CPU would never run out of time:
@@ -51,6 +53,8 @@ class TimeControl:
     clock: Literal["wall", "cpu"] = "wall"  # what the budget counts
     suspend_idle: bool = True  # SIGSTOP the bot while it is not its turn
     memory_mb: int | None = 2048  # RLIMIT_DATA per process; None: no limit
+    startup_ms: int = 10000  # off the clock, how long a launched bot may take to start
+    charge_startup: bool = False  # True: no start-up phase; starting counts in the first turn
 
 
 @dataclass(frozen=True)
@@ -98,6 +102,8 @@ class _Seat:
         self.pending: list[str] = []  # lines to send when the seat is next handed the turn
         self.used_ms = 0.0  # clock used so far (wall or CPU ms, as `time.clock` says)
         self.cpu_mark_ms: float | None = None  # the bot's CPU time when it was last stopped
+        self.launched_at = 0.0  # when its launch began (the referee's clock)
+        self.startup_ms: float | None = None  # how long it took to start, when that was watched
 
     @property
     def label(self) -> str:
@@ -234,6 +240,7 @@ class _Referee:
                 seat.channel = channel
         for seat in self.seats:
             spec = seat.spec
+            seat.launched_at = _now()
             try:
                 if spec.transport == "pipe":
                     seat.channel, seat.process = launch_pipe_bot(
@@ -254,9 +261,38 @@ class _Referee:
                 sent = seat.channel.send_lines(first, _now() + 1.0)  # a fresh pipe takes 64 KiB at once
                 if sent is not None:
                     return self._send_fault(seat, sent)
-            if seat.suspends:
+            if seat.suspends and seat.time.charge_startup:
                 assert seat.process is not None
-                seat.process.suspend()
+                seat.process.suspend()  # at once: its start-up runs on its first turn's clock
+        return self._start_up()
+
+    def _start_up(self) -> _Ending | None:
+        """Off the clock, let every launched bot finish starting, then stop it until its turn.
+
+        A bot has finished when it waits for its input with nothing unread (docs/protocol.md,
+        Start-up); one still starting at its `startup_ms` loses by timeout. They start side by
+        side; none is asked for a move before all have finished."""
+        starting = [seat for seat in self.seats if seat.process is not None and not seat.time.charge_startup]
+        while starting:
+            now = _now()
+            for seat in list(starting):
+                process, channel = seat.process, seat.channel
+                assert process is not None and channel is not None
+                if process.exit_status() is not None:  # a line it wrote before is its first fault
+                    return self._check_quiet(game_over=False) or self._crash(seat)
+                if not channel.input_pending() and process.waits_for_input():
+                    seat.startup_ms = round((now - seat.launched_at) * 1000, 3)
+                    starting.remove(seat)
+                    if seat.suspends:
+                        process.suspend()
+                elif now - seat.launched_at >= seat.time.startup_ms / 1000:
+                    return _Ending(Termination.TIMEOUT, seat.index,
+                                   f"{seat.label} {STARTUP_TIMEOUT} {seat.time.startup_ms} ms "
+                                   "(it never waited for its input)")
+            if starting:
+                if self.cancel is not None and self.cancel.is_set():
+                    raise GameAborted("the game was cancelled")
+                time.sleep(STARTUP_POLL_S)
         return None
 
     def _game_line(self, seat: _Seat) -> str:
@@ -553,6 +589,7 @@ class _Referee:
             outcome=outcome,
             time_used_ms=[round(s.used_ms, 3) for s in self.seats],
             time_controls=[asdict(s.time) for s in self.seats],
+            startup_ms=[s.startup_ms for s in self.seats],
             sandboxed=[s.process is not None and s.process.box is not None for s in self.seats],
         )
 
@@ -565,4 +602,4 @@ def _json_param(game: Game[Any], name: str) -> Any:
     return game.format_param(name)
 
 
-__all__ = ["GameAborted", "PlayerSpec", "TimeControl", "play_game"]
+__all__ = ["STARTUP_TIMEOUT", "GameAborted", "PlayerSpec", "TimeControl", "play_game"]

@@ -17,6 +17,7 @@ and as a child subreaper, so orphans of the bot come to it and show up here.
 from __future__ import annotations
 
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -119,12 +120,15 @@ def main(argv: list[str]) -> int:
         print(f"{TAG} cannot start {argv[0]!r}: {exc}", file=sys.stderr)
         return 127
     peak_kb = 0
+    exited = os.pidfd_open(bot.pid)
     while True:  # poll: a child's ru_maxrss would count the monitor's own memory, copied at fork
         peak_kb = max(peak_kb, _peak_kb(bot.pid), *(_peak_kb(pid) for pid in _children(bot.pid)))
         pid, status = os.waitpid(bot.pid, os.WNOHANG)
         if pid:
             break
-        time.sleep(PEAK_POLL_S)
+        # Waits on the bot's exit, not in a timed sleep: the arbiter takes a process sleeping
+        # for a time it chose for one still starting (docs/protocol.md, Start-up).
+        select.select([exited], [], [], PEAK_POLL_S)
     deadline = time.monotonic() + LEFTOVER_WAIT_S
     left = _alive_others()
     while left and time.monotonic() < deadline:

@@ -30,7 +30,7 @@ from typing import Any, Literal
 from ..games import Game, State, find_game
 from ..games.dots import DotsGame, DotsState
 from ..records import GameRecord, Termination
-from ..referee import PlayerSpec, TimeControl, play_game
+from ..referee import STARTUP_TIMEOUT, PlayerSpec, TimeControl, play_game
 from ..transport.process import LOG_CAP_BYTES
 from .monitor import TAG as MONITOR_TAG
 from .seat import gives_cell
@@ -38,7 +38,7 @@ from .seat import gives_cell
 SMALL_CLOCK_MS = 1000  # the whole game's budget in `small-clock`, at least...
 SMALL_CLOCK_MOVE_MS = 100  # ...and this much per move the bot made in the first-seat game
 MOVE_CAP_MS = 1000  # move_ms in `move-cap`
-START_UP_MS = 5000  # the first reply (start-up included) must come within this
+START_UP_MS = 5000  # the start-up (off the clock) and the first reply together must take at most this
 MEMORY_SHARE = 0.9  # peak memory above this share of memory_mb fails `memory`
 SEAT_TIME = TimeControl(time_ms=120_000)  # the arbiter's own seats never run out
 TRANSCRIPT_LINES = 8
@@ -61,7 +61,7 @@ DUTIES: tuple[tuple[str, str], ...] = (
     ("stdout", "writes nothing but moves on stdout"),
     ("quit", "exits within 0.5 s of Quit"),
     ("processes", "leaves no process running"),
-    ("start-up", f"first reply within {START_UP_MS} ms (start-up included)"),
+    ("start-up", f"starts and makes its first move within {START_UP_MS} ms"),
     ("stderr", f"stderr under {LOG_CAP_BYTES >> 20} MiB per game"),
     ("memory", "peak memory under the cap"),
 )
@@ -460,6 +460,8 @@ def _charge(played: _Played, bot_moves: list[Any]) -> tuple[tuple[str, str], str
     if termination is Termination.TIMEOUT and last is not None and last.seat == planned.bot_seat \
             and not last.forced and _kept_turn(played):
         return ("timeout", "after a cell"), "extra-move"
+    if termination is Termination.TIMEOUT and not bot_moves and STARTUP_TIMEOUT in record.detail:
+        return ("timeout", "start-up"), "start-up"
     point = "first move" if not bot_moves else "later"
     if termination is Termination.PROTOCOL:  # in a game with forced moves, most likely an answer to one
         return ("protocol", ""), "opening" if planned.opening else "out-of-turn"
@@ -499,6 +501,9 @@ def _hint(duty: str, played: _Played, bot_moves: list[Any]) -> str:
     if duty == "small-clock":
         return (f"{detail}: read time_ms from the Game line and spend it in proportion; start up quickly "
                 "(load tables lazily)")
+    if duty == "start-up":
+        return (f"{detail}: a bot has finished starting when it waits for its input; read the first line "
+                "as soon as it is set up, and keep heavy start-up work under the start-up limit")
     if duty == "move-cap":
         return f"{detail}: read move_ms from the Game line and answer each move within it"
     if record.termination is Termination.TIMEOUT and not bot_moves:
@@ -574,10 +579,12 @@ def _judge_exit(played: _Played, items: dict[str, CheckItem]) -> None:
 
 
 def _first_reply_ms(played: list[_Played]) -> float | None:
+    """In the first-seat game: the bot's start-up (off its clock) and its first move's time."""
     for result in played:
         if result.game.duty == "seat-0":
             moves = [m for m in result.record.moves if m.seat == 0 and not m.forced]
-            return moves[0].wall_ms if moves else None
+            startup = result.record.startup_ms[0] if result.record.startup_ms else None
+            return moves[0].wall_ms + (startup or 0.0) if moves else None
     return None
 
 
@@ -588,12 +595,14 @@ def _judge_measures(target: CheckTarget, played: list[_Played], items: dict[str,
     if stdout.status != "fail":
         stdout.status, stdout.note = "pass", f"only moves in {len(played)} games"
     start = items["start-up"]
-    if first_reply is None:
+    if start.status == "fail":
+        pass  # it did not finish starting at all: charged by its game
+    elif first_reply is None:
         start.note = "not checked: no first move in the first-seat game"
     elif first_reply > START_UP_MS:
         start.status, start.note = "fail", f"{first_reply:.0f} ms"
-        start.hint = (f"its first move took {first_reply:.0f} ms: start up faster, or do the heavy work "
-                      "within the clock it is given (time_ms), not before the first move")
+        start.hint = (f"its start-up and first move took {first_reply:.0f} ms: start up faster, or do the "
+                      "heavy work within the clock it is given (time_ms), not before the first move")
     else:
         start.status, start.note = "pass", f"{first_reply:.0f} ms"
     stderr = items["stderr"]

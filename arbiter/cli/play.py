@@ -44,6 +44,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--move-ms", type=int, default=None, metavar="N", help="a cap on each move")
     parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                         help="what the budget counts (default wall)")
+    parser.add_argument("--startup-ms", type=int, default=TimeControl.startup_ms, metavar="N",
+                        help="how long each bot may take to start, off the clock, before it first waits "
+                             "for its input (default %(default)s)")
     parser.add_argument("--dialect", choices=DIALECTS, default="arbiter",
                         help="every seat's dialect: codecup bots get no Game line (default arbiter)")
     parser.add_argument("--dialect-a", choices=DIALECTS, default=None, help="seat 0's dialect")
@@ -74,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
             f"{game.describe()} has {game.num_players} seats: give {game.num_players} commands, "
             f"not {len(args.commands)}"
         )
-    for option in ("time_ms", "move_ms"):
+    for option in ("time_ms", "move_ms", "startup_ms"):
         value = getattr(args, option)
         if value is not None and value <= 0:
             raise UsageError(f"--{option.replace('_', '-')} must be a positive number of milliseconds, not {value}")
@@ -92,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
     env = _env(args.env)
     players = [_player(seat, text, dialect, args.transport, sandbox, env)
                for seat, (text, dialect) in enumerate(zip(args.commands, dialects))]
-    time = TimeControl(time_ms=args.time_ms, move_ms=args.move_ms, clock=args.clock)
+    time = TimeControl(time_ms=args.time_ms, move_ms=args.move_ms, clock=args.clock, startup_ms=args.startup_ms)
 
     # With the record on stdout, everything for people goes to stderr.
     out: TextIO = sys.stderr if args.json == "-" else sys.stdout
@@ -223,6 +226,9 @@ def describe_record(record: GameRecord) -> str:
     played = sum(1 for m in record.moves if not m.forced)
     used = ", ".join(f"seat {k} {ms:.0f} ms" for k, ms in enumerate(record.time_used_ms))
     lines.append(f"moves: {played} in {record.duration_s:.2f} s; clock used: {used}")
+    if any(ms is not None for ms in record.startup_ms):
+        lines.append("start-up (off the clock): " + ", ".join(
+            f"seat {k} " + ("not watched" if ms is None else f"{ms:.0f} ms") for k, ms in enumerate(record.startup_ms)))
     for seat, log in enumerate(record.logs):
         if log:
             lines.append(f"  log seat {seat}: {log}")

@@ -25,7 +25,7 @@ from .validate import ConfigError, KeyPath, Mapping, Problems, boolean, integer,
 
 Format = Literal["round-robin", "gauntlet", "swiss", "sprt"]
 FORMATS: tuple[str, ...] = ("round-robin", "gauntlet", "swiss", "sprt")
-TIME_KEYS = ("time_ms", "move_ms", "clock", "suspend_idle", "memory_mb")
+TIME_KEYS = ("time_ms", "move_ms", "clock", "suspend_idle", "memory_mb", "startup_ms", "charge_startup")
 SOCKET_KEYS = ("transport", "bind", "connect", "public_key", "connect_wait_ms")  # docs/config.md, Players over sockets
 PLAYER_KEYS = ("name", "command", "cwd", "env", "dialect", "sandbox") + TIME_KEYS + SOCKET_KEYS
 SANDBOX_MODES = ("on", "off", "required")  # the run's `sandbox:` (docs/security.md)
@@ -451,6 +451,8 @@ def _read_time(problems: Problems, path: KeyPath, value: Any, base: TimeControl,
         clock=m.get("clock", base.clock, one_of(("wall", "cpu"))),
         suspend_idle=m.get("suspend_idle", base.suspend_idle, boolean),
         memory_mb=memory,
+        startup_ms=m.get("startup_ms", base.startup_ms, integer(1)),
+        charge_startup=m.get("charge_startup", base.charge_startup, boolean),
     )
 
 
@@ -544,7 +546,7 @@ def _read_player(problems: Problems, path: KeyPath, entry: Any, folder: Path, ti
     socket = _read_socket(problems, path, m, folder, transport, arbiter_keys)
     if transport == "remote":  # the arbiter does not start it
         command = None
-        for key in ("command", "cwd", "env", "memory_mb", "suspend_idle", "sandbox"):
+        for key in ("command", "cwd", "env", "memory_mb", "suspend_idle", "startup_ms", "charge_startup", "sandbox"):
             if m.has(key):
                 problems.add(path + (key,), "does not apply to transport: remote (the arbiter does not start "
                                             "the bot; give bind: or connect:)")

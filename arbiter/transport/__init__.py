@@ -13,6 +13,9 @@ whether a bot sits behind pipes or a socket:
     already arrived, which is how the referee checks for output out of turn. A line over
     `MAX_LINE_BYTES` or not valid UTF-8 is a `BadLine`, found without buffering more than
     one line's worth of bytes. After `Closed` or `BadLine` the channel is finished.
+  - `input_pending() -> bool`: whether lines sent are still waiting for the bot to take
+    them (bytes in its stdin pipe; over a socket, lines held until it connects). With its
+    process asleep, a bot with none pending waits for input: it has finished starting.
   - `close_input()`: end of file on the bot's input (pipes); its output stays readable, so a
     bot that answers after the game's end writes into an open pipe, never a closed one.
   - `close()`: release the channel; idempotent.
@@ -79,6 +82,8 @@ class Channel(Protocol):
     def send_lines(self, lines: Sequence[str], deadline: float) -> SendResult: ...
 
     def read_line(self, deadline: float) -> ReadResult: ...
+
+    def input_pending(self) -> bool: ...
 
     def close_input(self) -> None: ...
 

@@ -1,9 +1,12 @@
 """The line channel over a bot's stdin and stdout pipes (see `arbiter.transport`)."""
 from __future__ import annotations
 
+import array
+import fcntl
 import math
 import os
 import select
+import termios
 import time
 from pathlib import Path
 from typing import Mapping, Sequence
@@ -89,6 +92,17 @@ class PipeChannel:
                 return bool(poller.poll(0))  # only a look: ready now, or not
             if poller.poll(remaining_ms):
                 return True  # ready, or hung up / in error: the next read or write says which
+
+    def input_pending(self) -> bool:
+        """Whether the bot's stdin pipe still holds bytes it has not read."""
+        if self._write_fd < 0:
+            return False
+        count = array.array("i", [0])
+        try:
+            fcntl.ioctl(self._write_fd, termios.FIONREAD, count, True)  # either end of a pipe answers
+        except OSError:
+            return False
+        return count[0] > 0
 
     def close_input(self) -> None:
         """Close the bot's stdin (end of file for it); its stdout stays open and readable."""

@@ -22,6 +22,7 @@ from __future__ import annotations
 import ctypes
 import fcntl
 import os
+import platform
 import resource
 import select
 import shutil
@@ -50,6 +51,11 @@ CPU_RECHECK_S = 0.01
 SUSPEND_TRIES = 50  # 1 ms apart: how long `suspend` waits for a bot's processes to be stopped
 BOX_START_WAIT_S = 2.0  # how long the first `suspend` of a boxed bot waits for its process to exist
 _STAT_MAX_BYTES = 2048  # a stat line: 52 numbers of at most 20 digits and a 64-byte name at most
+# The system calls (numbers, as /proc/PID/syscall shows them, per machine) in which a thread
+# sleeps for a time it chose (nanosleep, clock_nanosleep): a bot sleeping so is still starting,
+# not waiting for its input. On another machine such a sleep passes for a wait for input.
+_TIMED_SLEEPS: tuple[bytes, ...] = {"x86_64": (b"35", b"230"),
+                                    "aarch64": (b"101", b"115")}.get(platform.machine(), ())
 
 
 class LaunchError(Exception):
@@ -348,6 +354,7 @@ class BotProcess:
         self._popen = popen
         self.box = box  # the bot's sandbox, or None when it runs unsandboxed
         self._box_pids: set[int] = set()  # bubblewrap's two processes, once the bot has started
+        self._own_pid = popen.pid  # the command's own process (in a box: the box init's child, once known)
         self.pid = popen.pid
         self.session_id = popen.pid  # setsid: session id = process group id = pid
         self.drain = drain
@@ -481,18 +488,63 @@ class BotProcess:
     def _box_started(self) -> set[int]:
         """bubblewrap's two processes of the box, once the bot's own process (the box init's
         child) exists: waited for up to BOX_START_WAIT_S, so that no bot starts unstopped."""
-        if self._box_pids:
-            return self._box_pids
         deadline = time.monotonic() + BOX_START_WAIT_S
         while True:
-            inits = _children(self.pid)
-            bots = _children(inits[0]) if inits else []
-            if bots and _read_proc(f"/proc/{bots[0]}/comm") not in (None, b"bwrap\n"):  # it has run exec
-                self._box_pids = {self.pid, inits[0]}
+            if self._box_begun():
                 return self._box_pids
             if time.monotonic() > deadline or self.exit_status() is not None:
-                return {self.pid, *inits}
+                return {self.pid, *_children(self.pid)}
             time.sleep(0.0005)
+
+    def _box_begun(self) -> bool:
+        """Whether the bot's own process in the box exists and has run its program; once it
+        has, `_box_pids` holds bubblewrap's two processes."""
+        if self._box_pids:
+            return True
+        inits = _children(self.pid)
+        bots = _children(inits[0]) if inits else []
+        if bots and _read_proc(f"/proc/{bots[0]}/comm") not in (None, b"bwrap\n"):  # it has run exec
+            self._box_pids = {self.pid, inits[0]}
+            self._own_pid = bots[0]
+            return True
+        return False
+
+    def waits_for_input(self) -> bool:
+        """Whether the bot has finished starting, as far as its processes show: every thread
+        of every process of the bot (bubblewrap's own apart) is asleep, and the main thread of
+        the bot's own process (the command's) not in a timed sleep (`sleep()`, `nanosleep`),
+        so it waits for something from outside: its input.
+
+        Read from /proc: each thread's state letter, and the system call the main thread
+        sleeps in. A process in the middle of a disk read (`D`) or stopped is not waiting.
+        Other threads' and processes' timed sleeps are not looked at: runtimes keep such
+        threads (Go's monitor thread, watchdogs), bots start helpers that sleep, and taking
+        them for start-up would fail a bot that has started."""
+        if self.box is not None:
+            if not self._box_begun():
+                return False
+            pids = [pid for pid in self.track_descendants() if pid not in self._box_pids]
+        else:
+            pids = [self.pid, *self.track_descendants()]
+        for pid in pids:
+            try:
+                tids = os.listdir(f"/proc/{pid}/task")
+            except OSError:
+                continue  # gone since the walk
+            for tid in tids:
+                stat = _read_proc(f"/proc/{pid}/task/{tid}/stat")
+                if not stat:
+                    continue
+                state = stat.rsplit(b")", 1)[1].split(None, 1)[0]
+                if state in (b"Z", b"X"):
+                    continue  # an exited thread or process, not yet reaped
+                if state != b"S":
+                    return False
+                if _TIMED_SLEEPS and pid == self._own_pid and tid == str(pid):
+                    call = _read_proc(f"/proc/{pid}/task/{tid}/syscall")  # unreadable: not known to sleep
+                    if call and call.split(None, 1)[0] in _TIMED_SLEEPS:
+                        return False
+        return True
 
     def track_descendants(self, signum: int | None = None, spare: set[int] = frozenset()  # type: ignore[assignment]
                           ) -> list[int]:

@@ -535,6 +535,13 @@ class ZmqChannel:
             if not self._inbox and not (self._owner is not None and self._owner.gone):
                 return TIMEOUT
 
+    def input_pending(self) -> bool:
+        """Whether lines are held for a bot that has not connected yet (once it has, ZeroMQ
+        cannot say whether it has taken them)."""
+        if self._owner is None:
+            self._service()  # its hello may be waiting
+        return bool(self._pending)
+
     def close_input(self) -> None:
         """Nothing: a socket has no end of file to give; `Quit` is the bot's end."""
 
@@ -840,6 +847,10 @@ class RemoteChannel:
         if self.seat is None or self._unavailable is not None or self._closed:
             return self._unavailable or Closed("the arbiter closed the channel")
         return self.seat.read_line(deadline)
+
+    def input_pending(self) -> bool:
+        """False: a remote bot has no start-up the arbiter can see."""
+        return False
 
     def close_input(self) -> None:
         """Nothing: a remote bot stays connected for its next game."""

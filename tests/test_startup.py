@@ -1,0 +1,78 @@
+"""Start-up off the clock (docs/protocol.md, Start-up): a bot starts unstopped and untimed
+until it first waits for its input, up to `startup_ms`; `charge_startup` puts it back on
+the first turn's clock."""
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from arbiter.games import find_game
+from arbiter.records import Termination
+from arbiter.referee import PlayerSpec, TimeControl, play_game
+
+from referee_support import bot, honest, new_marker
+
+NIM = find_game("limit-nim", piles="5/2")
+KIT_CODECUP = ("--game", "limit-nim", "-p", "piles=5/2")
+SLOW_S = 1.5
+
+
+def codecup(spec: PlayerSpec) -> PlayerSpec:
+    """The same kit bot in the codecup dialect: it is sent nothing before its turn."""
+    return replace(spec, dialect="codecup", command=(*spec.command, *KIT_CODECUP))
+
+
+@pytest.mark.parametrize("how", ["busy", "sleep"])
+@pytest.mark.parametrize("dialect, transport, slow_seat", [
+    ("arbiter", "pipe", 0), ("codecup", "pipe", 1), ("arbiter", "zmq", 1)])
+def test_a_bot_that_takes_1_5_s_to_start_plays_normally_under_a_1_s_clock(
+        how: str, dialect: str, transport: str, slow_seat: int) -> None:
+    marker = new_marker()
+    slow = bot("slow_start_bot.py", "slow", marker, START_S=str(SLOW_S), START_HOW=how)
+    players = [honest(marker)]
+    players.insert(slow_seat, slow)
+    players = [replace(p, transport=transport) for p in players]
+    if dialect == "codecup":
+        players = [codecup(p) for p in players]
+    record = play_game(NIM, players, time=TimeControl(time_ms=1000))
+    assert record.termination is Termination.NORMAL, record.detail
+    assert record.startup_ms[slow_seat] >= SLOW_S * 1000
+    assert record.time_used_ms[slow_seat] < 500  # its start-up is on no clock
+    # Every seat finished starting before the first move was asked for.
+    assert record.duration_s >= SLOW_S
+
+
+def test_a_bot_that_never_finishes_starting_loses_by_start_up_timeout() -> None:
+    marker = new_marker()
+    stuck = bot("slow_start_bot.py", "stuck", marker, START_S="forever", START_HOW="busy")
+    record = play_game(NIM, [honest(marker), stuck], time=TimeControl(time_ms=1000, startup_ms=700))
+    assert (record.termination, record.offender, record.winner) == (Termination.TIMEOUT, 1, 0)
+    assert record.detail == "seat 1 (stuck) did not finish starting within 700 ms (it never waited for its input)"
+    assert record.moves == []
+    assert record.startup_ms[0] is not None and record.startup_ms[1] is None
+
+
+def test_a_bot_sleeping_in_codecup_seat_1_is_still_starting_though_it_was_sent_nothing() -> None:
+    marker = new_marker()
+    sleeper = codecup(bot("slow_start_bot.py", "sleeper", marker, START_S="forever", START_HOW="sleep"))
+    record = play_game(NIM, [codecup(honest(marker)), sleeper], time=TimeControl(time_ms=1000, startup_ms=700))
+    assert (record.termination, record.offender) == (Termination.TIMEOUT, 1), record.detail
+
+
+def test_charge_startup_puts_the_start_up_on_the_first_turns_clock() -> None:
+    marker = new_marker()
+    slow = bot("slow_start_bot.py", "slow", marker, START_S=str(SLOW_S), START_HOW="busy")
+    record = play_game(NIM, [slow, honest(marker)], time=TimeControl(time_ms=1000, charge_startup=True))
+    assert (record.termination, record.offender) == (Termination.TIMEOUT, 0), record.detail
+    assert "ran out of time" in record.detail
+    assert record.startup_ms == [None, None]
+
+
+def test_a_bot_that_exits_while_starting_crashes(tmp_path: Path) -> None:
+    marker = new_marker()
+    quitter = bot("exit_at_once_bot.py", "quitter", marker)
+    record = play_game(NIM, [honest(marker), quitter], time=TimeControl(time_ms=1000), log_dir=tmp_path)
+    assert (record.termination, record.offender) == (Termination.CRASH, 1), record.detail
+    assert record.moves == []
