@@ -63,11 +63,12 @@ BOARDS: dict[str, tuple[str, dict[str, Any], tuple[tuple[str, str], ...]]] = {
 OPENING_MOVES = 2
 
 
-@dataclass
 class LoggingContext(BotContext):
     """A bot context that keeps the bot's stderr lines instead of printing them."""
 
-    lines: list[str] = field(default_factory=list)
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lines: list[str] = []
 
     def log(self, message: str) -> None:
         self.lines.append(message)

@@ -194,3 +194,26 @@ def test_double_cross_plays_whole_games_for_n_seats(seats: int) -> None:
             state.apply(move)
         assert isinstance(contexts[0].memory["double_cross"], DoubleCrossSeats)
         assert sum(state.scores) == len(game.cells)
+
+
+@pytest.mark.parametrize("seats", [3, 4])
+def test_with_more_seats_it_never_sacrifices_while_a_safe_move_is_left(seats: int) -> None:
+    # With two seats a sacrifice may win the chain fight; with more the cells go to the next
+    # player and the turn order of the whole table decides, so it plays safe while it can.
+    game = find_game("dots-and-boxes", rows=3, cols=3, players=seats)
+    checked = 0
+    for seed in range(12):
+        rng = random.Random(seed)
+        ctx = BotContext(game=game, seat=0, rng=random.Random(seed), time_ms=30_000)
+        state = game.new_state()
+        while not state.is_over():
+            if state.current_player == 0:
+                index = CellIndex(game, state.drawn)
+                move = choose_double_cross(state, ctx)
+                if index.safe and not index.opportunities:
+                    assert move in index.safe, f"seed {seed}: sacrificed {game.format_move(move)}"
+                    checked += len(index.safe) <= 10  # where it searches rather than picks at random
+            else:
+                move = rng.choice(state.legal_moves())
+            state.apply(move)
+    assert checked
