@@ -126,6 +126,7 @@ def test_standings_table_shows_summary_json_in_standings_txt_formats(page, tourn
             "points": f"{player['points']:g}", "score_pct": f"{player['score_pct']:.1f}",
             "rating": f"{player['rating']:+.0f} [{player['rating_low']:+.0f}, {player['rating_high']:+.0f}]",
             "faults": faults, "avg_move_ms": f"{player['avg_move_ms']:.1f}", "max_move_ms": f"{player['max_move_ms']:.0f}",
+            "max_startup_ms": "-" if player["max_startup_ms"] is None else f"{player['max_startup_ms']:.0f}",
         }
     assert "1 timeout" in page.locator("#standings-table").inner_text()
     save_screenshot(page, tmp_path, "report.png", full_page=True)

@@ -78,3 +78,13 @@ def test_report_regenerated_from_games_jsonl_matches_the_one_printed_at_the_end(
     assert printed == report.stdout
     assert (tmp_path / "results" / "standings.txt").read_text() == report.stdout
     assert (tmp_path / "results" / "report.html").exists()
+
+
+def test_the_slowest_start_up_of_each_player_is_shown_and_old_records_have_none() -> None:
+    games = [record("a", "b", 0) | {"startup_ms": [120.4, 80.0]}, record("b", "a", 1) | {"startup_ms": [95.0, 310.6]},
+             record("a", "c", 0) | {"startup_ms": [None, 5.0]}, record("c", "b", 0)]
+    rows = {row.name: row for row in compute_standings(games).players}
+    assert (rows["a"].max_startup_ms, rows["b"].max_startup_ms, rows["c"].max_startup_ms) == (310.6, 95.0, 5.0)
+    assert compute_standings([record("a", "b", 0)]).players[0].max_startup_ms is None  # from before it was kept
+    text = format_standings(compute_standings(games))
+    assert "max start-up ms" in text and "311" in text

@@ -173,6 +173,7 @@
       ["faults", "faults", (p) => faultText(p.faults)],
       ["avg_move_ms", "avg ms/move", (p) => pyFixed(p.avg_move_ms, 1)],
       ["max_move_ms", "max ms/move", (p) => pyFixed(p.max_move_ms, 0)],
+      ["max_startup_ms", "max start-up ms", (p) => (p.max_startup_ms == null ? "-" : pyFixed(p.max_startup_ms, 0))],
     ];
     const body = data.standings.map((p) =>
       h("tr", { "data-player": p.name }, columns.map(([key, , value]) => {

@@ -39,6 +39,7 @@ class PlayerStanding:
     move_count: int = 0
     move_ms_total: float = 0.0
     max_move_ms: float = 0.0
+    max_startup_ms: float | None = None  # its slowest start-up (off the clock); None: none recorded
     rank: int = 0
     rating: float = 0.0
     rating_low: float = 0.0
@@ -132,6 +133,9 @@ def compute_standings(records: Sequence[dict[str, Any]], *, players: Sequence[st
                 cross[name][other] += gained
             if record.get("offender") == seat and record["termination"] in row.faults:
                 row.faults[record["termination"]] += 1
+            startup = (record.get("startup_ms") or [None] * len(names))[seat]
+            if startup is not None:
+                row.max_startup_ms = max(row.max_startup_ms or 0.0, startup)
         for move in record["moves"]:
             if move.get("forced"):
                 continue
@@ -174,6 +178,7 @@ def standings_rows(standings: Standings) -> list[list[Any]]:
             f"{row.points:g}",
             f"{row.score_pct:.1f}", f"{row.rating:+.0f} [{row.rating_low:+.0f}, {row.rating_high:+.0f}]",
             _fault_text(row), f"{row.avg_move_ms:.1f}", f"{row.max_move_ms:.0f}",
+            "-" if row.max_startup_ms is None else f"{row.max_startup_ms:.0f}",
         ]
         for row in standings.players
     ]
@@ -189,7 +194,7 @@ def standings_headers(standings: Standings) -> list[str]:
 
 
 HEADERS = ["#", "player", "games", "W", "D", "L", "points", "score %", "Elo [95%]", "faults",
-           "avg ms/move", "max ms/move"]
+           "avg ms/move", "max ms/move", "max start-up ms"]
 
 
 def format_standings(standings: Standings, *, markdown: bool = False) -> str:
@@ -234,7 +239,7 @@ def summary_json(standings: Standings, meta: dict[str, Any]) -> dict[str, Any]:
             "losses": row.losses, "places": list(row.places), "points": row.points, "score_pct": row.score_pct,
             "rating": _finite(row.rating), "rating_low": _finite(row.rating_low),
             "rating_high": _finite(row.rating_high), "faults": dict(row.faults),
-            "avg_move_ms": row.avg_move_ms, "max_move_ms": row.max_move_ms,
+            "avg_move_ms": row.avg_move_ms, "max_move_ms": row.max_move_ms, "max_startup_ms": row.max_startup_ms,
         })
     summary = dict(meta)
     summary.update({
