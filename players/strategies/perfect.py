@@ -42,10 +42,12 @@ BUDGET_STATES_PER_S = 4_000_000
 BUILD_SHARE = 0.5  # at most this share of the remaining clock (or of move_ms) goes into one solve
 MAX_EXACT_EDGES = 26  # 2^26 int8 values = 64 MiB; beyond that, memory rather than time binds
 # A max-n state costs more than a two-seat one: a vector of one int8 per seat, and a rotation,
-# a key and a selection per edge. benchmarks/bench_solver.py measures 3 to 8 times the time of
-# a two-seat solve for 3 and 4 seats, against a budget speed 4 to 10 times below the measured
-# one; budgeting one two-seat state per seat keeps a margin of about two.
-MAXN_COST_PER_SEAT = 1.0
+# a key and a selection per edge. benchmarks/bench_solver.py measures 3 to 7.5 times the time
+# of a two-seat solve for 3 and 4 seats (7.5 on 3 x 3 boxes, 3 seats). Budgeting 2.5 two-seat
+# states per seat keeps the two-seat budget's margin (BUDGET_STATES_PER_S is 3 to 10 times
+# below the measured speed). With 1 per seat, 3 x 3 boxes for 3 seats was solved on the first
+# move, and at load average 24 on 2 cores that solve took 37 s of a 30 s clock.
+MAXN_COST_PER_SEAT = 2.5
 
 VALUE_LINE = re.compile(r"value (-?\d+) margin (-?\d+) move (.+)")
 MAXN_LINE = re.compile(r"max-n cells (\d+) move (.+) expects ((?:[A-Z]=\d+ ?)+)")
