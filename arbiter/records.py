@@ -93,8 +93,8 @@ class GameRecord:
     # Per seat, how long its bot took to start (ms from launch until it first waited for its
     # input, off the clock); None where start-up was not watched (charge_startup, remote bots).
     startup_ms: list[float | None] = field(default_factory=list)
-    # Per seat, whether its bot ran in a sandbox (docs/security.md); False for a remote bot.
-    sandboxed: list[bool] = field(default_factory=list)
+    # Per seat, whether its bot ran in a sandbox (docs/security.md); None for a remote bot (not launched).
+    sandboxed: list[bool | None] = field(default_factory=list)
     arbiter_version: str = field(default_factory=lambda: arbiter_version())
     extra: dict[str, Any] = field(default_factory=dict)  # tournament fields: id, round, opening...
 

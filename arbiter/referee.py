@@ -590,7 +590,8 @@ class _Referee:
             time_used_ms=[round(s.used_ms, 3) for s in self.seats],
             time_controls=[asdict(s.time) for s in self.seats],
             startup_ms=[s.startup_ms for s in self.seats],
-            sandboxed=[s.process is not None and s.process.box is not None for s in self.seats],
+            sandboxed=[None if s.spec.transport == "remote" else s.process is not None and s.process.box is not None
+                       for s in self.seats],
         )
 
 

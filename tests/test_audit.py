@@ -163,3 +163,44 @@ def test_a_resume_refuses_to_build_on_a_tampered_file(played: Path, tmp_path: Pa
     finally:
         games.write_bytes(honest)
     assert main(["run", str(played.parent / "t.yaml"), "--quiet"]) == 0  # the honest file resumes (nothing to play)
+
+
+# --- what boxed the bots, said by the report ---------------------------------------------
+
+def _game(names: list[str], sandboxed: list | None) -> dict[str, Any]:
+    record: dict[str, Any] = {"id": "-".join(names), "names": names}
+    if sandboxed is not None:
+        record["sandboxed"] = sandboxed
+    return record
+
+
+def test_the_standings_say_every_bot_was_sandboxed_only_when_every_record_says_so() -> None:
+    from arbiter.reports.results import sandbox_status
+
+    machine = {"machine": "bots are sandboxed (bubblewrap)", "enforced": {"namespaces": "bubblewrap"}}
+    boxed = sandbox_status([_game(["a", "b"], [True, True]), _game(["b", "r"], [True, None])], machine)
+    assert boxed["line"] == "Sandbox: every launched bot ran sandboxed in every game (bots are sandboxed (bubblewrap))"
+    assert boxed["not_sandboxed"] == {}  # the remote bot (None) is outside any box by nature
+    loose = sandbox_status([_game(["a", "b"], [True, False]), _game(["b", "a"], [False, True]),
+                            _game(["a", "c"], [True, True])], machine)
+    assert loose["line"].startswith("WARNING: NOT sandboxed: b (2 of 2 games); such a bot could read, change or kill")
+    old = sandbox_status([_game(["a", "b"], None), _game(["a", "b"], [True, True])], {})
+    assert old["line"] == ("Sandbox: every launched bot ran sandboxed in every game; 1 of 2 games do not say whether "
+                           "their bots were sandboxed (recorded by an older arbiter)")
+    assert sandbox_status([], machine)["line"] is None
+
+
+def test_a_run_without_the_sandbox_says_so_in_its_standings_and_report(played: Path, tmp_path: Path) -> None:
+    from arbiter.transport.sandbox import support
+
+    config = played.parent / "t.yaml"
+    assert main(["run", str(config), "--quiet"]) == 0  # resumed: nothing to play, the standings rewritten
+    standings = (played / "standings.txt").read_text()
+    if support().usable:
+        assert "Sandbox: every launched bot ran sandboxed in every game (bots are sandboxed" in standings
+    loose = tmp_path / "loose.yaml"
+    loose.write_text(config.read_text().replace("results: results", f"results: {tmp_path / 'loose'}"))
+    assert main(["run", str(loose), "--quiet", "--no-sandbox"]) == 0
+    line = "WARNING: NOT sandboxed: a (4 of 4 games), b (4 of 4 games), cheat (4 of 4 games)"
+    assert line in (tmp_path / "loose" / "standings.txt").read_text()
+    assert line in (tmp_path / "loose" / "report.html").read_text()

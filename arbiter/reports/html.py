@@ -155,6 +155,7 @@ def tournament_tables(summary: dict[str, Any]) -> dict[str, Any]:
             "settings": summary.get("settings", {}),
             "scoring": summary.get("scoring", {}),
             "totals": summary.get("totals", {}),
+            "sandbox": summary.get("sandbox"),
         },
         "seats": summary.get("seats", 2),
         "standings": summary["players"],

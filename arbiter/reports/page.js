@@ -126,6 +126,8 @@
         h("h1", { text: t.name }),
         h("div", { class: "subtitle", text: `${t.game} ${paramText(t.params)} · ${t.format} · ${games.length} games` }),
       );
+      const boxed = (t.sandbox || {}).line;  // standings.txt's sandbox line (docs/security.md)
+      if (boxed && boxed.startsWith("WARNING")) header.append(h("div", { class: "warning", id: "sandbox-warning", text: boxed }));
     } else {
       const game = decodeGame(games[0]);
       header.append(
@@ -147,6 +149,7 @@
       ...Object.entries(t.settings || {}).filter(([, v]) => v !== null).map(([k, v]) => [k.replaceAll("_", " "), paramValue(v)]),
       ["Scoring", Object.entries(t.scoring || {}).map(([k, v]) => `${k} ${pyG(v)}`).join(" · ")],
       ["Totals", paramText(t.totals)],
+      ...((t.sandbox || {}).line ? [["Sandbox", t.sandbox.line]] : []),
     ];
     return card("overview", "Tournament", h("dl", { class: "overview" }, rows.map(([k, v]) => [h("dt", { text: k }), h("dd", { text: v })])));
   }

@@ -11,6 +11,40 @@ from ..tournament.store import GameStore
 from .standings import compute_standings, write_standings
 
 
+def sandbox_status(records: list[dict[str, Any]], described: Any) -> dict[str, Any]:
+    """Whether the bots of these games ran sandboxed, from the records themselves (each says so
+    per seat), with what the machine enforced (tournament.json); `line` says it in a sentence
+    for the standings, loud when a launched bot played unsandboxed."""
+    described = described if isinstance(described, dict) else {}
+    loose: dict[str, int] = {}
+    games: dict[str, int] = {}
+    unknown = 0
+    for record in records:
+        flags = record.get("sandboxed")
+        if not isinstance(flags, list) or len(flags) != len(record["names"]):
+            unknown += 1  # recorded before records said
+            continue
+        for name, boxed in zip(record["names"], flags):
+            if boxed is not None:  # None: a remote bot, outside any box by nature
+                games[name] = games.get(name, 0) + 1
+                if not boxed:
+                    loose[name] = loose.get(name, 0) + 1
+    machine = described.get("machine")
+    if loose:
+        who = ", ".join(f"{name} ({loose[name]} of {games[name]} games)" for name in sorted(loose))
+        line = (f"WARNING: NOT sandboxed: {who}; such a bot could read, change or kill anything the arbiter "
+                "could, these results included")
+    elif games:
+        line = "Sandbox: every launched bot ran sandboxed in every game" + (f" ({machine})" if machine else "")
+    else:
+        line = None  # no game yet, or none that says
+    if unknown and records:
+        note = f"{unknown} of {len(records)} games do not say whether their bots were sandboxed (recorded by an older arbiter)"
+        line = f"{line}; {note}" if line else f"Sandbox: {note}"
+    return {"line": line, "not_sandboxed": loose, "games_unknown": unknown, "machine": machine,
+            "enforced": described.get("enforced")}
+
+
 def load_results(folder: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The records and a description of the tournament (name, game, format, settings)."""
     games = folder / "games.jsonl"
@@ -38,6 +72,7 @@ def load_results(folder: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         "scoring": description.get("scoring", {"win": 1.0, "draw": 0.5, "loss": 0.0}),
         "players_listed": schedule.get("players", []),
         "totals": {"planned": description.get("planned", len(records))},
+        "sandbox": sandbox_status(records, description.get("sandbox")),
     }
     return records, meta
 

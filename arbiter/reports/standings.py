@@ -256,9 +256,11 @@ def summary_json(standings: Standings, meta: dict[str, Any]) -> dict[str, Any]:
 
 def write_standings(results_dir: Path, standings: Standings, meta: dict[str, Any]) -> str:
     """Write standings.txt, standings.md and summary.json; return the text table."""
-    text = format_standings(standings)
+    sandbox = (meta.get("sandbox") or {}).get("line")
+    after = f"{sandbox}\n" if sandbox else ""  # what boxed the bots: docs/security.md
+    text = format_standings(standings) + after
     (results_dir / "standings.txt").write_text(text, encoding="utf-8")
-    (results_dir / "standings.md").write_text(format_standings(standings, markdown=True), encoding="utf-8")
+    (results_dir / "standings.md").write_text(format_standings(standings, markdown=True) + after, encoding="utf-8")
     summary = summary_json(standings, meta)
     (results_dir / "summary.json").write_text(json.dumps(summary, indent=2, allow_nan=False) + "\n",
                                               encoding="utf-8")
