@@ -114,11 +114,10 @@ def test_a_worker_killed_mid_game_costs_no_game_and_records_none_twice(tmp_path:
 
 def test_an_sprt_over_the_cluster_reaches_the_local_verdict_from_the_same_games(
         tmp_path: Path, cluster: LocalCluster, client: Client) -> None:
-    path = write_config(tmp_path, f"""game: dots-and-triangles
-params: {{rows: 4}}
+    path = write_config(tmp_path, f"""game: limit-nim
 format: sprt
 time: {{time_ms: 10000}}
-candidate: {{name: perfect, command: python {ROOT / 'players' / 'perfect_dp.py'}}}
+candidate: {{name: perfect, command: python {ROOT / 'players' / 'nim_perfect.py'}}}
 baseline: {{name: random, command: python {ROOT / 'players' / 'random_bot.py'}}}
 sprt: {{elo0: 0, elo1: 150, max_games: 40}}
 """)
