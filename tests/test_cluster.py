@@ -201,3 +201,10 @@ def test_arbiter_run_with_cluster_on_the_command_line(tmp_path: Path, cluster: L
                              capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert refused.returncode == 2 and refused.stderr.count("\n") == 1
     assert "--cluster tcp://192.0.2.1:8786 is not allowed" in refused.stderr
+
+
+def test_a_tls_scheduler_without_tls_files_is_refused_before_connecting(tmp_path: Path) -> None:
+    config = with_cluster(load_config(slow_config(tmp_path, "m", slow_ms=1, games=2)), "tls://127.0.0.1:9")
+    with pytest.raises(ClusterError, match=r"^tls://127.0.0.1:9 is a TLS scheduler, but no TLS files are given"):
+        with connect(config, lambda _: None):
+            pytest.fail("connected")

@@ -188,6 +188,10 @@ def connect(config: TournamentConfig, note: Callable[[str], None]) -> Iterator[C
         files = {"tls_ca_file": spec.ca_file, "tls_client_cert": spec.cert, "tls_client_key": spec.key}
         # Files not given come from Dask's own configuration (distributed.comm.tls.*).
         security = distributed.Security(require_encryption=True, **{k: v for k, v in files.items() if v})
+        if security.get_connection_args("client").get("ssl_context") is None:
+            raise ClusterError(f"{spec.address} is a TLS scheduler, but no TLS files are given: set the config's "
+                               "cluster: {address, ca_file, cert, key} (or Dask's distributed.comm.tls settings); "
+                               "docs/cluster.md says how to make them")
     try:
         client = distributed.Client(spec.address, security=security, timeout=CONNECT_TIMEOUT_S,
                                     set_as_default=False)
