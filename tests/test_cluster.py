@@ -27,7 +27,6 @@ from arbiter.tournament.progress import Progress
 from arbiter.tournament.runner import Interrupted, run_tournament
 from arbiter.tournament.sprt import SprtProgress, run_sprt
 
-from test_bundled_configs import played
 from test_tournament_processes import processes_marked, wait_for
 from tournament_helpers import ROOT, write_config
 
@@ -66,6 +65,14 @@ def slow_config(folder: Path, marker: str, slow_ms: int, games: int) -> Path:
                         for name, seed in (("a", 1), ("b", 2)))
     return write_config(folder, f"game: limit-nim\ngames_per_pairing: {games}\n"
                                 f"openings: {{random_moves: 1, seed: 4}}\nplayers:\n{players}\n")
+
+
+def played(records: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    """What decides each game, in game-id order: who sat where, the opening, every move, the
+    result and the seed (not how long anything took)."""
+    return [(r["id"], r["names"], r["opening"], [(m["seat"], m["move"], m["forced"]) for m in r["moves"]],
+             r["scores"], r["winner"], r["termination"], r["offender"], r["points"], r["seed"])
+            for r in sorted(records, key=lambda r: r["id"])]
 
 
 def table(records: list[dict[str, Any]], config: Any) -> list[tuple[Any, ...]]:
