@@ -309,7 +309,7 @@ def _choice_events(index: dict[str, int], rankings: Sequence[Mapping[str, int]])
     events: ChoiceEvents = {}
     players = list(index)
     for k, ranking in enumerate(rankings):
-        if not isinstance(ranking, Mapping) or len(ranking) < 2:
+        if not isinstance(ranking, (dict, Mapping)) or len(ranking) < 2:
             raise ValueError(f"ranking {k}: expected a mapping of at least two players to places, got {ranking!r}")
         places: dict[int, list[int]] = {}
         for name, place in ranking.items():
@@ -318,6 +318,12 @@ def _choice_events(index: dict[str, int], rankings: Sequence[Mapping[str, int]])
             if isinstance(place, bool) or not isinstance(place, int) or place < 1:
                 raise ValueError(f"ranking {k}: place of {name!r} must be an integer >= 1, got {place!r}")
             places.setdefault(place, []).append(index[name])
+        if len(places) == len(ranking):  # no tie, the usual case: one choice per place but the last
+            order = [places[p][0] for p in sorted(places)]
+            for step in range(len(order) - 1):
+                members = (order[step],) + tuple(sorted(order[step + 1:]))
+                events[members] = events.get(members, 0.0) + 1.0
+            continue
         blocks = [sorted(places[p]) for p in sorted(places)]
         for b, block in enumerate(blocks):
             below = tuple(sorted(i for later in blocks[b + 1:] for i in later))
