@@ -405,17 +405,17 @@ def _ranking_gradient_information(theta: np.ndarray, by_size: list[tuple[np.ndar
     A choice from set S with probabilities p adds w (e_chosen - p) to the gradient and
     w (diag p - p p^T) to the information, whoever was chosen."""
     gradient = np.zeros(m)
-    info = np.zeros((m, m))
+    info = np.zeros(m * m)  # flat: entry (i, j) at i * m + j; bincount sums repeated indices
     for members, weights in by_size:
         t = theta[members]
         p = np.exp(t - t.max(axis=1)[:, None])
         p /= p.sum(axis=1)[:, None]
-        np.add.at(gradient, members[:, 0], weights)
-        np.add.at(gradient, members, -weights[:, None] * p)
         wp = weights[:, None] * p
-        np.add.at(info, (members, members), wp)
-        np.add.at(info, (members[:, :, None], members[:, None, :]), -wp[:, :, None] * p[:, None, :])
-    return gradient, info
+        gradient += np.bincount(members[:, 0], weights, minlength=m) - np.bincount(members.ravel(), wp.ravel(), minlength=m)
+        info += np.bincount(members.ravel() * (m + 1), wp.ravel(), minlength=m * m)
+        pairs = (members[:, :, None] * m + members[:, None, :]).ravel()
+        info -= np.bincount(pairs, (wp[:, :, None] * p[:, None, :]).ravel(), minlength=m * m)
+    return gradient, info.reshape(m, m)
 
 
 # --- Elo from a match ------------------------------------------------------------------------
