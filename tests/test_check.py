@@ -38,15 +38,18 @@ def test_an_honest_bot_passes_every_scenario_of_a_dots_game(tmp_path):
     report = check(RANDOM_BOT, tmp=tmp_path)
     assert report.failed() == []
     assert [item.id for item in report.items] == [duty for duty, _ in DUTIES]
-    assert all(item.status == "pass" for item in report.items), [(i.id, i.note) for i in report.items]
+    assert all(item.status == "pass" for item in report.items if item.id != "end-without-quit"), \
+        [(i.id, i.note) for i in report.items]
     assert report.games == 13  # 2 seats, 3 seats of 3 players, 8 scenarios of their own
+    assert report.item("end-without-quit").note.startswith("only in the codecup dialect")
     assert report.peak_memory_kb and report.first_reply_ms is not None
 
 
 def test_scenarios_a_game_cannot_have_are_not_checked_and_the_rest_pass(tmp_path):
     report = check(RANDOM_BOT, "codecup-sudoku", tmp=tmp_path)
     skipped = {item.id for item in report.items if item.status == "skip"}
-    assert report.failed() == [] and skipped == {"players-3", "params", "extra-move", "relayed-turn"}
+    assert report.failed() == [] and skipped == {"players-3", "params", "extra-move", "relayed-turn",
+                                                 "end-without-quit"}
 
 
 def test_codecup_dialect_gets_start_and_no_game_line(tmp_path):
@@ -60,8 +63,24 @@ def test_codecup_dialect_gets_start_and_no_game_line(tmp_path):
     assert report.failed() == []
     assert {i.id for i in report.items if i.status == "skip"} == {
         "players-3", "params", "opening", "extra-move", "relayed-turn"}
+    assert report.item("end-without-quit").status == "pass"
     # Without --game it cannot know the game from `Start`: it fails at once, as the first seat.
     assert codecup().failed() == ["seat-0"]
+
+
+@pytest.mark.parametrize("options, failed", [((), []), (("--eof-error",), ["end-without-quit"])])
+def test_a_contest_entry_is_checked_on_the_end_without_quit_as_codecup_ends_a_game(tmp_path, options, failed):
+    entry = PlayerSpec(name="entry", command=(sys.executable, str(BOTS / "codecup_style_sudoku.py"), *options),
+                       cwd=str(BOTS), dialect="codecup", sandbox=SandboxSpec(read=(str(BOTS),)))
+    report = run_check(CheckTarget("codecup-sudoku", {}, entry, time_ms=3000,
+                                   duties=frozenset({"seat-0", "end-without-quit"})), log_dir=tmp_path)
+    assert report.failed() == failed, [(i.id, i.note, i.hint) for i in report.items]
+    item = report.item("end-without-quit")
+    if failed:
+        assert "exited with status 1 when its input closed without Quit" in item.hint
+        assert item.transcript[-1] == "> (end of input, no Quit)"
+    else:
+        assert item.note == "exited at the end of its input"
 
 
 # Each broken bot, the one duty it breaks, and words its hint must contain.
@@ -169,7 +188,8 @@ def test_the_command_exits_0_when_every_scenario_that_applies_passed(tmp_path, c
     out = capsys.readouterr().out
     assert status == 0 and "passed: all 13 scenarios that apply" in out and "FAIL" not in out
     items = json.loads((tmp_path / "check.json").read_text())["items"]
-    assert {i["id"] for i in items if i["status"] == "skip"} == {"players-3", "extra-move", "relayed-turn"}
+    assert {i["id"] for i in items if i["status"] == "skip"} == {"players-3", "extra-move", "relayed-turn",
+                                                                  "end-without-quit"}
 
 
 @pytest.mark.parametrize("argv, says", [

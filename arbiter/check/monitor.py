@@ -1,10 +1,12 @@
 """Runs a bot under watch for `arbiter check`: its exit after `Quit`, what it leaves behind, its peak memory.
 
-    python -m arbiter.check.monitor BOT_COMMAND...
+    python -m arbiter.check.monitor [--no-quit] BOT_COMMAND...
 
 The monitor starts the bot as its child with the same standard input, output and error (so
 every protocol line passes untouched), waits for it, and writes one report line on stderr,
-which the arbiter saves in the bot's log:
+which the arbiter saves in the bot's log. With `--no-quit` it passes the bot its input
+line by line instead, and ends the game as CodeCup does after a winning move: `Quit` is not
+passed on, the bot's input is closed in its place. The report line:
 
     arbiter-check-monitor: status=S peak_kb=K sigterm=T left=PID:NAME,...
 
@@ -101,10 +103,43 @@ def _alive_others() -> list[str]:
     return found
 
 
+class _QuitWithheld:
+    """The bot's input, passed on line by line but for `Quit`, which closes it instead."""
+
+    def __init__(self, to_bot: int) -> None:
+        self.to_bot: int | None = to_bot
+        self.pending = b""
+
+    def take(self) -> None:
+        """Pass on what has arrived on our stdin (readable now)."""
+        chunk = os.read(0, 65536)
+        self.pending += chunk
+        *lines, self.pending = self.pending.split(b"\n")
+        for line in lines:
+            if self.to_bot is None:
+                return
+            if line.strip() == b"Quit":
+                self.close()
+                return
+            try:
+                os.write(self.to_bot, line + b"\n")
+            except OSError:
+                self.close()  # the bot closed its input: nothing more to pass on
+        if not chunk:
+            self.close()
+
+    def close(self) -> None:
+        if self.to_bot is not None:
+            os.close(self.to_bot)
+            self.to_bot = None
+
+
 def main(argv: list[str]) -> int:
     """Run `argv` as the watched bot; exit with its status."""
+    withhold_quit = argv[:1] == ["--no-quit"]
+    argv = argv[1:] if withhold_quit else argv
     if not argv:
-        print("usage: python -m arbiter.check.monitor BOT_COMMAND...", file=sys.stderr)
+        print("usage: python -m arbiter.check.monitor [--no-quit] BOT_COMMAND...", file=sys.stderr)
         return 2
     sigterm = False
 
@@ -115,10 +150,15 @@ def main(argv: list[str]) -> int:
 
     signal.signal(signal.SIGTERM, on_term)
     try:
-        bot = subprocess.Popen(argv)
+        bot = subprocess.Popen(argv, stdin=subprocess.PIPE if withhold_quit else None)
     except OSError as exc:
         print(f"{TAG} cannot start {argv[0]!r}: {exc}", file=sys.stderr)
         return 127
+    relay = None
+    if withhold_quit:
+        assert bot.stdin is not None
+        relay = _QuitWithheld(os.dup(bot.stdin.fileno()))
+        bot.stdin.close()
     peak_kb = 0
     exited = os.pidfd_open(bot.pid)
     while True:  # poll: a child's ru_maxrss would count the monitor's own memory, copied at fork
@@ -126,9 +166,12 @@ def main(argv: list[str]) -> int:
         pid, status = os.waitpid(bot.pid, os.WNOHANG)
         if pid:
             break
-        # Waits on the bot's exit, not in a timed sleep: the arbiter takes a process sleeping
-        # for a time it chose for one still starting (docs/protocol.md, Start-up).
-        select.select([exited], [], [], PEAK_POLL_S)
+        # Waits on the bot's exit (and its input), not in a timed sleep: the arbiter takes a
+        # process sleeping for a time it chose for one still starting (docs/protocol.md, Start-up).
+        watched = [exited] + ([0] if relay is not None and relay.to_bot is not None else [])
+        ready, _, _ = select.select(watched, [], [], PEAK_POLL_S)
+        if 0 in ready and relay is not None:
+            relay.take()
     deadline = time.monotonic() + LEFTOVER_WAIT_S
     left = _alive_others()
     while left and time.monotonic() < deadline:

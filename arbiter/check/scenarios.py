@@ -17,7 +17,9 @@ The checked bot therefore never completes a cell there, and its extra move is ju
 """
 from __future__ import annotations
 
+import os
 import random
+import re
 import shutil
 import sys
 import time
@@ -60,6 +62,7 @@ DUTIES: tuple[tuple[str, str], ...] = (
     ("out-of-turn", "writes nothing out of turn (also while not stopped)"),
     ("stdout", "writes nothing but moves on stdout"),
     ("quit", "exits within 0.5 s of Quit"),
+    ("end-without-quit", "exits quietly at end of input without Quit (CodeCup)"),
     ("processes", "leaves no process running"),
     ("start-up", f"starts and makes its first move within {START_UP_MS} ms"),
     ("stderr", f"stderr under {LOG_CAP_BYTES >> 20} MiB per game"),
@@ -156,6 +159,7 @@ class _Game:
     scripts: dict[int, tuple[str, ...]] = field(default_factory=dict)  # the arbiter's seats' first moves
     time: TimeControl = TimeControl()
     monitor: bool = False  # run the bot under `monitor.py`
+    withhold_quit: bool = False  # ...which closes its input in place of passing on `Quit`
     no_gifts: bool = True  # the arbiter's seats leave rather than give a cell away
 
 
@@ -277,6 +281,10 @@ def _plan(target: CheckTarget, game: Game[Any], rng: random.Random) -> tuple[lis
         _Game("out-of-turn", params, 1, time=replace(base, suspend_idle=False)),
         _Game("quit", params, 0, time=base, monitor=True),
     ]
+    if codecup:
+        games.append(_Game("end-without-quit", params, 1, time=base, monitor=True, withhold_quit=True))
+    else:
+        skipped["end-without-quit"] = "only in the codecup dialect (the contest sent no Quit after a winning move)"
     if target.duties is not None:
         for duty, _ in DUTIES:
             if duty not in target.duties:
@@ -370,7 +378,8 @@ def _play(target: CheckTarget, planned: _Game, log_dir: Path, prefix: str) -> _P
         # The monitor starts the bot from inside its box, whose PATH holds only the system's
         # folders: name the program as the arbiter's PATH finds it, as the box does for a command.
         program = bot.command[0] if "/" in bot.command[0] else shutil.which(bot.command[0]) or bot.command[0]
-        bot = replace(bot, command=(sys.executable, "-m", "arbiter.check.monitor", program, *bot.command[1:]),
+        watch = ("--no-quit",) if planned.withhold_quit else ()
+        bot = replace(bot, command=(sys.executable, "-m", "arbiter.check.monitor", *watch, program, *bot.command[1:]),
                       env={**bot.env, "PYTHONPATH": PACKAGE_ROOT})
     players = []
     for seat in range(game.num_players):
@@ -426,10 +435,12 @@ def _judge(played: _Played, items: dict[str, CheckItem], charged: dict[tuple[str
     if record.offender != seat:
         if own.status == "skip" and not own.note.startswith("not checked"):
             own.status = "pass"
-        if own.status == "pass" and planned.duty != "quit":
+        if own.status == "pass" and planned.duty not in ("quit", "end-without-quit"):
             own.note = f"{len(bot_moves)} moves, {record.time_used_ms[seat]:.0f} ms of clock"
         if planned.duty == "quit":
             _judge_exit(played, items)
+        if planned.duty == "end-without-quit":
+            _judge_end_without_quit(played, own)
         return
     signature, duty = _charge(played, bot_moves)
     duty = charged.setdefault(signature, duty)
@@ -576,6 +587,49 @@ def _judge_exit(played: _Played, items: dict[str, CheckItem]) -> None:
         processes.status, processes.note = "skip", "not checked: the bot did not exit by itself"
     else:
         processes.status, processes.note = "pass", "none left"
+
+
+def _judge_end_without_quit(played: _Played, item: CheckItem) -> None:
+    """After the game's last move the bot was sent nothing, and its input closed (no `Quit`):
+    it must write nothing more and exit by itself, without an error status."""
+    monitor, log = played.monitor, played.record.logs[played.game.bot_seat]
+    late = _late_output(log)
+    status = monitor.get("status", "")
+    problem = hint = ""
+    if not monitor:
+        item.status, item.note = "skip", "not checked: the monitor's report is missing from the log"
+        return
+    if late:
+        problem = "wrote after the game's end"
+        hint = (f"{late}: on CodeCup the move that ends the game is never sent, and nothing follows a "
+                "winning move; write nothing once your input has ended")
+    elif monitor.get("sigterm") == "1" or not status.isdigit():
+        problem = "did not exit at the end of its input"
+        hint = ("did not exit within 0.5 s when its input closed without Quit (it was sent SIGTERM): CodeCup "
+                "sends no Quit after a winning move; treat the end of input as the end of the game")
+    elif os.WIFEXITED(int(status)) and os.WEXITSTATUS(int(status)) != 0:
+        problem = f"exited with status {os.WEXITSTATUS(int(status))}"
+        hint = (f"exited with status {os.WEXITSTATUS(int(status))} when its input closed without Quit: CodeCup "
+                "sends no Quit after a winning move; the end of input is a normal end, not an error")
+    elif not os.WIFEXITED(int(status)):
+        problem = f"was killed by signal {os.WTERMSIG(int(status))}"
+        hint = (f"died on signal {os.WTERMSIG(int(status))} when its input closed without Quit: CodeCup sends "
+                "no Quit after a winning move; the end of input is a normal end")
+    if problem:
+        item.status, item.note, item.hint, item.log = "fail", problem, hint, log
+        item.transcript = _transcript(played)[-3:] + ["> (end of input, no Quit)"]
+    else:
+        item.status, item.note = "pass", "exited at the end of its input"
+
+
+def _late_output(log: str | None) -> str:
+    """The arbiter's note of what the bot wrote after the game's end, if its log has one."""
+    try:
+        text = Path(log).read_text(errors="replace") if log else ""
+    except OSError:
+        return ""
+    found = re.search(r"\[arbiter: (after the game's end the bot wrote [^\]]*)\]", text)
+    return found.group(1) if found else ""
 
 
 def _first_reply_ms(played: list[_Played]) -> float | None:
