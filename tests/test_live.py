@@ -158,11 +158,13 @@ def test_records_that_land_are_pushed_with_the_recomputed_standings(serve, folde
         file.write(lines[2])
         file.write(lines[3][:40])  # a record half written: not read until its line is complete
     update = stream.until(lambda m: "games" in m)
-    assert update["games_from"] == 2 and [g[0] for g in update["games"]] == ["g00003"]
+    # Games are sent from `games_from` on (the page keeps those it has): here the third game.
+    assert update["games_from"] <= 2 and [g[0] for g in update["games"]][2 - update["games_from"]:] == ["g00003"]
     with games.open("a") as file:
         file.write(lines[3][40:] + "".join(lines[4:]))
     update = stream.until(lambda m: "games" in m)
-    assert [g[0] for g in update["games"]] == ["g00004", "g00005", "g00006"]
+    assert [g[0] for g in update["games"]][-3:] == ["g00004", "g00005", "g00006"]
+    assert update["games_from"] + len(update["games"]) == 6
     expected = compute_standings([json.loads(line) for line in lines], players=["alpha", "beta", "gamma"],
                                  scoring=SCORING)
     assert [(p["name"], p["points"]) for p in update["standings"]] == [(p.name, p.points) for p in expected.players]
@@ -234,3 +236,32 @@ def test_an_sprt_folder_shows_the_llr_against_its_bounds(tmp_path):
     assert (sprt["llr"], sprt["lower"], sprt["upper"]) == (test.state.llr, test.state.lower, test.state.upper)
     assert sprt["pairs"] == 4 and sprt["candidate"] == "new" and sprt["verdict"] == test.verdict
     assert snapshot["live"]["progress"]["sprt"] is True and snapshot["live"]["progress"]["planned"] == 100
+
+
+def test_a_browser_opening_the_page_takes_no_update_from_one_already_watching(serve, folder):
+    games = folder / "games.jsonl"
+    lines = games.read_text().splitlines(keepends=True)
+    games.write_text("".join(lines[:2]))
+    _, port = serve()
+    watching = Stream(port)
+    watching.next()
+    games.write_text("".join(lines))
+    assert get(port, "/")[0] == 200  # reads the new records at once, for its own snapshot
+    update = watching.until(lambda m: "games" in m)
+    assert update["games_from"] <= 2 and update["games_from"] + len(update["games"]) == 6
+    watching.close()
+
+
+def test_a_page_opened_during_a_game_has_the_board_of_the_game(serve):
+    feed = RunFeed()
+    _, port = serve(feed=feed)
+    game = find_game("dots-and-boxes", rows=3, cols=3)  # a board no recorded game has
+    on_turn = feed.game_started(ScheduledGame(id="x1", round=1, seats=("alpha", "beta"), opening=()), game,
+                                [TimeControl()] * 2)
+    state = game.new_state()
+    state.apply(state.legal_moves()[0])
+    on_turn(state)
+    page = json.loads(re.search(r'<script id="report-data" type="application/json">(.*?)</script>',
+                                get(port, "/")[1]).group(1))
+    entry = page["live"]["running"][0]["entry"]
+    assert page["boards"][entry[2]]["game"] == "dots-and-boxes"

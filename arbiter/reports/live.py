@@ -137,7 +137,6 @@ class LiveState:
         self.folder = folder
         self.feed = feed
         self.logs = logs
-        self.opened = time.monotonic()
         self.running: dict[str, _Running] = {}
         self.ended = False  # the run that feeds this page has finished
         self._reset()
@@ -338,11 +337,9 @@ class LiveState:
 
     def snapshot(self) -> dict[str, Any]:
         """The whole page's data: what `/` inlines and every new event stream starts with."""
+        # The updates' cursors stay: streams already open still need what is news to them.
         self._recompute()
-        running = self._running_json()
-        self.results_dirty = self.running_dirty = False
-        self.games_sent = len(self.page.games)
-        self.boards_sent, self.players_sent = len(self.page.boards), len(self.page.players)
+        running = self._running_json()  # first: a running game may add its board to the page's
         return {**self._tables_or_empty(), **self.page.to_json(), "live": self._live(running)}
 
     def _tables_or_empty(self) -> dict[str, Any]:
@@ -356,6 +353,12 @@ class LiveState:
     def _live(self, running: list[dict[str, Any]]) -> dict[str, Any]:
         return {"events": "events", "logs": self.logs, "progress": self.progress(), "sprt": self.sprt,
                 "running": running, "games_total": len(self.page.games)}
+
+    def nothing_sent(self) -> None:
+        """Nobody is watching: nothing is news (whoever connects starts from a snapshot)."""
+        self.games_sent = len(self.page.games)
+        self.boards_sent, self.players_sent = len(self.page.boards), len(self.page.players)
+        self.results_dirty = self.running_dirty = False
 
     def update(self, now: float, last_results: float, last_running: float) -> dict[str, Any] | None:
         """What changed since the last update or snapshot, if it is time to send it."""
@@ -482,6 +485,8 @@ class LiveServer:
             if now - last_scan >= SCAN_S:
                 self.state.scan()
                 last_scan = now
+            if not self.clients:
+                self.state.nothing_sent()
             message = self.state.update(now, last_results, last_running) if self.clients else None
             if message is not None:
                 if "standings" in message:
@@ -544,9 +549,10 @@ class LiveServer:
         client = _Client()
         self.state.take_notes()
         self.state.scan()
+        snapshot = _event("snapshot", self.state.snapshot())
+        self.clients.add(client)  # before the first await: every update after the snapshot reaches it
         try:
-            await response.write(f"retry: {RETRY_MS}\n\n".encode() + _event("snapshot", self.state.snapshot()))
-            self.clients.add(client)
+            await response.write(f"retry: {RETRY_MS}\n\n".encode() + snapshot)
             while not client.dropped:
                 try:
                     payload = await asyncio.wait_for(client.queue.get(), HEARTBEAT_S)

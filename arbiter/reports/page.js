@@ -731,11 +731,13 @@
   function accept(message, whole) {
     if (whole) data = message;
     else {
-      if ("games_from" in message && message.games_from !== data.games.length) { reconnect(); return; }
+      // New games start at games_from; a snapshot may already hold some of them, and a gap means
+      // updates were lost: a new connection starts again from a snapshot.
+      if ("games_from" in message && message.games_from > data.games.length) { reconnect(); return; }
       for (const key of ["page", "tournament", "seats", "standings", "crosstable", "crosstable_counts", "head_to_head", "boards", "players"]) {
         if (key in message) data[key] = message[key];
       }
-      if (message.games) data.games.push(...message.games);
+      if (message.games) data.games.push(...message.games.slice(data.games.length - message.games_from));
       data.live = { ...data.live, ...message.live };
     }
     games = data.games;
