@@ -16,7 +16,8 @@ ramp-up and the tail, when fewer games than slots are left, are left out, and th
 own lengths, which vary from run to run, do not enter it. The Dask dispatch overhead per
 game is the idle time on the cluster minus the idle time here, from runs alternated in
 one process. Connecting to the cluster and checking its workers is a once-per-run cost,
-shown apart.
+shown apart. For scale, the same run measures Dask's own gap between two tasks queued on
+one worker (a 200 ms busy loop each, no arbiter code): the floor under any game's dispatch.
 """
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from distributed import LocalCluster  # noqa: E402
+from distributed import Client, LocalCluster  # noqa: E402
 
 from arbiter.tournament.cluster import connect  # noqa: E402
 from arbiter.tournament.config import TournamentConfig, load_config, with_cluster  # noqa: E402
@@ -90,6 +91,24 @@ def play(config: TournamentConfig, slots: int) -> Run:
     return Run(wall, idle_per_game_ms(outcome.records, slots), connected)
 
 
+def busy_200ms(_: int) -> tuple[float, float]:
+    """A task that keeps its core busy for 200 ms; returns when it started and ended."""
+    began = time.time()
+    while time.time() - began < 0.2:
+        pass
+    return began, time.time()
+
+
+def dask_gap_ms(cluster: LocalCluster, tasks: int = 30) -> float:
+    """Median time between one task's end and the next one's start, both queued on one worker."""
+    with Client(cluster.scheduler_address, set_as_default=False) as client:
+        worker = next(iter(client.scheduler_info()["workers"]))
+        futures = [client.submit(busy_200ms, k, pure=False, workers=[worker], resources={"cores": 1})
+                   for k in range(tasks)]
+        spans = sorted(future.result() for future in futures)
+    return 1000 * statistics.median(after[0] - before[1] for before, after in zip(spans, spans[1:]))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=60, help="games per run (even)")
@@ -110,6 +129,7 @@ def main() -> None:
                 for _ in range(args.rounds):
                     here.append(play(config, slots))
                     there.append(play(remote, slots))
+                gap = dask_gap_ms(cluster)
             local_ms = statistics.median(r.idle_ms for r in here)
             cluster_ms = statistics.median(r.idle_ms for r in there)
             for where, runs, overhead in (("here", here, ""), ("cluster", there, f"{cluster_ms - local_ms:+.1f}")):
@@ -117,6 +137,7 @@ def main() -> None:
                 connected = f"{statistics.median(r.connect_s for r in runs):.2f}" if where == "cluster" else ""
                 print(f"| {slots} | {where} | {wall:.2f} | {args.games / wall:.1f} | "
                       f"{statistics.median(r.idle_ms for r in runs):.1f} | {overhead} | {connected} |", flush=True)
+            print(f"|  | Dask alone: gap between two tasks queued on a worker | | | {gap:.1f} | | |", flush=True)
 
 
 if __name__ == "__main__":
