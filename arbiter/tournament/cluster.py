@@ -68,7 +68,6 @@ class PlayedGame:
 
     record: GameRecord
     logs: tuple[tuple[str, bytes], ...]
-    worker: str
 
 
 @dataclass(frozen=True)
@@ -111,6 +110,8 @@ class ClusterPool:
         self._setup = setup
         self._run = uuid.uuid4().hex[:12]  # task keys of two runs never meet
         self._stop_name = f"arbiter-stop-{self._run}"
+        self._address = cluster.address
+        self._lock = threading.Lock()  # `_tasks` loses its entries in Dask's callback thread
         self._tasks: dict[Future[GameRecord], distributed.Future] = {}
         self._stopped = False
 
@@ -125,14 +126,21 @@ class ClusterPool:
                                      resources={RESOURCE: 1}, pure=False)
         local: Future[GameRecord] = Future()
         local.set_running_or_notify_cancel()
-        self._tasks[local] = remote
+        with self._lock:
+            self._tasks[local] = remote
         remote.add_done_callback(lambda done: self._arrived(scheduled, done, local))
         return local
 
     def _arrived(self, scheduled: ScheduledGame, done: distributed.Future, local: Future[GameRecord]) -> None:
         """A task ended (in Dask's callback thread): the logs on disk, then the local future set."""
-        self._tasks.pop(local, None)
+        with self._lock:
+            self._tasks.pop(local, None)
         try:
+            if done.cancelled() and not self._stopped:  # not by us: the scheduler is gone
+                raise ClusterError(
+                    f"the connection to the Dask scheduler at {self._address} was lost, and game "
+                    f"{scheduled.id} with it. The recorded games are kept: "
+                    "restart the scheduler and its workers, then run the same command to resume")
             if done.cancelled():
                 raise GameAborted(f"game {scheduled.id} was cancelled on the cluster")
             played: PlayedGame = done.result()
@@ -144,7 +152,7 @@ class ClusterPool:
             local.set_exception(ClusterError(
                 f"game {scheduled.id} was lost with its worker again and again ({exc}); the cluster gave it "
                 "up. The recorded games are kept: check the workers, then run the same command to resume"))
-        except BaseException as exc:  # GameAborted, an arbiter bug on the worker, a log that cannot be written
+        except BaseException as exc:  # GameAborted, ClusterError, an arbiter bug on the worker, a log not written
             local.set_exception(exc)
 
     def _keep_logs(self, played: PlayedGame) -> GameRecord:
@@ -160,18 +168,22 @@ class ClusterPool:
 
     def stop(self) -> None:
         """Ask every game of the run to end (running ones end their bots) and cancel the tasks."""
+        if self._client.status != "running":  # the scheduler is gone: its tasks went with it
+            return
         if not self._stopped:
             self._stopped = True
             # An Event that is set stays in the scheduler for good (Dask forgets only cleared
             # ones): one small entry per stopped run, the price of stopping games at once.
             distributed.Event(self._stop_name, client=self._client).set()
-        self._client.cancel(list(self._tasks.values()))
+        with self._lock:
+            tasks = list(self._tasks.values())
+        self._client.cancel(tasks)
 
     def close(self) -> None:
         """Forget the run's tasks (the runner has waited for every future) and wake the
         workers' watchers of the run, which then end at once instead of at their next poll."""
         self._tasks.clear()
-        if not self._stopped:  # set and cleared: Dask then forgets the Event
+        if not self._stopped and self._client.status == "running":  # set and cleared: Dask then forgets it
             event = distributed.Event(self._stop_name, client=self._client)
             event.set()
             event.clear()
@@ -199,18 +211,18 @@ def connect(config: TournamentConfig, note: Callable[[str], None]) -> Iterator[C
         raise ClusterError(f"cannot reach the Dask scheduler at {spec.address}: {exc}. Is it running, and are "
                            "its TLS files the ones given (docs/cluster.md)?") from None
     try:
-        slots = check_workers(client, config, spec.address)
-        note(f"cluster {spec.address}: {len(client.scheduler_info()['workers'])} workers checked, "
-             f"{slots} games at once")
+        workers, slots = check_workers(client, config, spec.address)
+        note(f"cluster {spec.address}: {workers} workers checked, {slots} games at once")
         yield Cluster(client, spec.address, slots)
     finally:
         client.close()
 
 
-def check_workers(client: distributed.Client, config: TournamentConfig, address: str) -> int:
+def check_workers(client: distributed.Client, config: TournamentConfig, address: str) -> tuple[int, int]:
     """Check every worker: the arbiter's version, every player's command and folders, the
     sandbox the config asks for, and a `cores` resource within the machine's cores. Returns
-    the games the cluster plays at once; ClusterError listing every problem otherwise."""
+    how many workers were checked and the games they play at once; ClusterError listing
+    every problem otherwise."""
     try:
         client.wait_for_workers(1, timeout=WORKERS_WAIT_S)
     except (TimeoutError, OSError):
@@ -254,7 +266,7 @@ def check_workers(client: distributed.Client, config: TournamentConfig, address:
         head = "the tournament was not started: " if len(problems) == 1 else \
             f"the tournament was not started, {len(problems)} problems with the cluster's workers:\n  "
         raise ClusterError(head + "\n  ".join(problems))
-    return slots
+    return len(workers), slots
 
 
 def worker_report(players: tuple[PlayerSpec, ...], arbiter_python: str) -> WorkerReport:
@@ -307,7 +319,7 @@ def play_on_worker(task: GameTask) -> PlayedGame:
                          if log and os.path.exists(log))
     finally:
         _stop_flags.release(task.stop_event)
-    return PlayedGame(record, logs, worker)
+    return PlayedGame(record, logs)
 
 
 class WorkerRefused(Exception):
