@@ -292,7 +292,7 @@ class _Referee:
             if starting:
                 if self.cancel is not None and self.cancel.is_set():
                     raise GameAborted("the game was cancelled")
-                time.sleep(STARTUP_POLL_S)
+                time.sleep(STARTUP_POLL_S)  # no event says that a process fell asleep: look again
         return None
 
     def _game_line(self, seat: _Seat) -> str:

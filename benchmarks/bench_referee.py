@@ -73,7 +73,9 @@ for line in sys.stdin:
     out.write(line)
     out.flush()
 """
-SLEEPER = "import time\ntime.sleep(3600)\n"
+# Reads its `Game` line, then waits for `Start` (so it has finished starting: docs/protocol.md,
+# Start-up), then sleeps through its turn.
+SLEEPER = "import sys, time\nsys.stdin.readline()\nsys.stdin.readline()\ntime.sleep(3600)\n"
 
 
 @dataclass(frozen=True)
