@@ -7,14 +7,13 @@ For K slots, the tournament (random vs random on the 4-row triangle board, sandb
 default) is played with concurrency K in this process's threads, and on a Dask cluster
 started here with K worker processes of one core each, alternately, `--rounds` times.
 
-Each record says when its game started and how long it took, so a run's idle slot time is
-measured between the first game's start and the last game's start (while games were
-waiting for a slot): K x that window, less the time games were being played inside it,
-divided by the games started after the first. That is what a slot spends not playing
-per game (the result travelling back, recorded, the next game sent and started); the
-ramp-up and the tail, when fewer games than slots are left, are left out, and the games'
-own lengths, which vary from run to run, do not enter it. The Dask dispatch overhead per
-game is the idle time on the cluster minus the idle time here, from runs alternated in
+Each record says when its game started and how long it took. Matching each game's start
+with the earliest earlier end not yet matched gives the gaps in which a slot stood idle
+between two games (the result travelling back, recorded, the next game sent and started);
+the first K starts have no gap. A run's figure is its median gap, which a load spike on
+this shared machine moves less than a mean; the games' own lengths, which vary from run
+to run, do not enter it. The Dask dispatch overhead per game is the median gap on the
+cluster minus the median gap here, over runs alternated in
 one process. Connecting to the cluster and checking its workers is a once-per-run cost,
 shown apart. For scale, the same run measures Dask's own gap between two tasks queued on
 one worker (a 200 ms busy loop each, no arbiter code): the floor under any game's dispatch.
@@ -47,17 +46,24 @@ BOT = ROOT / "players" / "random_bot.py"
 @dataclass(frozen=True)
 class Run:
     wall_s: float
-    idle_ms: float  # slot time per game not spent in a game, while games were waiting
+    idle_ms: float  # the median gap between a slot's games
     connect_s: float = 0.0
 
 
 def idle_per_game_ms(records: list[dict], slots: int) -> float:
-    """K x (last start - first start), less the game time inside that window, per game started in it."""
+    """The median idle gap of a slot: each game's start less the earliest earlier game end not
+    yet taken by another start (a freed slot takes the next game)."""
     spans = sorted((start := datetime.fromisoformat(r["started_at"]).timestamp(), start + r["duration_s"])
                    for r in records)
-    first, last = spans[0][0], spans[-1][0]
-    busy = sum(max(0.0, min(end, last) - start) for start, end in spans)
-    return 1000 * (slots * (last - first) - busy) / (len(spans) - 1)
+    free: list[float] = []  # ends of games whose slot has not started another game yet
+    gaps: list[float] = []
+    for start, end in spans:
+        earlier = [when for when in free if when <= start]
+        if earlier:
+            free.remove(min(earlier))
+            gaps.append(start - min(earlier))
+        free.append(end)
+    return 1000 * statistics.median(gaps)
 
 
 def config_for(folder: Path, games: int, slots: int) -> TournamentConfig:
@@ -116,7 +122,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2, help="runs of each kind, alternated")
     args = parser.parse_args()
     print(f"{args.games} games of random vs random (dots-and-triangles rows=4), {args.rounds} rounds\n")
-    print("| slots | where | wall s (median) | games/s | idle slot time per game, ms | dispatch overhead, ms/game "
+    print("| slots | where | wall s (median) | games/s | median idle gap between games, ms | dispatch overhead, ms/game "
           "| connect + check, s |")
     print("|---:|---|---:|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as tmp:
