@@ -282,3 +282,18 @@ def test_a_damaged_three_seat_record_is_named(edit: dict, problem: str | None) -
               "moves": [{"seat": 2, "wall_ms": 1}], "points": [1, 0, 0], "places": [1, 2, 2]}
     found = record_problem({**record, **edit}, ["a", "b", "c"])
     assert found == (None if problem is None else f"game 001-a-b-c: {problem}")
+
+
+def test_a_remote_player_in_three_seat_games_plays_one_game_at_a_time(tmp_path: Path) -> None:
+    from arbiter.tournament.runner import TournamentRunner, prepare_results
+    from test_remote_tournament import RemoteWatch
+
+    body = ("game: dots-and-boxes\nparams: {rows: 2, cols: 2, players: 3}\nconcurrency: 3\nplayers:\n"
+            '  - {name: alice, transport: remote, bind: "tcp://127.0.0.1:5611"}\n'
+            + "".join(f'  - {{name: {name}, command: "true"}}\n' for name in ("house", "guest", "third")))
+    cfg = load_config(write_config(tmp_path, body))
+    watch = RemoteWatch(meet=False)
+    outcome = TournamentRunner(cfg, prepare_results(cfg, fresh=False), Progress(quiet=True, tty=False),
+                               play=watch).run()
+    assert len(outcome.records) == outcome.planned == 4 * 3 and watch.clashes == []
+    assert sorted(watch.started) == sorted(g.id for g in fixed_schedule(cfg))
