@@ -348,7 +348,7 @@ def _read_scoring(problems: Problems, value: Any, seats: int) -> Scoring:
         if (not isinstance(table, list) or len(table) != seats
                 or any(number()(points) is not None for points in table)):
             problems.add(("scoring", "places"), f"{table!r} is not allowed: must be a list of {seats} finite "
-                                                f"numbers, the points for 1st to {seats}th place")
+                                                "numbers, the points for 1st to last place")
         else:
             places = tuple(float(points) for points in table)
     return Scoring(

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from itertools import combinations, islice, permutations
 from typing import Any, Sequence
 
+import numpy as np
+
 from ..errors import UsageError
 from ..games import Game
 from .config import TournamentConfig
@@ -142,19 +144,21 @@ def balanced_groups(names: Sequence[str], seats: int) -> list[tuple[str, ...]]:
     every player plays the same number of groups give or take one, and pairs meet 0 to 2 times.
     """
     n = len(names)
-    played = [0] * n
-    met = [[0] * n for _ in range(n)]
+    played = np.zeros(n, dtype=np.int64)
+    met = np.zeros((n, n), dtype=np.int64)
+    # One key orders the candidates lexicographically: meetings with the chosen ones, then
+    # groups played, then config order (each term is below the next one's unit).
+    order = np.arange(n)
     groups = []
     for _ in range(math.ceil(n * (n - 1) / (seats * (seats - 1)))):
-        group = [min(range(n), key=lambda p: (played[p], p))]
+        group = [int(np.argmin(played * n + order))]
         while len(group) < seats:
-            chosen = min((p for p in range(n) if p not in group),
-                         key=lambda p: (sum(met[p][q] for q in group), played[p], p))
-            group.append(chosen)
-        for p in group:
-            played[p] += 1
-            for q in group:
-                met[p][q] += p != q
+            key = met[group].sum(axis=0) * (n * n * seats) + played * n + order
+            key[group] = np.iinfo(np.int64).max
+            group.append(int(np.argmin(key)))
+        played[group] += 1
+        met[np.ix_(group, group)] += 1
+        met[group, group] -= 1
         groups.append(tuple(names[p] for p in sorted(group)))
     return groups
 
