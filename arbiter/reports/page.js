@@ -651,7 +651,9 @@
   function renderProgress() {
     const p = data.live.progress;
     const share = p.planned ? Math.min(1, p.done / p.planned) : 0;
-    const state = p.ended ? (live.status === "live" ? "the run has finished" : "the run has finished and its server has stopped")
+    // A run that ended short of its plan was stopped (an SPRT's plan is only its maximum).
+    const ending = p.done < p.planned && !p.sprt ? "the run was stopped (the same command resumes it)" : "the run has finished";
+    const state = p.ended ? (live.status === "live" ? ending : `${ending}; its server has stopped`)
       : live.status !== "live" ? live.status
         : p.source === "run" ? "live" : "watching the results folder";
     const parts = [`${p.done} of ${p.sprt ? "at most " : ""}${p.planned} games recorded`,
