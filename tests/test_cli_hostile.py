@@ -3,6 +3,7 @@ line naming the argument or the path and an exit code from the documented table;
 traceback, never an "internal error", and never a game played into a file it cannot write."""
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import signal
@@ -82,8 +83,20 @@ def places(tmp_path: Path, mounts: tuple[Path, Path]) -> Places:
     return Places(tmp_path, tmp_path / "file", tmp_path / "folder", *mounts)
 
 
-RECORD = ('{"id": "001-a-b", "round": 1, "game": "limit-nim", "params": {}, "names": ["a", "b"], "winner": 0, '
-          '"termination": "normal", "detail": "", "scores": [1, 0], "points": [1, 0], "moves": []}')
+def _record() -> str:
+    """One real game's record (records are replayed through the rules when read back)."""
+    from dataclasses import asdict
+
+    from arbiter.games import find_game
+    from tournament_helpers import game_won_by
+
+    moves, scores = game_won_by(find_game("limit-nim"), (), 0, seed=1)
+    return json.dumps({"id": "001-a-b", "round": 1, "game": "limit-nim", "params": {}, "names": ["a", "b"],
+                       "winner": 0, "termination": "normal", "detail": "", "scores": scores, "points": [1, 0],
+                       "moves": [asdict(m) for m in moves]})
+
+
+RECORD = _record()
 
 CONFIG = """\
 name: hostile

@@ -25,7 +25,7 @@ from arbiter.tournament.config import ConfigError, SprtSettings, load_config
 from arbiter.tournament.runner import Interrupted, prepare_results
 from arbiter.tournament.sprt import SprtOutcome, SprtProgress, SprtRunner, SprtTest, scan_logs
 
-from tournament_helpers import ROOT, write_config
+from tournament_helpers import ROOT, game_won_by, write_config
 
 BODY = """game: dots-and-triangles
 params: {rows: 4}
@@ -62,7 +62,8 @@ class Script:
         self.blocked_started = threading.Event()
 
     def __call__(self, game: Game[Any], players: Sequence[PlayerSpec], *, log_dir: Path | None = None,
-                 log_prefix: str = "", cancel: threading.Event | None = None, **_: Any) -> GameRecord:
+                 log_prefix: str = "", cancel: threading.Event | None = None, opening: Sequence[str] = (),
+                 **_: Any) -> GameRecord:
         pair = int(log_prefix.split("-")[0])
         names = [p.name for p in players]
         with self.lock:
@@ -80,6 +81,9 @@ class Script:
             winner = 1 - offender
         elif result is not None:
             winner = names.index(result)
+        # A real game with that result (the records are replayed when read back); a crash comes
+        # before the first move.
+        moves, scores = game_won_by(game, opening, winner, pair) if offender is None else ([], [0, 0])
         logs: list[str | None] = [None, None]
         if log_dir is not None:
             for seat, name in enumerate(names):
@@ -87,8 +91,8 @@ class Script:
                 path.write_text(self.log_text(name))
                 logs[seat] = str(path)
         return GameRecord(
-            game=game.name, params=dict(game.params), players=[PlayerRef(n, "true") for n in names], moves=[],
-            scores=[0, 0], winner=winner, termination=termination, offender=offender,
+            game=game.name, params=dict(game.params), players=[PlayerRef(n, "true") for n in names], moves=moves,
+            scores=scores, winner=winner, termination=termination, offender=offender,
             detail="scripted" if offender is None else f"{names[offender]} exited with status 1",
             started_at="2026-01-01T00:00:00Z", duration_s=0.0, logs=logs,
         )

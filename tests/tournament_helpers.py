@@ -19,6 +19,25 @@ def write_config(folder: Path, body: str, *, name: str = "t") -> Path:
     return path
 
 
+def game_won_by(game: Game[Any], opening: Sequence[str], winner: int, seed: int) -> tuple[list[MoveRecord], list[int]]:
+    """A real game from `opening` that seat `winner` wins (random playouts until one does): the
+    moves and scores of a record that the rules replay to that result (tournament.audit)."""
+    rng = random.Random(seed)
+    for _ in range(1000):
+        state = game.new_state()
+        moves = []
+        for text in opening:
+            moves.append(MoveRecord(state.current_player, text, 0.0, 0.0, forced=True))
+            state.play(text)
+        while not state.is_over():
+            move = rng.choice(state.legal_moves())
+            moves.append(MoveRecord(state.current_player, game.format_move(move), 1.0, 1.0))
+            state.apply(move)
+        if state.winner() == winner:
+            return moves, list(state.scores)
+    raise AssertionError(f"no random game from {list(opening)} was won by seat {winner}")
+
+
 def fake_play(game: Game[Any], players: Sequence[PlayerSpec], *, opening: Sequence[str] = (),
               **_: Any) -> GameRecord:
     """Plays random moves in-process, seeded by the seats and the opening: deterministic and fast."""
