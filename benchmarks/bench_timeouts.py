@@ -56,6 +56,13 @@ class LoadSampler(threading.Thread):
             self.samples.append(os.getloadavg()[0])
 
 
+def steal_s() -> float:
+    """Seconds the hypervisor has run something else while this machine's CPUs were busy (the
+    steal column of /proc/stat; 0 on bare metal)."""
+    with open("/proc/stat") as stat:
+        return int(stat.readline().split()[8]) / os.sysconf("SC_CLK_TCK")
+
+
 def percentile(values: list[float], share: float) -> float:
     """The value below which `share` of `values` lie (nearest rank)."""
     ordered = sorted(values)
@@ -90,9 +97,11 @@ def main() -> None:
         config = load_config(config_path)
         sampler = LoadSampler()
         sampler.start()
+        stolen_before = steal_s()
         started = time.perf_counter()
         run_tournament(config, Progress(io.StringIO(), quiet=True, tty=False), fresh=True)
         elapsed = time.perf_counter() - started
+        stolen = steal_s() - stolen_before
         sampler.stopped.set()
         records = [json.loads(line) for line in (folder / name / "games.jsonl").read_text().splitlines()]
     terminations = Counter(r["termination"] for r in records)
@@ -106,7 +115,8 @@ def main() -> None:
           f"move_ms={args.move_ms} on the {args.clock} clock; concurrency {args.concurrency} on "
           f"{os.cpu_count()} CPUs, sandbox {args.sandbox}; Python {sys.version.split()[0]}")
     print(f"{elapsed:.0f} s, {len(records) / elapsed:.1f} games/s; load average (1 min) over the run: "
-          f"min {min(loads):.1f}, median {statistics.median(loads):.1f}, max {max(loads):.1f}")
+          f"min {min(loads):.1f}, median {statistics.median(loads):.1f}, max {max(loads):.1f}; "
+          f"CPU time stolen by the hypervisor: {stolen:.1f} s")
     print(f"terminations: {dict(terminations)}")
     print(f"timeouts the bots did not cause: {len(timeouts)} in {len(records)} games")
     for kind, count in kinds.most_common():

@@ -1,69 +1,170 @@
 #!/usr/bin/env python3
 """Tournament throughput: games per second for random vs random on the 4-row triangle board,
-at concurrency 1 and 2, and the share of the time spent starting bot processes.
+at concurrency 1 and 2, beside a floor measured in the same run.
 
-    python benchmarks/bench_tournament.py [--games 40]
+    python benchmarks/bench_tournament.py [--games 40] [--repeats 2] [--sandbox]
 
-Start-up cost is measured in the same run: a bot process launched, sent `Game ...` and
-`Quit`, and reaped, timed over the same number of launches a tournament makes.
+The tournament is a real `run_tournament` (2-move openings) into a temporary folder, its bots
+`players/random_bot.py`, unsandboxed like the floor (`--sandbox` runs it boxed too, for one
+more line; what the box costs is benchmarks/bench_sandbox.py's subject).
+
+The floor plays the same games again without the arbiter: for each recorded game, two bare
+Python processes (`python -c` with a loop of a few lines, no imports) are started, sent the
+lines the referee sent (the `Game` line, the opening, `Start`, the other seat's moves before
+each turn, `Quit`), answer with the moves of the record, and are reaped once their input
+ends. The same number of games, at the same concurrency, by threads of this process. What
+is between the two is the arbiter's and the bot kit's cost: starting a bot (the kit, the
+rules), refereeing, shutting down, recording; and the default `suspend_idle: true`, under
+which a bot is stopped from its launch until its first turn, so that the two bots of a game
+start one after the other (the floor's start side by side): a run with `suspend_idle:
+false` (pondering allowed) is measured beside it. Concurrency levels and floor runs alternate,
+so load that comes and goes hits them alike; rates are medians over the repeats.
 """
 from __future__ import annotations
 
 import argparse
 import io
+import json
+import os
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from arbiter.games import find_game  # noqa: E402
 from arbiter.tournament.config import load_config  # noqa: E402
 from arbiter.tournament.progress import Progress  # noqa: E402
 from arbiter.tournament.runner import run_tournament  # noqa: E402
 
 BOT = ROOT / "players" / "random_bot.py"
+GAME = find_game("dots-and-triangles", rows=4)
+
+# A floor bot: its argv is, per turn, how many lines to read and then the lines to write.
+FLOOR_BOT = (
+    "import sys\n"
+    "script, read, out = sys.argv[1:], sys.stdin.readline, sys.stdout\n"
+    "for count, reply in zip(script[::2], script[1::2]):\n"
+    "    for _ in range(int(count)):\n"
+    "        read()\n"
+    "    out.write(reply)\n"
+    "    out.flush()\n"
+    "while read():\n"
+    "    pass\n"
+)
 
 
-def tournament_seconds(folder: Path, games: int, concurrency: int) -> float:
-    config_path = folder / f"bench-c{concurrency}.yaml"
+def tournament_run(folder: Path, games: int, concurrency: int, sandbox: bool = False,
+                   suspend_idle: bool = True) -> tuple[float, list[dict[str, Any]]]:
+    """Seconds for a tournament of `games` games, and its records."""
+    name = f"bench-c{concurrency}-{'boxed' if sandbox else 'unboxed'}-{'suspend' if suspend_idle else 'ponder'}"
+    config_path = folder / f"{name}.yaml"
     config_path.write_text(
-        f"name: bench-c{concurrency}\nresults: out-c{concurrency}\ngame: dots-and-triangles\n"
+        f"name: {name}\nresults: {folder / name}\ngame: dots-and-triangles\nsandbox: {'on' if sandbox else 'off'}\n"
         f"games_per_pairing: {games}\nconcurrency: {concurrency}\nopenings: {{random_moves: 2, seed: 1}}\n"
-        f"players:\n  - {{name: a, command: python {BOT} --seed 1}}\n"
-        f"  - {{name: b, command: python {BOT} --seed 2}}\n"
+        f"time: {{suspend_idle: {'true' if suspend_idle else 'false'}}}\n"
+        f"players:\n  - {{name: a, command: python {BOT}}}\n  - {{name: b, command: python {BOT}}}\n"
     )
     config = load_config(config_path)
     started = time.perf_counter()
     run_tournament(config, Progress(io.StringIO(), quiet=True, tty=False), fresh=True)
-    return time.perf_counter() - started
+    elapsed = time.perf_counter() - started
+    lines = (folder / name / "games.jsonl").read_text().splitlines()
+    return elapsed, [json.loads(line) for line in lines]
 
 
-def startup_seconds(launches: int) -> float:
-    """Wall time to start, greet and reap `launches` bot processes one after another."""
+def floor_scripts(record: dict[str, Any]) -> tuple[list[list[str]], list[tuple[int, list[str]]]]:
+    """What each seat is sent before it moves first (`Game` line, opening), and the turns:
+    (seat, the moves of its turn)."""
+    time_ms = record["time_controls"][0]["time_ms"]
+    forced = [m["move"] for m in record["moves"] if m["forced"]]
+    opening = [f"Opening {len(forced)}", *forced] if forced else []
+    headers = [[f"Game {GAME.describe()} seat={seat} time_ms={time_ms}", *opening] for seat in range(2)]
+    turns: list[tuple[int, list[str]]] = []
+    for move in (m for m in record["moves"] if not m["forced"]):
+        if turns and turns[-1][0] == move["seat"]:
+            turns[-1][1].append(move["move"])
+        else:
+            turns.append((move["seat"], [move["move"]]))
+    return headers, turns
+
+
+def floor_game(record: dict[str, Any]) -> None:
+    """The record's game between two bare Python processes, the lines relayed by this thread."""
+    headers, turns = floor_scripts(record)
+    pending: list[list[str]] = [[], []]  # moves each seat has not been sent yet
+    sent_first = [False, False]
+    argv: list[list[str]] = [[], []]
+    to_send: list[list[list[str]]] = []  # per turn, the lines its seat is sent before it
+    for number, (seat, moves) in enumerate(turns):
+        lines = ["Start"] if number == 0 else pending[seat]
+        before = len(headers[seat]) if not sent_first[seat] else 0
+        sent_first[seat] = True
+        argv[seat] += [str(before + len(lines)), "".join(m + "\n" for m in moves)]
+        to_send.append(lines)
+        pending[seat] = []
+        pending[1 - seat] = pending[1 - seat] + moves
+    bots = [subprocess.Popen([sys.executable, "-c", FLOOR_BOT, *argv[seat]], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE) for seat in range(2)]
+    for seat, bot in enumerate(bots):
+        bot.stdin.write("".join(line + "\n" for line in headers[seat]).encode())
+        bot.stdin.flush()
+    for (seat, moves), lines in zip(turns, to_send):
+        bots[seat].stdin.write("".join(line + "\n" for line in lines).encode())
+        bots[seat].stdin.flush()
+        for move in moves:
+            answer = bots[seat].stdout.readline().decode().rstrip("\n")
+            assert answer == move, f"floor bot of seat {seat} sent {answer!r}, expected {move!r}"
+    for seat, bot in enumerate(bots):
+        bot.stdin.write("".join(line + "\n" for line in [*pending[seat], "Quit"]).encode())
+        bot.stdin.close()
+    for bot in bots:
+        bot.wait()
+        bot.stdout.close()
+
+
+def floor_seconds(records: list[dict[str, Any]], concurrency: int) -> float:
+    """Seconds to play `records` as floor games, `concurrency` at once."""
     started = time.perf_counter()
-    for _ in range(launches):
-        proc = subprocess.Popen([sys.executable, str(BOT)], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
-        proc.communicate(b"Game dots-and-triangles rows=4 players=2 seat=1 time_ms=30000\nQuit\n")
+    with ThreadPoolExecutor(max_workers=concurrency) as threads:
+        list(threads.map(floor_game, records))
     return time.perf_counter() - started
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--games", type=int, default=40, help="games per concurrency level (even)")
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=40, help="games per run (even; default 40)")
+    parser.add_argument("--repeats", type=int, default=2, help="runs of each kind (default 2)")
+    parser.add_argument("--sandbox", action="store_true", help="also run the tournament boxed (sandbox: on)")
     args = parser.parse_args()
+    kinds = ["tournament", "tournament, suspend_idle: false", "floor"] + (["tournament, boxed"] if args.sandbox else [])
+    seconds: dict[tuple[str, int], list[float]] = {(kind, c): [] for kind in kinds for c in (1, 2)}
     with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp)
-        one = tournament_seconds(folder, args.games, 1)
-        two = tournament_seconds(folder, args.games, 2)
-    startup = startup_seconds(2 * args.games)
-    print(f"random vs random, dots-and-triangles rows=4, {args.games} games per run")
-    print(f"concurrency 1: {one:.2f} s, {args.games / one:.2f} games/s")
-    print(f"concurrency 2: {two:.2f} s, {args.games / two:.2f} games/s  (speed-up {one / two:.2f}x)")
-    print(f"bot start-up: {1000 * startup / (2 * args.games):.1f} ms per process; "
-          f"{100 * startup / one:.0f}% of the concurrency-1 run")
+        for _ in range(args.repeats):
+            for concurrency in (1, 2):
+                elapsed, records = tournament_run(Path(tmp), args.games, concurrency)
+                seconds["tournament", concurrency].append(elapsed)
+                seconds["tournament, suspend_idle: false", concurrency].append(
+                    tournament_run(Path(tmp), args.games, concurrency, suspend_idle=False)[0])
+                seconds["floor", concurrency].append(floor_seconds(records, concurrency))
+                if args.sandbox:
+                    seconds["tournament, boxed", concurrency].append(
+                        tournament_run(Path(tmp), args.games, concurrency, sandbox=True)[0])
+    print(f"random vs random, dots-and-triangles rows=4, {args.games} games per run, {args.repeats} runs of each, "
+          f"medians; Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
+    print("| run | concurrency | games/s | / floor |")
+    print("|---|---:|---:|---:|")
+    for concurrency in (1, 2):
+        floor = args.games / statistics.median(seconds["floor", concurrency])
+        for kind in kinds:
+            rate = args.games / statistics.median(seconds[kind, concurrency])
+            print(f"| {kind} | {concurrency} | {rate:.2f} | {rate / floor:.2f}x |")
 
 
 if __name__ == "__main__":
