@@ -1,6 +1,7 @@
-"""Under `clock: cpu` a bot is judged by the CPU time it used: one that computes while other
-programs hold the CPU (more games than cores, a loaded machine) is never cut off by the
-wall-time cap that stops bots blocked without computing."""
+"""Games under load: under `clock: cpu` a bot is judged by the CPU time it used, and one that
+computes while other programs hold the CPU (more games than cores, a loaded machine) is never
+cut off by the wall-time cap that stops bots blocked without computing; and a boxed bot
+starts whatever the arbiter's other threads do with their files meanwhile."""
 from __future__ import annotations
 
 import os
@@ -14,7 +15,9 @@ import pytest
 from arbiter.games import find_game
 from arbiter.records import Termination
 from arbiter.referee import CPU_CLOCK_WALL_FACTOR, TimeControl, play_game
-from arbiter.transport.sandbox import support
+from arbiter.transport.pipe import launch_pipe_bot
+from arbiter.transport.process import end_all
+from arbiter.transport.sandbox import STDIN_FD, STDOUT_FD, SandboxSpec, support
 from referee_support import bot, honest, new_marker
 
 
@@ -47,3 +50,31 @@ def test_a_bot_blocked_without_computing_is_still_cut_off_by_the_wall_cap(tmp_pa
                        log_dir=tmp_path)
     assert (record.termination, record.offender) == (Termination.TIMEOUT, 0)
     assert "it was blocked, not computing" in record.detail
+
+
+@pytest.mark.skipif(not support().usable, reason="no sandbox on this machine: boxed launches are not made")
+def test_the_descriptors_a_boxed_bot_is_handed_stay_open_in_the_arbiter_after_its_launch() -> None:
+    # Launched with pass_fds=(3, 4), a boxed bot fails to start (EBADF) if the arbiter has 3 or 4
+    # closed at the fork: as when another game's thread has just closed a file it held there.
+    # Held for good from the first boxed launch, they can never be left free by another file.
+    saved = {fd: os.dup(fd) for fd in (STDIN_FD, STDOUT_FD) if _is_open(fd)}
+    try:
+        for fd in (STDIN_FD, STDOUT_FD):
+            if _is_open(fd):
+                os.close(fd)
+        channel, process = launch_pipe_bot(("/bin/cat",), sandbox=SandboxSpec())
+        channel.close()
+        end_all([process], grace_s=1.0, term_grace_s=0.3)
+        assert _is_open(STDIN_FD) and _is_open(STDOUT_FD)
+    finally:
+        for fd, copy in saved.items():
+            os.dup2(copy, fd, inheritable=False)
+            os.close(copy)
+
+
+def _is_open(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+    except OSError:
+        return False
+    return True

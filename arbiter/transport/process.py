@@ -234,6 +234,26 @@ def session_members(session_ids: Iterable[int]) -> dict[int, list[tuple[int, str
     return found
 
 
+def _hold_descriptors(fds: Iterable[int]) -> None:
+    """Keep these descriptors open in the arbiter, taking a free one with /dev/null for good.
+
+    A boxed bot is launched with `pass_fds=(3, 4)` (its pipes are moved there between fork
+    and exec), and the child fails to start with EBADF when the parent did not have 3 or 4
+    open at the fork: which happened when another game's thread had just closed a file it
+    held there (7 of 20,000 boxed launches at concurrency 4, each recorded as the bot's crash;
+    benchmarks/bench_timeouts.py). Once held here, no other file can take 3 or 4 and leave
+    them free again."""
+    for fd in fds:
+        try:
+            fcntl.fcntl(fd, fcntl.F_GETFD)
+            continue
+        except OSError:
+            pass
+        null = os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)  # the lowest free descriptor
+        if null != fd:
+            os.close(null)  # another thread opened `fd` meanwhile: it is open, which is enough
+
+
 def _set_child_subreaper() -> None:
     """Make orphaned descendants of our bots our children, so they can be reaped."""
     try:
@@ -396,6 +416,7 @@ class BotProcess:
             raise LaunchError("the command is empty")
         box = None
         if sandbox is not None and support().usable:
+            _hold_descriptors((STDIN_FD, STDOUT_FD))  # before the box's own files take them
             _check_startable(command, cwd)  # inside the box, a missing program would look like a crash
             box = Box(command, cwd=cwd, env=env or {}, spec=sandbox, memory_mb=memory_mb, seat_dir=seat_dir)
         memory_bytes = None
