@@ -3,15 +3,15 @@
 between bots that each spend a fixed share of their per-move cap and never more; every
 timeout recorded is one the bot did not cause.
 
-    python benchmarks/bench_timeouts.py --clock cpu [--games 10000] [--move-ms 50] [--share 0.8]
+    python benchmarks/bench_timeouts.py --clock cpu [--games 10000] [--move-ms 20] [--share 0.8]
                                         [--concurrency 2xCPUs] [--sandbox on|off] [--keep DIR]
 
 The bots are benchmarks/bots/busy_bot.py: on every move, busy on the CPU until `share` of
 `move_ms` has passed on the clock the tournament uses (`--clock cpu`: its CPU time; `wall`:
-monotonic time), counted from the moment the turn reached it, and from its own start for
-its first move (the arbiter counts a bot's start-up on its first move). The game is
-limit-nim with one pile of 2 stones, limit 1: one move per bot per game, so a game is two
-bot starts and two timed moves, and 10,000 games stay within the hour on 2 cores. The
+monotonic time), counted from the moment the turn reached it (its start-up is off the
+clock, docs/protocol.md). The game is limit-nim with one pile of 2 stones, limit 1: one move
+per bot per game, so a game is two bot starts and two timed moves, and 10,000 games stay
+within the hour on 2 cores. The
 time control: `move_ms` per move, `time_ms` 10 s per game (never binding), the tournament's
 sandbox setting (default on, as every run's default).
 
@@ -73,7 +73,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clock", choices=("cpu", "wall"), required=True, help="the tournament's clock")
     parser.add_argument("--games", type=int, default=10_000, help="games (even; default 10000)")
-    parser.add_argument("--move-ms", type=int, default=50, help="the per-move cap (default 50)")
+    parser.add_argument("--move-ms", type=int, default=20, help="the per-move cap (default 20)")
     parser.add_argument("--share", type=float, default=0.8, help="the share of it each move uses (default 0.8)")
     parser.add_argument("--concurrency", type=int, default=2 * (os.cpu_count() or 1),
                         help="games at once (default: twice the CPUs)")
