@@ -98,6 +98,10 @@ def move_after_the_end(r: dict[str, Any]) -> None:
     r["moves"].append(dict(r["moves"][-1]))
 
 
+def steal_a_point(r: dict[str, Any]) -> None:
+    r["points"] = r["points"][::-1]
+
+
 def unknown_game(r: dict[str, Any]) -> None:
     r["game"] = "chess"
 
@@ -118,6 +122,8 @@ CASES: list[tuple[Callable[[list[dict[str, Any]]], dict[str, Any]], Tamper, str]
     (normal, take_too_many, r"move 2 \('1 999'\) does not replay: (illegal|malformed) move"),
     (normal, garbage_move, r"move 1 \('hello'\) does not replay: malformed move"),
     (normal, move_after_the_end, r"move \d+ \('[0-9 ]+'\) comes after the game was over"),
+    (normal, steal_a_point, r"its points \[\d\.\d, \d\.\d\] are not what its result gives under the tournament's "
+                            r"scoring \(\[\d\.\d, \d\.\d\]\)"),
     (normal, unknown_game, r"its game cannot be rebuilt from the record \(unknown game 'chess'"),
     (fault, fault_called_normal, r"recorded as ended normally, but after its \d+ moves the game is not over"),
 ]

@@ -1,11 +1,12 @@
 """A results folder read back: records from `games.jsonl`, settings from `tournament.json`."""
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError, show_path
-from ..tournament.audit import replay_problem
+from ..tournament.audit import replay_problem, scoring_of
 from ..tournament.runner import IDENTITY_FILE, read_description
 from ..tournament.store import GameStore
 from .standings import compute_standings, write_standings
@@ -56,7 +57,7 @@ def load_results(folder: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         raise UsageError(f"{show_path(folder)} is not a results folder: it has no games.jsonl")
     description = read_description(folder)
     schedule = description.get("schedule", {})
-    records = GameStore(games, players=schedule.get("players", []), audit=replay_problem).load()
+    records = GameStore(games, players=schedule.get("players", []), audit=partial(replay_problem, scoring=scoring_of(description.get("scoring")))).load()
     first = records[0] if records else {}
     meta = {
         "name": description.get("name", folder.name),

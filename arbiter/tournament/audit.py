@@ -11,14 +11,18 @@ whole record forged with legal moves and the right result passes (docs/security.
 """
 from __future__ import annotations
 
+import math
+from dataclasses import fields
 from typing import Any
 
 from ..games import GameError, State, find_game
-from ..records import Termination
+from ..records import Termination, game_places
+from .config import Scoring
 
 
-def replay_problem(record: dict[str, Any]) -> str | None:
-    """What in `record` contradicts its own moves under the rules, or None when it holds."""
+def replay_problem(record: dict[str, Any], scoring: Scoring | None = None) -> str | None:
+    """What in `record` contradicts its own moves under the rules (and, given the tournament's
+    `scoring`, its places and points), or None when it holds."""
     label = f"game {record.get('id', '?')}"
     try:
         game = find_game(record["game"], **record.get("params", {}))
@@ -47,7 +51,32 @@ def replay_problem(record: dict[str, Any]) -> str | None:
         shown = "; ".join(f"{key} {recorded[key]!r} where the moves give {expected[key]!r}"
                           for key in expected if recorded[key] != expected[key])
         return f"{label}: the recorded result contradicts its moves ({shown})"
+    if scoring is not None:
+        offender = record.get("offender") if termination.is_fault else None
+        places = game_places(expected["scores"], expected["winner"], offender)
+        for key, value in (("places", places), ("points", scoring.points(places, expected["scores"]))):
+            if key in record and not _same_numbers(record[key], value):
+                return f"{label}: its {key} {record[key]!r} are not what its result gives under the tournament's " \
+                       f"scoring ({value!r})"
     return None
+
+
+def scoring_of(described: Any) -> Scoring | None:
+    """The Scoring kept in tournament.json (`asdict` of the config's), or None if it has none."""
+    if not isinstance(described, dict):
+        return None
+    known = {f.name for f in fields(Scoring)}
+    try:
+        values = {k: tuple(v) if k == "places" else v for k, v in described.items() if k in known}
+        return Scoring(**values)
+    except (TypeError, ValueError):
+        return None
+
+
+def _same_numbers(recorded: Any, expected: list[Any]) -> bool:
+    return (isinstance(recorded, list) and len(recorded) == len(expected)
+            and all(isinstance(a, (int, float)) and not isinstance(a, bool) and math.isclose(a, b, abs_tol=1e-9)
+                    for a, b in zip(recorded, expected)))
 
 
 _MOVER_FAULTS = (Termination.MALFORMED, Termination.ILLEGAL)
@@ -71,4 +100,4 @@ def _result(state: State[Any], termination: Termination, offender: Any) -> dict[
             "outcome": state.fault_outcome(offender, termination.value)}
 
 
-__all__ = ["replay_problem"]
+__all__ = ["replay_problem", "scoring_of"]

@@ -14,6 +14,7 @@ import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol
 
@@ -56,7 +57,7 @@ def prepare_results(config: TournamentConfig, *, fresh: bool) -> GameStore:
     folder = config.results_dir
     identity = schedule_identity(config)
     identity_path = folder / IDENTITY_FILE
-    store = GameStore(folder / "games.jsonl", players=[p.name for p in config.players], audit=replay_problem)
+    store = GameStore(folder / "games.jsonl", players=[p.name for p in config.players], audit=partial(replay_problem, scoring=config.scoring))
     try:
         if fresh:
             for name in ("games.jsonl", IDENTITY_FILE, "config.yaml", "standings.txt", "standings.md",
