@@ -94,7 +94,8 @@ def play_fault(fault: Fault, number: int, time_control: TimeControl, log_dir: Pa
                transport: str = "pipe") -> tuple[GameRecord, int, float, str]:
     """Play limit-nim with `fault`'s bot in seat `number % 2` (so both seats take a turn at
     misbehaving) against an honest bot; returns the record, the offender, the seconds the
-    game took and the marker to look for leftover processes with."""
+    game took once every bot had started (start-up is off the clock: docs/protocol.md,
+    Start-up) and the marker to look for leftover processes with."""
     offender = number % 2
     marker = new_marker()
     culprit = replace(bot(fault.script, fault.script[:-3], marker, time=fault.time, **fault.env), transport=transport)
@@ -102,4 +103,5 @@ def play_fault(fault: Fault, number: int, time_control: TimeControl, log_dir: Pa
     seats = [culprit, other] if offender == 0 else [other, culprit]
     started = time.monotonic()
     record = play_game(find_game("limit-nim"), seats, time=time_control, log_dir=log_dir)
-    return record, offender, time.monotonic() - started, marker
+    startup_s = max((ms or 0.0 for ms in record.startup_ms), default=0.0) / 1000
+    return record, offender, time.monotonic() - started - startup_s, marker
