@@ -59,6 +59,17 @@ def test_a_fault_is_refereed_with_exit_status_0_and_the_record_in_a_file(tmp_pat
     assert (record["termination"], record["offender"], record["winner"]) == ("malformed", 0, 1)
 
 
+def test_startup_ms_bounds_the_start_up_and_each_seats_start_up_is_printed(tmp_path: Path) -> None:
+    slow = f"{sys.executable} {BOTS / 'slow_start_bot.py'}"
+    done = arbiter("play", "limit-nim", slow, RANDOM, "--startup-ms", "300", "--log-dir", str(tmp_path),
+                   "--sandbox-read", str(BOTS), "--env", "START_S=forever")
+    assert done.returncode == 0, done.stderr
+    assert "reason: timeout: seat 0 (slow_start_bot) did not finish starting within 300 ms" in done.stdout
+    done = arbiter("play", "limit-nim", RANDOM, RANDOM, "--log-dir", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    assert "start-up (off the clock): seat 0 " in done.stdout and " ms, seat 1 " in done.stdout
+
+
 def test_codecup_dialect_for_both_seats(tmp_path: Path) -> None:
     codecup = f"{RANDOM} --game limit-nim -p piles=4/4"
     done = arbiter("play", "limit-nim", "-p", "piles=4/4", codecup, codecup, "--dialect", "codecup",
@@ -76,6 +87,7 @@ def test_codecup_dialect_for_both_seats(tmp_path: Path) -> None:
     (["limit-nim", RANDOM, "./missing/bot"], "seat 1's command: './missing/bot' is not an executable file"),
     (["limit-nim", RANDOM, "'unbalanced"], "seat 1's command \"'unbalanced\" cannot be split"),
     (["limit-nim", RANDOM, RANDOM, "--time-ms", "0"], "--time-ms must be a positive number of milliseconds, not 0"),
+    (["limit-nim", RANDOM, RANDOM, "--startup-ms", "-1"], "--startup-ms must be a positive number of milliseconds"),
     (["limit-nim", RANDOM, RANDOM, "--json", "/no/such/dir/x.json"], "the folder /no/such/dir does not exist"),
 ])
 def test_usage_errors_exit_2_and_say_what_was_wrong(args: list[str], message: str, capsys) -> None:
