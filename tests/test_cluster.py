@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -215,3 +216,46 @@ def test_a_tls_scheduler_without_tls_files_is_refused_before_connecting(tmp_path
     with pytest.raises(ClusterError, match=r"^tls://127.0.0.1:9 is a TLS scheduler, but no TLS files are given"):
         with connect(config, lambda _: None):
             pytest.fail("connected")
+
+
+class LoseSchedulerAfterFirstGame(Progress):
+    """Progress that kills the scheduler's process when the first game is recorded."""
+
+    def __init__(self, scheduler: subprocess.Popen) -> None:
+        super().__init__(quiet=True, tty=False)
+        self.scheduler = scheduler
+
+    def game_done(self, record: dict[str, Any], records: Any) -> None:
+        super().game_done(record, records)
+        if self.scheduler.poll() is None:
+            self.scheduler.kill()
+
+
+def test_a_lost_scheduler_stops_the_run_with_one_line_and_keeps_its_games(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("arbiter.tournament.cluster.CONNECT_TIMEOUT_S", 2)  # also how long a reconnect is tried
+    dask = Path(PYTHON).with_name("dask")
+    with socket.socket() as probe:  # a port free now, for the scheduler
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    address = f"tcp://127.0.0.1:{port}"
+    quietly = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    scheduler = subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port),
+                                  "--dashboard-address", ":0"], **quietly)
+    worker = subprocess.Popen([dask, "worker", address, "--nthreads", "1", "--resources", "cores=1",
+                               "--dashboard-address", ":0", "--no-nanny"], **quietly)
+    try:
+        with Client(address, timeout=60, set_as_default=False) as client:
+            client.wait_for_workers(1, timeout=60)
+        config = with_cluster(load_config(slow_config(tmp_path, "m", slow_ms=30, games=6)), address)
+        started = time.monotonic()
+        with pytest.raises(ClusterError) as lost:
+            run_tournament(config, LoseSchedulerAfterFirstGame(scheduler))
+        assert time.monotonic() - started < 60
+        assert str(lost.value).startswith(f"the connection to the Dask scheduler at {address} was lost, and game ")
+        assert "\n" not in str(lost.value)
+        assert 1 <= len((config.results_dir / "games.jsonl").read_text().splitlines()) < 6
+    finally:
+        for process in (worker, scheduler):
+            process.kill()
+            process.wait(30)
