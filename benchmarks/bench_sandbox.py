@@ -67,6 +67,19 @@ def tournament_games_per_s(folder: Path, games: int, boxed: bool, run: int) -> f
     return games / (time.perf_counter() - started)
 
 
+def migration_setting() -> str:
+    """What decides the cost of a bot joining its box's control groups (docs/performance.md,
+    Sandbox): cgroup v2's favordynmods mount option and the kernel's expedited RCU."""
+    mounts = Path("/proc/mounts").read_text().splitlines()
+    favoured = any(line.split()[2] == "cgroup2" and "favordynmods" in line.split()[3] for line in mounts)
+    try:
+        expedited = Path("/sys/kernel/rcu_expedited").read_text().strip() == "1"
+    except OSError:
+        expedited = False
+    return (f"cgroup2 favordynmods {'on' if favoured else 'off'}, rcu_expedited {'on' if expedited else 'off'} "
+            "(as mounted now; see docs/performance.md, Sandbox)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--launches", type=int, default=40, help="launches of each bot, boxed and unboxed")
@@ -77,6 +90,7 @@ def main() -> None:
         sys.exit(f"this machine cannot sandbox bots ({support().describe()}): nothing to compare")
 
     print(f"Python {sys.version.split()[0]}; {os.cpu_count()} CPUs; sandbox: {support().describe()}")
+    print(f"kernel: {migration_setting()}")
     print()
     print("| bot | first answer, unboxed (ms) | boxed (ms) | box adds (ms) | launch to gone, unboxed (ms) "
           "| boxed (ms) | box adds (ms) |")
