@@ -81,6 +81,13 @@ def test_a_tournament_is_watched_live_from_start_to_finish(page, tmp_path):
     try:
         page.goto(run.url)
         page.wait_for_selector("body[data-ready]")
+        # Every count of games the standings show, as the page shows it (never reloaded).
+        games_played = "() => [...document.querySelectorAll('#standings-table td[data-key=games]')]" \
+                       ".reduce((n, td) => n + Number(td.textContent), 0)"
+        page.evaluate(f"""() => {{ window.notReloaded = true; window.gameCounts = [];
+            const count = {games_played};
+            setInterval(() => {{ const n = count(); if (window.gameCounts.at(-1) !== n) window.gameCounts.push(n); }}, 20);
+        }}""")
         # A running game's board advances move by move, without a reload.
         # (Any game: under load the first one seen may end before its next update.)
         page.wait_for_function(r"""() => {
@@ -96,12 +103,12 @@ def test_a_tournament_is_watched_live_from_start_to_finish(page, tmp_path):
             return advanced;
         }""", timeout=WAIT_MS)
         save_screenshot(page, tmp_path, "live.png")
-        # The standings change as records land.
-        games_played = "() => [...document.querySelectorAll('#standings-table td[data-key=games]')]" \
-                       ".reduce((n, td) => n + Number(td.textContent), 0)"
-        page.wait_for_function(f"({games_played})() > 0", timeout=WAIT_MS)
         page.wait_for_function("document.getElementById('live-status').textContent.includes('finished')",
                                timeout=WAIT_MS)
+        # The standings changed as records landed: the page saw the count grow to all 6 games.
+        counts = page.evaluate("window.gameCounts")
+        assert page.evaluate("window.notReloaded") is True
+        assert counts == sorted(counts) and counts[-1] == 6 * 2 and len(counts) >= 2, counts
         out, _ = run.process.communicate(timeout=60)
     finally:
         run.stop()
