@@ -20,7 +20,6 @@ leaves its session (`setsid`) stays in its tree, and is seen, even once its pare
 from __future__ import annotations
 
 import ctypes
-import fcntl
 import os
 import platform
 import resource
@@ -34,7 +33,7 @@ import time
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
-from .sandbox import STDIN_FD, STDOUT_FD, Box, SandboxSpec, support
+from .sandbox import Box, SandboxSpec, support
 
 LOG_CAP_BYTES = 1 << 20  # a bot's stderr log keeps this much, then a note, then discards
 _PR_SET_PDEATHSIG = 1
@@ -234,26 +233,6 @@ def session_members(session_ids: Iterable[int]) -> dict[int, list[tuple[int, str
     return found
 
 
-def _hold_descriptors(fds: Iterable[int]) -> None:
-    """Keep these descriptors open in the arbiter, taking a free one with /dev/null for good.
-
-    A boxed bot is launched with `pass_fds=(3, 4)` (its pipes are moved there between fork
-    and exec), and the child fails to start with EBADF when the parent did not have 3 or 4
-    open at the fork: which happened when another game's thread had just closed a file it
-    held there (7 of 20,000 boxed launches at concurrency 4, each recorded as the bot's crash;
-    benchmarks/bench_timeouts.py). Once held here, no other file can take 3 or 4 and leave
-    them free again."""
-    for fd in fds:
-        try:
-            fcntl.fcntl(fd, fcntl.F_GETFD)
-            continue
-        except OSError:
-            pass
-        null = os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)  # the lowest free descriptor
-        if null != fd:
-            os.close(null)  # another thread opened `fd` meanwhile: it is open, which is enough
-
-
 def _set_child_subreaper() -> None:
     """Make orphaned descendants of our bots our children, so they can be reaped."""
     try:
@@ -342,24 +321,17 @@ class StderrDrain:
 
 # --- the process ---------------------------------------------------------------------
 
-def _prepare_child(parent_pid: int, memory_bytes: int | None, prctl: object, box: Box | None,
-                   box_pipes: tuple[int, int]) -> None:
-    """Runs in the child between fork and exec: parent-death signal, then the box's groups
-    and limits, or (unsandboxed) the memory cap."""
+def _prepare_child(parent_pid: int, memory_bytes: int | None, prctl: object) -> None:
+    """Runs in the child of an unsandboxed bot between fork and exec: parent-death signal,
+    subreaper, the memory cap. (A boxed bot needs none of it here: bubblewrap dies with its
+    parent, the PID namespace holds every descendant, and the box's prelude sets its limits.)"""
     prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # type: ignore[operator]
     # A subreaper (kept across exec): while the bot lives, every process it starts stays in
     # its tree, even one that leaves its session with setsid() and loses its parent.
     prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)  # type: ignore[operator]
     if os.getppid() != parent_pid:
         os._exit(125)  # the arbiter died before the signal was armed
-    if box is not None:
-        box.prepare_child()  # first: its control group files may sit on descriptors 3 and 4
-        # The box's shim takes the bot's pipes from descriptors 3 and 4 (see sandbox.py);
-        # moved out of the way first, in case a pipe already sits on 3 or 4.
-        stdin_fd, stdout_fd = [fcntl.fcntl(fd, fcntl.F_DUPFD, 10) for fd in box_pipes]
-        os.dup2(stdin_fd, STDIN_FD)
-        os.dup2(stdout_fd, STDOUT_FD)
-    elif memory_bytes is not None:
+    if memory_bytes is not None:
         resource.setrlimit(resource.RLIMIT_DATA, (memory_bytes, memory_bytes))
 
 
@@ -416,7 +388,6 @@ class BotProcess:
             raise LaunchError("the command is empty")
         box = None
         if sandbox is not None and support().usable:
-            _hold_descriptors((STDIN_FD, STDOUT_FD))  # before the box's own files take them
             _check_startable(command, cwd)  # inside the box, a missing program would look like a crash
             box = Box(command, cwd=cwd, env=env or {}, spec=sandbox, memory_mb=memory_mb, seat_dir=seat_dir)
         memory_bytes = None
@@ -428,22 +399,19 @@ class BotProcess:
         _set_child_subreaper()
         prctl = _libc().prctl  # looked up here, not between fork and exec
         parent_pid = os.getpid()
-        # A boxed bot gets its pipes as descriptors 3 and 4, bubblewrap's stdin/stdout are null.
-        box_pipes = (*os.pipe(), *os.pipe()) if box else ()
         try:
-            popen = subprocess.Popen(
-                box.argv if box else list(command),
-                stdin=subprocess.DEVNULL if box else subprocess.PIPE,
-                stdout=subprocess.DEVNULL if box else subprocess.PIPE,
-                stderr=subprocess.PIPE, cwd=None if box else cwd,
-                env=box.env if box else {**os.environ, **(env or {})}, bufsize=0, close_fds=True,
-                pass_fds=(STDIN_FD, STDOUT_FD) if box else (), start_new_session=True,
-                preexec_fn=lambda: _prepare_child(parent_pid, memory_bytes, prctl, box,
-                                                  (box_pipes[0], box_pipes[3]) if box else (-1, -1)),
-            )
+            if box is not None:  # no Python between fork and exec: subprocess can use vfork
+                popen = subprocess.Popen(box.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=subprocess.PIPE, env=box.env, bufsize=0, close_fds=True,
+                                         start_new_session=True)
+            else:
+                popen = subprocess.Popen(
+                    list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                    cwd=cwd, env={**os.environ, **(env or {})}, bufsize=0, close_fds=True,
+                    start_new_session=True,
+                    preexec_fn=lambda: _prepare_child(parent_pid, memory_bytes, prctl),
+                )
         except (OSError, subprocess.SubprocessError) as exc:
-            for fd in box_pipes:
-                os.close(fd)
             if box is not None:
                 box.remove()
             where = f" in {cwd}" if cwd else ""
@@ -458,13 +426,8 @@ class BotProcess:
             raise LaunchError(f"cannot start the guardian process: {exc}") from None
         assert popen.stderr is not None
         drain = StderrDrain(os.dup(popen.stderr.fileno()), log_path)
-        if box is not None:
-            os.close(box_pipes[0])  # the bot's ends
-            os.close(box_pipes[3])
-            stdin_fd, stdout_fd = box_pipes[1], box_pipes[2]
-        else:
-            assert popen.stdin is not None and popen.stdout is not None
-            stdin_fd, stdout_fd = os.dup(popen.stdin.fileno()), os.dup(popen.stdout.fileno())
+        assert popen.stdin is not None and popen.stdout is not None
+        stdin_fd, stdout_fd = os.dup(popen.stdin.fileno()), os.dup(popen.stdout.fileno())
         for stream in (popen.stdin, popen.stdout, popen.stderr):
             if stream is not None:
                 stream.close()

@@ -2,9 +2,9 @@
 
 This module owns every privilege and every limit of a sandboxed bot, and nothing else
 knows how the box is made. `BotProcess.launch` (the only place that starts a process)
-asks it for a `Box`: the command to run instead of the bot's (bubblewrap around it), the
-environment, the limits to set between fork and exec, and the control groups the child
-joins. While the bot lives the box reads its CPU time; afterwards it says why it was
+asks it for a `Box`: the command to run instead of the bot's (a `/bin/sh` prelude that joins
+the box's control groups and sets its limits, then bubblewrap around the bot), and the
+environment. While the bot lives the box reads its CPU time; afterwards it says why it was
 stopped (memory, process count) and is removed.
 
 What a box is, on a machine that offers it all:
@@ -35,7 +35,7 @@ bubblewrap cannot run, bots are not boxed and every run says so.
 from __future__ import annotations
 
 import os
-import resource
+import shlex
 import shutil
 import subprocess
 import sys
@@ -171,17 +171,12 @@ def _probe() -> Support:
 
 def _try_box(bwrap: str, setpriv: str, as_root: bool) -> str | None:
     """Run `true` in a box like a bot's; None if it worked, else why not."""
-    argv = _bwrap_argv(bwrap, setpriv, as_root, ["/bin/true"], cwd="/tmp", read=(), write=())
-    null = os.open(os.devnull, os.O_RDWR)
+    argv = _launcher_argv(_bwrap_argv(bwrap, setpriv, as_root, ["/bin/true"], cwd="/tmp", read=(), write=()))
     try:
         done = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE, timeout=_PROBE_TIMEOUT_S, env={"PATH": BOX_PATH},
-                              pass_fds=(STDIN_FD, STDOUT_FD),
-                              preexec_fn=lambda: (os.dup2(null, STDIN_FD), os.dup2(null, STDOUT_FD)))
+                              stderr=subprocess.PIPE, timeout=_PROBE_TIMEOUT_S, env={"PATH": BOX_PATH})
     except (OSError, subprocess.SubprocessError) as exc:
         return str(exc)
-    finally:
-        os.close(null)
     if done.returncode != 0:
         last = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:]
         return last[0] if last else f"status {done.returncode}"
@@ -338,7 +333,6 @@ class _Groups:
         name = _next_box_name()
         self.folders: dict[str, str] = {}  # feature -> folder
         self.memory_mb = memory_mb if places.memory else None
-        self._join_fds: list[int] = []
         self._cpu_fd: int | None = None
         self._cpu_v2 = False
         made: dict[str, str] = {}  # parent -> folder: one group per hierarchy
@@ -352,7 +346,6 @@ class _Groups:
                     folder = os.path.join(place.parent, name)
                     os.mkdir(folder)
                     made[place.parent] = folder
-                    self._join_fds.append(os.open(os.path.join(folder, "cgroup.procs"), os.O_WRONLY))
                 self.folders[feature] = folder
             self._set_limits(places)
             if "cpu" in self.folders:
@@ -377,11 +370,6 @@ class _Groups:
                     _write(os.path.join(folder, "memory.memsw.limit_in_bytes"), limit)  # no escape to swap
         if "pids" in self.folders:
             _write(os.path.join(self.folders["pids"], "pids.max"), str(MAX_PROCESSES))
-
-    def join(self) -> None:
-        """Runs in the child between fork and exec: move this process into every group."""
-        for fd in self._join_fds:
-            os.write(fd, b"0")
 
     def cpu_ms(self) -> float:
         """The whole box's CPU time so far (every process it ever had)."""
@@ -430,9 +418,9 @@ class _Groups:
 
     def remove(self) -> None:
         """Close the files and remove the groups (each must be empty by now)."""
-        for fd in self._join_fds + ([self._cpu_fd] if self._cpu_fd is not None else []):
-            os.close(fd)
-        self._join_fds, self._cpu_fd = [], None
+        if self._cpu_fd is not None:
+            os.close(self._cpu_fd)
+        self._cpu_fd = None
         for folder in dict.fromkeys(self.folders.values()):
             try:
                 os.rmdir(folder)
@@ -444,8 +432,9 @@ class _Groups:
 # --- the box -------------------------------------------------------------------------
 
 class Box:
-    """One bot's sandbox: `argv` and `env` to start, `prepare_child` between fork and exec,
-    then CPU time, why it was stopped, and `remove` once its processes are all gone."""
+    """One bot's sandbox: `argv` and `env` to start (its standard input and output the
+    bot's pipes), then CPU time, why it was stopped, and `remove` once its processes are all
+    gone."""
 
     def __init__(self, command: Sequence[str], *, cwd: str | None, env: Mapping[str, str],
                  spec: SandboxSpec, memory_mb: int | None, seat_dir: str | None = None) -> None:
@@ -456,22 +445,18 @@ class Box:
         write = [*spec.write, *([seat_dir] if seat_dir else [])]
         for path in write:
             _give_to_box(path, places.as_root)
-        self.argv = _bwrap_argv(places.bwrap, places.setpriv, places.as_root, command, cwd=workdir,
-                                read=(*spec.read, *_named_paths(command, workdir)),
-                                write=tuple(write))
         self.env = {"PATH": BOX_PATH, "HOME": "/tmp", "LANG": "C.UTF-8", **env}
         self.groups = _Groups(places, memory_mb)
-        # Without a memory group the cap is on address space (mmap included), set at exec.
-        self.rlimit_as_bytes = None if self.groups.memory_mb is not None or memory_mb is None else memory_mb << 20
-
-    def prepare_child(self) -> None:
-        """Between fork and exec: join the box's groups and set its resource limits."""
-        self.groups.join()
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (MAX_FILE_MB << 20, MAX_FILE_MB << 20))
-        resource.setrlimit(resource.RLIMIT_NOFILE, (MAX_OPEN_FILES, MAX_OPEN_FILES))
-        if self.rlimit_as_bytes is not None:
-            resource.setrlimit(resource.RLIMIT_AS, (self.rlimit_as_bytes, self.rlimit_as_bytes))
+        # Without a memory group the cap is on address space (mmap included).
+        address_space_mb = None if self.groups.memory_mb is not None else memory_mb
+        bwrap = _bwrap_argv(places.bwrap, places.setpriv, places.as_root, command, cwd=workdir,
+                            read=(*spec.read, *_named_paths(command, workdir)), write=tuple(write))
+        try:
+            self.argv = _launcher_argv(bwrap, groups=tuple(dict.fromkeys(self.groups.folders.values())),
+                                       address_space_mb=address_space_mb)
+        except BaseException:
+            self.groups.remove()
+            raise
 
     def cpu_ms(self) -> float | None:
         """The box's CPU time from its control group, or None when there is no such group."""
@@ -535,6 +520,24 @@ def _bwrap_argv(bwrap: str, setpriv: str, as_root: bool, command: Sequence[str],
 # sees the end of file when the bot closes its output, not when the whole box has gone.
 STDIN_FD, STDOUT_FD = 3, 4
 _STDIO_SHIM = 'exec 0<&3 1>&4 3<&- 4>&- && exec "$@"'
+
+
+def _launcher_argv(bwrap: Sequence[str], *, groups: Sequence[str] = (),
+                   address_space_mb: int | None = None) -> list[str]:
+    """The command the arbiter starts for a box: a `/bin/sh` prelude that moves itself into
+    the box's control groups, sets the box's limits, puts the bot's pipes (its standard
+    input and output) on descriptors 3 and 4 with /dev/null on 0 and 1, and becomes
+    bubblewrap. A prelude rather than Python between fork and exec, so that the arbiter
+    starts it with vfork instead of copying itself (docs/performance.md, Sandbox); every
+    process of the box descends from it, so all of them are in the groups."""
+    steps = ["set -e"]
+    steps += [f"echo 0 >{shlex.quote(os.path.join(folder, 'cgroup.procs'))}" for folder in groups]
+    steps += ["ulimit -c 0", f"ulimit -f {(MAX_FILE_MB << 20) // 512}", f"ulimit -n {MAX_OPEN_FILES}"]
+    if address_space_mb is not None:
+        steps.append(f"ulimit -v {address_space_mb << 10}")
+    steps.append(f'exec {STDIN_FD}<&0 {STDOUT_FD}>&1 </dev/null >/dev/null')
+    steps.append('exec "$@"')
+    return ["/bin/sh", "-c", "; ".join(steps), "box-launch", *bwrap]
 
 
 
