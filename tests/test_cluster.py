@@ -22,10 +22,12 @@ import pytest
 from distributed import Client, LocalCluster
 
 from arbiter.reports.standings import compute_standings
-from arbiter.tournament.cluster import ClusterError, connect, worker_report
+from arbiter.records import arbiter_version
+from arbiter.referee import PlayerSpec, TimeControl
+from arbiter.tournament.cluster import ClusterError, GameTask, connect, refusal, worker_report
 from arbiter.tournament.config import ConfigError, load_config, with_cluster
 from arbiter.tournament.progress import Progress
-from arbiter.tournament.runner import Interrupted, run_tournament
+from arbiter.tournament.runner import GameSetup, Interrupted, run_tournament
 from arbiter.tournament.sprt import SprtProgress, run_sprt
 
 from test_tournament_processes import processes_marked, wait_for
@@ -259,3 +261,23 @@ def test_a_lost_scheduler_stops_the_run_with_one_line_and_keeps_its_games(
         for process in (worker, scheduler):
             process.kill()
             process.wait(30)
+
+
+def a_game_task(players: tuple[PlayerSpec, ...], *, version: str | None = None) -> GameTask:
+    setup = GameSetup(players=players, time=TimeControl(), opening=(), log_prefix="001-a-b")
+    return GameTask(game_name="limit-nim", params={}, setup=setup, arbiter_python=PYTHON, stop_event="run",
+                    version=version or arbiter_version(), boxed=False)
+
+
+def test_a_worker_refuses_a_game_whose_bot_it_cannot_start_instead_of_recording_a_crash(tmp_path: Path) -> None:
+    # A worker that joined after the run's check is checked again by each game it is given:
+    # a bot missing there stops the game before any bot starts, naming the worker and the player.
+    bot = str(ROOT / "players" / "random_bot.py")
+    here = PlayerSpec("here", (PYTHON, bot), sandbox=None)
+    missing = PlayerSpec("gone", (PYTHON, str(tmp_path / "not-installed.py")), sandbox=None)
+    assert refusal(a_game_task((here, here)), "tcp://w1") is None
+    refused = refusal(a_game_task((here, missing)), "tcp://w1")
+    assert refused is not None and refused.startswith("worker tcp://w1: player gone: cannot be started here: ")
+    assert "not-installed.py does not exist" in refused
+    other = refusal(a_game_task((here, here), version="0.0.1"), "tcp://w1")
+    assert other == f"worker tcp://w1 runs arbiter {arbiter_version()}, not 0.0.1"

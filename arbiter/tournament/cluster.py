@@ -271,22 +271,39 @@ def check_workers(client: distributed.Client, config: TournamentConfig, address:
 
 def worker_report(players: tuple[PlayerSpec, ...], arbiter_python: str) -> WorkerReport:
     """Run on a worker (by `check_workers`): this machine's view of the run's players."""
-    problems: list[str] = []
-    for player in players:
-        words = _local_command(player.command, arbiter_python)
-        cwd = Path(player.cwd or ".")
-        if not cwd.is_dir():
-            problems.append(f"player {player.name}: its folder {cwd} does not exist here")
-            continue
-        why = unstartable(words, cwd)
-        if why:
-            problems.append(f"player {player.name}: cannot be started here: {why}")
-        for path in player.sandbox.read if player.sandbox else ():
-            if not os.path.exists(path):
-                problems.append(f"player {player.name}: sandbox read path {path} does not exist here")
+    problems = [problem for player in players for problem in player_problems(player, arbiter_python)]
     box = support()
     return WorkerReport(version=arbiter_version(), host=socket.gethostname(), cores=len(os.sched_getaffinity(0)),
                         can_box=box.usable, box=box.describe(), problems=tuple(problems))
+
+
+def player_problems(player: PlayerSpec, arbiter_python: str) -> list[str]:
+    """Why this machine cannot start a launched player as the config states: its folder, its
+    command, its sandbox read paths (empty when it can)."""
+    cwd = Path(player.cwd or ".")
+    if not cwd.is_dir():
+        return [f"player {player.name}: its folder {cwd} does not exist here"]
+    problems = []
+    why = unstartable(_local_command(player.command, arbiter_python), cwd)
+    if why:
+        problems.append(f"player {player.name}: cannot be started here: {why}")
+    for path in player.sandbox.read if player.sandbox else ():
+        if not os.path.exists(path):
+            problems.append(f"player {player.name}: sandbox read path {path} does not exist here")
+    return problems
+
+
+def refusal(task: GameTask, worker: str) -> str | None:
+    """Why this worker must not play `task` (one that joined after the run's check may lack
+    what the check made sure of), or None. A game refused is played elsewhere or stops the
+    run; a bot this machine cannot start is never recorded as that bot's crash."""
+    if task.version != arbiter_version():
+        return f"worker {worker} runs arbiter {arbiter_version()}, not {task.version}"
+    if task.boxed and not support().usable:
+        return f"worker {worker} cannot sandbox bots: {support().describe()}"
+    problems = [problem for player in task.setup.players if player.transport != "remote"
+                for problem in player_problems(player, task.arbiter_python)]
+    return f"worker {worker}: " + "; ".join(problems) if problems else None
 
 
 def _local_command(command: tuple[str, ...], arbiter_python: str) -> tuple[str, ...]:
@@ -301,11 +318,9 @@ def play_on_worker(task: GameTask) -> PlayedGame:
     """Run on a worker: play one game and return its record and logs. Raises GameAborted
     when the run is stopped, and WorkerRefused when this worker cannot play it as asked
     (one that joined after the check)."""
-    worker = distributed.get_worker().address
-    if task.version != arbiter_version():
-        raise WorkerRefused(f"worker {worker} runs arbiter {arbiter_version()}, not {task.version}")
-    if task.boxed and not support().usable:
-        raise WorkerRefused(f"worker {worker} cannot sandbox bots: {support().describe()}")
+    refused = refusal(task, distributed.get_worker().address)
+    if refused:
+        raise WorkerRefused(refused)
     stop = _stop_flags.hold(task.stop_event)
     try:
         if stop.is_set():
