@@ -192,6 +192,15 @@ def test_the_command_exits_0_when_every_scenario_that_applies_passed(tmp_path, c
                                                                   "end-without-quit"}
 
 
+def test_the_command_checks_a_bot_over_zmq(tmp_path, capsys):
+    # A dots board: the relayed turn of two moves and the extra move go over the socket too.
+    status = main(["check", "dots-and-triangles", f"{sys.executable} {ROOT / 'players' / 'greedy.py'} --seed 1",
+                   "--transport", "zmq", "--time-ms", "3000", "--log-dir", str(tmp_path), "--concurrency", "2"])
+    out = capsys.readouterr().out
+    assert "(arbiter dialect, zmq)" in out
+    assert status == 0 and "passed: all 16 scenarios that apply" in out and "FAIL" not in out
+
+
 @pytest.mark.parametrize("argv, says", [
     (["check", "no-such-game", "true"], "unknown game"),
     (["check", "limit-nim", "true", "-p", "rows"], "KEY=VALUE"),

@@ -65,3 +65,18 @@ def test_the_check_flag_sets_the_config_key(command):
     assert flags_to_config(build_parser().parse_args(argv))["check"] is True
     assert "check" not in flags_to_config(build_parser().parse_args(argv[:-1]))
     assert flags_to_config(build_parser().parse_args([*argv, "--no-sandbox"]))["sandbox"] == "off"
+
+
+def test_sprt_check_refuses_to_start_naming_the_candidate_and_its_failed_scenario(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(DEBUG_BOT.parent)  # the bots run from here, so the box shows `misbehave` beside it
+    results = tmp_path / "sprt"
+    status = main(["sprt", "--game", "limit-nim", "-p", "piles=5/3,4/4", "--candidate", f"python {DEBUG_BOT.name}",
+                   "--baseline", f"python {RANDOM_BOT}", "--check", "--time-ms", "3000", "--concurrency", "2",
+                   "--results", str(results), "--quiet"])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert "not started: player candidate failed the check 'stdout'" in err
+    assert "'thinking about 7 moves', which is not a move" in err
+    assert (results / "logs" / "check-candidate").is_dir()
+    games = results / "games.jsonl"
+    assert not games.exists() or games.read_text() == ""  # not one game was played
