@@ -25,12 +25,19 @@ def strict_entry(name: str, *args: str) -> PlayerSpec:
                       dialect="codecup", sandbox=SandboxSpec(read=(str(BOTS),)))
 
 
-# (seat 0's options, seat 1's options, the outcome: the seat whose move ended it and how)
+# (seat 0's options, seat 1's options, the outcome: the seat whose move ended it and how).
+# Each ending comes from each seat; the seeds are the ones that make that seat's move end it.
 ENDINGS = [
     pytest.param(("--claim-at", "2"), (), "seat 0 LOSE", id="seat 0 claims"),
     pytest.param((), ("--claim-at", "2"), "seat 1 LOSE", id="seat 1 claims"),
-    pytest.param(("--seed", "1"), ("--seed", "2"), "NO_SOLUTIONS_LEFT", id="no solution left"),
-    pytest.param(("--solution",), ("--solution",), "NO_SOLUTION_DECREASED", id="not reducing"),
+    pytest.param(("--bare-claim-at", "2"), (), "seat 0 LOSE", id="seat 0 claims with a bare !"),
+    pytest.param((), ("--bare-claim-at", "2"), "seat 1 LOSE", id="seat 1 claims with a bare !"),
+    pytest.param(("--seed", "3"), ("--seed", "4"), "seat 0 NO_SOLUTIONS_LEFT", id="seat 0 leaves no solution"),
+    pytest.param(("--seed", "1"), ("--seed", "2"), "seat 1 NO_SOLUTIONS_LEFT", id="seat 1 leaves no solution"),
+    pytest.param(("--solution", "--seed", "1"), ("--solution", "--seed", "2"), "seat 0 NO_SOLUTION_DECREASED",
+                 id="seat 0 does not reduce"),
+    pytest.param(("--solution", "--seed", "3"), ("--solution", "--seed", "4"), "seat 1 NO_SOLUTION_DECREASED",
+                 id="seat 1 does not reduce"),
     pytest.param(("--illegal-at", "2"), (), "seat 0 ILLEGAL", id="seat 0 faults"),
     pytest.param((), ("--illegal-at", "2"), "seat 1 ILLEGAL", id="seat 1 faults"),
 ]
@@ -41,7 +48,9 @@ def test_a_contest_style_entry_meets_every_ending_without_an_unexpected_line(
         tmp_path: Path, options_0: tuple[str, ...], options_1: tuple[str, ...], outcome: str) -> None:
     players = [strict_entry("first", *options_0), strict_entry("second", *options_1)]
     record = play_game(SUDOKU, players, time=CLOCK, log_dir=tmp_path)
-    assert outcome in record.outcome, record.detail
+    assert record.outcome.startswith(outcome), record.detail
+    if "--bare-claim-at" in options_0 + options_1:
+        assert record.moves[-1].move == "!"
     for seat, log in enumerate(record.logs):
         text = Path(log).read_text()
         if record.termination.is_fault and seat == record.offender:
@@ -101,13 +110,21 @@ def test_no_bundled_bot_meets_a_broken_pipe_at_any_ending(tmp_path: Path, game_n
         return PlayerSpec(**{**spec.__dict__, "dialect": dialect})
 
     bundled = seat(ROOT / "players" / player, "bundled")
-    opponents = [seat(ROOT / "players" / "random_bot.py", "random", "--seed", "3"),
-                 seat("illegal_bot.py", "illegal", MISBEHAVE_AT="2")]
+    illegal = seat("illegal_bot.py", "illegal", MISBEHAVE_AT="2")
+    opponents = [seat(ROOT / "players" / "random_bot.py", "random", "--seed", "3"), illegal]
+    if game_name == "codecup-sudoku":  # the opponent's claim ends the game: never relayed
+        opponents += [strict_entry("claimer", "--claim-at", "2"), strict_entry("bare-claimer", "--bare-claim-at", "2")]
     endings = set()
-    for opponent in opponents:
-        for players in ([bundled, opponent], [opponent, bundled]):
-            record = play_game(game, players, time=CLOCK, log_dir=tmp_path, log_prefix=f"{len(endings)}-")
-            endings.add((record.termination, record.offender))
-            log = Path(record.logs[players.index(bundled)]).read_text()
-            assert "Broken" not in log and "EPIPE" not in log and "Traceback" not in log, log
-    assert {termination.is_fault for termination, _ in endings} == {False, True}
+    for number, (opponent, bundled_seat) in enumerate((o, k) for o in opponents for k in (0, 1)):
+        players = [bundled, opponent] if bundled_seat == 0 else [opponent, bundled]
+        record = play_game(game, players, time=CLOCK, log_dir=tmp_path, log_prefix=f"{number}-")
+        endings.add((record.termination, record.offender, record.outcome and record.outcome.split(" (")[0]))
+        # Both bots' own logs (the random bot is a bundled bot too), but a faulty opponent's:
+        # it was SIGTERMed at once.
+        for k in [bundled_seat] if opponent is illegal else [0, 1]:
+            log = Path(record.logs[k]).read_text()
+            assert not any(word in log for word in ("Broken", "EPIPE", "Traceback", "ERROR")), (k, log)
+            assert "after the game's end the bot wrote" not in log, (k, log)
+    assert {termination.is_fault for termination, _, _ in endings} == {False, True}
+    if game_name == "codecup-sudoku":
+        assert {f"seat {1 - k} LOSE" for k in (0, 1)} <= {outcome for _, _, outcome in endings}, endings

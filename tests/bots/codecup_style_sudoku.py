@@ -14,10 +14,12 @@ end of its input without `Quit` (how CodeCup may end a game) it exits 0 without 
 Options (for the tests, which need every way a game can end):
   --seed N         the random moves' seed (default 2024)
   --claim-at N     append `!` (a claim of a unique solution) to our N-th move
+  --bare-claim-at N  make our N-th move `!` alone (a claim that the opponent's last move
+                   left a unique solution)
   --illegal-at N   play our N-th move on a cell that is already filled
-  --solution       play the digits of one fixed solved grid, cell by cell, instead of random
-                   ones: every move keeps a solution, so the game ends when one does not
-                   reduce the solutions
+  --solution       play the digits of one fixed solved grid (in random empty cells) instead of
+                   random digits: every move keeps a solution, so the game ends when one does
+                   not reduce the solutions
   --eof-error      take the end of input before `Quit` as fatal too (`arbiter check`:
                    end-without-quit)
 """
@@ -58,6 +60,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--seed", type=int, default=2024)
     parser.add_argument("--claim-at", type=int, default=0)
+    parser.add_argument("--bare-claim-at", type=int, default=0)
     parser.add_argument("--illegal-at", type=int, default=0)
     parser.add_argument("--solution", action="store_true")
     parser.add_argument("--eof-error", action="store_true")
@@ -86,11 +89,15 @@ def main():
             row, col, digit = parse(line, grid)
             grid[row][col] = digit
         moves += 1
+        if moves == args.bare_claim_at:
+            sys.stdout.write("!\n")
+            sys.stdout.flush()
+            continue
         if moves == args.illegal_at:
             row, col = next((r, c) for r in range(9) for c in range(9) if grid[r][c])
             digit = grid[row][col]
         elif args.solution:
-            row, col = next((r, c) for r in range(9) for c in range(9) if not grid[r][c])
+            row, col = rng.choice([(r, c) for r in range(9) for c in range(9) if not grid[r][c]])
             digit = SOLVED[row][col]
         else:
             options = [(r, c, d) for r in range(9) for c in range(9) if not grid[r][c]
