@@ -24,32 +24,51 @@ def codecup(spec: PlayerSpec) -> PlayerSpec:
     return replace(spec, dialect="codecup", command=(*spec.command, *KIT_CODECUP))
 
 
+def seated(spec: PlayerSpec, transport: str, boxed: bool) -> PlayerSpec:
+    """`spec` over `transport`, in its box or unsandboxed."""
+    return replace(spec, transport=transport, sandbox=spec.sandbox if boxed else None)
+
+
+def noted_ns(log: str | None, what: str) -> int:
+    """The `time.monotonic_ns()` a test bot noted in its log as `WHAT at NS`."""
+    assert log is not None
+    lines = [line for line in Path(log).read_text().splitlines() if line.startswith(f"{what} at ")]
+    assert len(lines) == 1, Path(log).read_text()
+    return int(lines[0].rsplit(" ", 1)[1])
+
+
 @pytest.mark.parametrize("how", ["busy", "sleep"])
-@pytest.mark.parametrize("dialect, transport, slow_seat", [
-    ("arbiter", "pipe", 0), ("codecup", "pipe", 1), ("arbiter", "zmq", 1)])
+@pytest.mark.parametrize("dialect, transport, boxed, slow_seat", [
+    ("arbiter", "pipe", True, 0), ("codecup", "pipe", True, 1), ("arbiter", "zmq", True, 1),
+    ("arbiter", "pipe", False, 1), ("codecup", "zmq", False, 1)])
 def test_a_bot_that_takes_1_5_s_to_start_plays_normally_under_a_1_s_clock(
-        how: str, dialect: str, transport: str, slow_seat: int) -> None:
+        tmp_path: Path, how: str, dialect: str, transport: str, boxed: bool, slow_seat: int) -> None:
     marker = new_marker()
     slow = bot("slow_start_bot.py", "slow", marker, START_S=str(SLOW_S), START_HOW=how)
-    players = [honest(marker)]
+    players = [bot("first_move_stamp_bot.py", "honest", marker)]
     players.insert(slow_seat, slow)
-    players = [replace(p, transport=transport) for p in players]
+    players = [seated(p, transport, boxed) for p in players]
     if dialect == "codecup":
         players = [codecup(p) for p in players]
-    record = play_game(NIM, players, time=TimeControl(time_ms=1000))
+    record = play_game(NIM, players, time=TimeControl(time_ms=1000), log_dir=tmp_path)
     assert record.termination is Termination.NORMAL, record.detail
+    assert record.sandboxed == [boxed, boxed]
     assert record.startup_ms[slow_seat] >= SLOW_S * 1000
     assert record.time_used_ms[slow_seat] < 500  # its start-up is on no clock
-    # Every seat finished starting before the first move was asked for.
-    assert record.duration_s >= SLOW_S
+    if slow_seat == 1:
+        # Every seat finishes starting before the first move is asked for: the first mover
+        # (honest, quick to start) was asked only after the slow bot had noted its start-up done.
+        assert noted_ns(record.logs[1], "started") < noted_ns(record.logs[0], "asked for a move")
 
 
-def test_a_bot_that_never_finishes_starting_loses_by_start_up_timeout() -> None:
+@pytest.mark.parametrize("transport, boxed", [("pipe", True), ("pipe", False), ("zmq", True), ("zmq", False)])
+def test_a_bot_that_never_finishes_starting_loses_by_start_up_timeout(transport: str, boxed: bool) -> None:
     marker = new_marker()
     # Only the stuck bot's start-up is short: an honest bot may take longer than 700 ms under load.
     stuck = bot("slow_start_bot.py", "stuck", marker, START_S="forever", START_HOW="busy",
                 time=TimeControl(time_ms=1000, startup_ms=700))
-    record = play_game(NIM, [honest(marker), stuck], time=TimeControl(time_ms=1000))
+    players = [seated(p, transport, boxed) for p in (honest(marker), stuck)]
+    record = play_game(NIM, players, time=TimeControl(time_ms=1000))
     assert (record.termination, record.offender, record.winner) == (Termination.TIMEOUT, 1, 0)
     assert record.detail == "seat 1 (stuck) did not finish starting within 700 ms (it never waited for its input)"
     assert record.moves == []

@@ -1,7 +1,8 @@
 """Takes its time to start before it reads its first line, then plays honestly.
 
 START_S seconds (default 1.5; `forever` never finishes), spent as START_HOW says: `busy`
-(computing, as a bot building tables) or `sleep` (as a bot waiting on something else)."""
+(computing, as a bot building tables) or `sleep` (as a bot waiting on something else).
+When done it notes `started at NS` on stderr (`time.monotonic_ns()`, the machine's clock)."""
 import os
 import sys
 import time
@@ -18,4 +19,5 @@ if os.environ.get("START_HOW", "busy") == "sleep":
 else:
     while time.monotonic() < until:
         pass
+print(f"started at {time.monotonic_ns()}", file=sys.stderr, flush=True)
 sys.exit(run_bot(lambda state, ctx: first_legal(state)))
