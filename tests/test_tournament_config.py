@@ -163,6 +163,51 @@ def test_time_ms_as_a_string_is_refused(tmp_path: Path) -> None:
     assert "time.time_ms: '5000' is not allowed: must be an integer >= 1" in message
 
 
+def test_startup_keys_read_for_the_run_and_per_player(tmp_path: Path) -> None:
+    text = GOOD.replace("memory_mb: 512}", "memory_mb: 512, startup_ms: 2500}").replace(
+        "time_ms: 1000}", "time_ms: 1000, startup_ms: 700, charge_startup: true}")
+    config = load_config(write(tmp_path, text))
+    assert (config.time.startup_ms, config.time.charge_startup) == (2500, False)
+    random_bot, other = config.players
+    assert random_bot.time is None  # it plays under the run's time control
+    assert other.time is not None and (other.time.startup_ms, other.time.charge_startup) == (700, True)
+    assert load_config(write(tmp_path, GOOD)).time.startup_ms == 10000  # the default
+
+
+@pytest.mark.parametrize("where, value, message", [
+    ("time", "0", "t.yaml:7: time.startup_ms: 0 is not allowed: must be an integer >= 1"),
+    ("time", '"5s"', "t.yaml:7: time.startup_ms: '5s' is not allowed: must be an integer >= 1"),
+    ("player", "-1", "t.yaml:12: players[1].startup_ms: -1 is not allowed: must be an integer >= 1"),
+    ("player", "1.5", "t.yaml:12: players[1].startup_ms: 1.5 is not allowed: must be an integer >= 1"),
+])
+def test_a_bad_startup_ms_names_its_key_path(tmp_path: Path, where: str, value: str, message: str) -> None:
+    if where == "time":
+        text = GOOD.replace("memory_mb: 512}", f"memory_mb: 512, startup_ms: {value}}}")
+    else:
+        text = GOOD.replace("time_ms: 1000}", f"time_ms: 1000, startup_ms: {value}}}")
+    assert message in problems(tmp_path, text)
+
+
+def test_a_remote_player_has_no_start_up_to_bound(tmp_path: Path) -> None:
+    remote = '{name: far, transport: remote, bind: "tcp://127.0.0.1:5601", startup_ms: 500, charge_startup: true}'
+    message = problems(tmp_path, GOOD.replace("{name: other, command: [python, bot.py, --seed, 3], env: {SEED: 1}, "
+                                              "time_ms: 1000}", remote))
+    for key in ("startup_ms", "charge_startup"):
+        assert f"t.yaml:12: players[1].{key}: does not apply to transport: remote" in message
+
+
+@pytest.mark.parametrize("where, value, message", [
+    ("time", "yes-please", "t.yaml:7: time.charge_startup: 'yes-please' is not allowed: must be true or false"),
+    ("player", "1", "t.yaml:12: players[1].charge_startup: 1 is not allowed: must be true or false"),
+])
+def test_a_bad_charge_startup_names_its_key_path(tmp_path: Path, where: str, value: str, message: str) -> None:
+    if where == "time":
+        text = GOOD.replace("memory_mb: 512}", f"memory_mb: 512, charge_startup: {value}}}")
+    else:
+        text = GOOD.replace("time_ms: 1000}", f"time_ms: 1000, charge_startup: {value}}}")
+    assert message in problems(tmp_path, text)
+
+
 @pytest.mark.parametrize("text, expected", [
     ("", "a tournament config must be a YAML mapping of keys"),
     ("- a\n- b\n", "a tournament config must be a YAML mapping of keys"),
