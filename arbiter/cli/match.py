@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Sequence, TextIO
 
 from ..errors import UsageError
+from ..referee import TimeControl
 from ..reports.html import write_tournament_report
 from ..reports.results import report_results
 from ..stats import elo_from_wdl
@@ -53,6 +54,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--time-ms", type=int, default=None, metavar="N",
                         help="each bot's budget per game (default 30000)")
     parser.add_argument("--move-ms", type=int, default=None, metavar="N", help="a cap per move (default none)")
+    parser.add_argument("--startup-ms", type=int, default=None, metavar="N",
+                        help="how long each bot may take to start, off the clock, before it first waits "
+                             f"for its input (default {TimeControl.startup_ms})")
     parser.add_argument("--results", default="results/match", metavar="DIR",
                         help="results folder (default %(default)s); the same command again resumes it")
     parser.add_argument("--fresh", action="store_true", help="discard the folder's recorded games and start over")
@@ -81,7 +85,8 @@ def flags_to_config(args: argparse.Namespace) -> dict[str, Any]:
             openings = {"random_moves": int(count), "seed": args.openings_seed}
         else:
             openings = {"file": str(Path(args.openings).resolve())}
-    time = {key: value for key, value in (("time_ms", args.time_ms), ("move_ms", args.move_ms)) if value is not None}
+    time = {key: value for key, value in (("time_ms", args.time_ms), ("move_ms", args.move_ms),
+                                          ("startup_ms", args.startup_ms)) if value is not None}
     data: dict[str, Any] = {
         "name": "match", "results": str(Path(args.results).resolve()), "game": args.game,
         "params": _params(args.param), "format": "round-robin", "games_per_pairing": args.games,

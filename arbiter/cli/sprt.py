@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
+from ..referee import TimeControl
 from ..reports.results import report_results
 from ..tournament.config import DEFAULT_LOG_PATTERN, SprtSettings, TournamentConfig, config_from_data
 from ..tournament.sprt import Interrupted, SprtOutcome, SprtProgress, run_sprt
@@ -51,6 +52,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="seed of the random openings (default %(default)s)")
     parser.add_argument("--time-ms", type=int, default=None, help="each bot's time budget per game (default 30000)")
     parser.add_argument("--move-ms", type=int, default=None, help="a cap per move (default none)")
+    parser.add_argument("--startup-ms", type=int, default=None, metavar="N",
+                        help="how long each bot may take to start, off the clock, before it first waits "
+                             f"for its input (default {TimeControl.startup_ms})")
     parser.add_argument("--concurrency", type=int, default=None, help="games at once (default: CPU cores)")
     parser.add_argument("--results", default="results/sprt", metavar="DIR",
                         help="results folder (default %(default)s); an existing one is resumed")
@@ -95,7 +99,8 @@ def flags_to_config(args: argparse.Namespace) -> dict[str, Any]:
         {"random_moves": int(args.openings), "seed": args.openings_seed} if args.openings.isdigit()
         else {"file": str(Path(args.openings).resolve())}
     )
-    time = {key: value for key, value in (("time_ms", args.time_ms), ("move_ms", args.move_ms)) if value is not None}
+    time = {key: value for key, value in (("time_ms", args.time_ms), ("move_ms", args.move_ms),
+                                          ("startup_ms", args.startup_ms)) if value is not None}
     data: dict[str, Any] = {
         "name": "sprt", "results": str(Path(args.results).resolve()), "game": args.game, "params": params,
         "format": "sprt", "openings": openings, "time": time,
