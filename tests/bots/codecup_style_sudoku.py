@@ -3,7 +3,7 @@
 arbiter code, only stdin and stdout. The first line is `Start` (we move first) or the
 opponent's move; after each line we answer one move and flush; `Quit` ends the program.
 It plays a random digit the sudoku rules allow in a random empty cell (no solver, so it
-soon loses by leaving no solution) and never claims.
+soon loses by leaving no solution) and never claims unless told to (options below).
 
 Like the entries that met the contest's referee only, it trusts the dialogue completely:
 any line it did not expect (a claim `Xy5!` or `!`, a move on a filled cell, `Start` twice)
