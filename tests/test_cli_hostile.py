@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import signal
+import socket
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -22,8 +24,20 @@ ROOT = Path(__file__).resolve().parent.parent
 RANDOM = f"{sys.executable} {ROOT / 'players' / 'random_bot.py'}"
 BAD_NAME = os.fsdecode(b"caf\xe9")  # Latin-1 bytes in a UTF-8 world: what argv gives Python for them
 LONG_NAME = "n" * 300  # over the 255 bytes of a file name
+LONG_SCRIPT = "b" * 200 + ".py"  # a file name that fits, but not in a player name (64 bytes)
+LONG_BOT = f"{sys.executable} {{tmp}}/{LONG_SCRIPT}"  # random_bot.py under that name
 HUGE = str(10**30)
 EXIT_CODES = {int(code) for code in ExitCode}
+
+
+@dataclass(frozen=True)
+class Mounts:
+    """A read-only and a full file system, each holding a readable results folder; `missing`
+    says why they could not be made ('' when they are there)."""
+
+    ro: Path
+    full: Path
+    missing: str = ""
 
 
 @dataclass(frozen=True)
@@ -33,29 +47,36 @@ class Places:
     tmp: Path
     file: Path  # a file where a folder is expected
     folder: Path  # a folder where a file is expected
-    ro: Path  # a read-only file system (a tmpfs mounted ro), with a results folder in it
-    full: Path  # a full file system (a small tmpfs, filled), with a results folder in it
+    done: Path  # a writable results folder holding one game
+    mounts: Mounts
 
     def fill(self, text: str) -> str:
-        return text.format(tmp=self.tmp, file=self.file, folder=self.folder, ro=self.ro, full=self.full,
-                           random=RANDOM, bad=BAD_NAME, long=LONG_NAME, huge=HUGE,
-                           bad_shown=repr(BAD_NAME)[1:-1])
+        """`text` with the places and constants filled in; a case that names the read-only or
+        the full file system is skipped (only it) where they could not be mounted."""
+        if self.mounts.missing and ("{ro}" in text or "{full}" in text):
+            pytest.skip(self.mounts.missing)
+        return text.format(tmp=self.tmp, file=self.file, folder=self.folder, done=self.done, ro=self.mounts.ro,
+                           full=self.mounts.full, random=RANDOM, long_bot=LONG_BOT.format(tmp=self.tmp),
+                           bad=BAD_NAME, long=LONG_NAME, huge=HUGE, bad_shown=repr(BAD_NAME)[1:-1])
 
 
-def _mount(where: Path, options: str) -> None:
+def _mount(where: Path, options: str) -> str:
+    """Mount a tmpfs at `where`; why it could not be done, or ''."""
     where.mkdir()
     done = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(where)], capture_output=True)
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here ({done.stderr.decode().strip()}): needs root")
+    return "" if done.returncode == 0 else f"cannot mount a tmpfs here ({done.stderr.decode().strip()}): needs root"
 
 
 @pytest.fixture(scope="module")
-def mounts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path]]:
-    """A read-only and a full file system, each holding a readable results folder."""
+def mounts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Mounts]:
+    """A read-only and a full file system, each holding a readable results folder (or why not)."""
     base = tmp_path_factory.mktemp("mounts")
     ro, full = base / "ro", base / "full"
-    _mount(ro, "size=256k")
-    _mount(full, "size=256k")
+    missing = _mount(ro, "size=256k") or _mount(full, "size=256k")
+    if missing:
+        subprocess.run(["umount", str(ro)], capture_output=True)
+        yield Mounts(ro, full, missing)
+        return
     try:
         for mount in (ro, full):
             (mount / "results").mkdir()
@@ -70,17 +91,29 @@ def mounts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Pat
             pass
         finally:
             os.close(filler)
-        yield ro, full
+        yield Mounts(ro, full)
     finally:
         for mount in (ro, full):
             subprocess.run(["umount", str(mount)], capture_output=True)
 
 
 @pytest.fixture
-def places(tmp_path: Path, mounts: tuple[Path, Path]) -> Places:
+def places(tmp_path: Path, mounts: Mounts) -> Places:
     (tmp_path / "file").write_text("not a folder\n")
     (tmp_path / "folder").mkdir()
-    return Places(tmp_path, tmp_path / "file", tmp_path / "folder", *mounts)
+    (tmp_path / "done").mkdir()
+    (tmp_path / "done" / "games.jsonl").write_text(RECORD + "\n")
+    shutil.copy(ROOT / "players" / "random_bot.py", tmp_path / LONG_SCRIPT)
+    return Places(tmp_path, tmp_path / "file", tmp_path / "folder", tmp_path / "done", mounts)
+
+
+def test_without_a_tmpfs_only_the_cases_that_need_one_are_skipped(tmp_path: Path) -> None:
+    places = Places(tmp_path, tmp_path / "file", tmp_path / "folder", tmp_path / "done",
+                    Mounts(tmp_path / "ro", tmp_path / "full", "cannot mount a tmpfs here"))
+    assert places.fill("--json {tmp}/{long}") == f"--json {tmp_path}/{LONG_NAME}"
+    for needs in ("{ro}/x.json", "{full}/results"):
+        with pytest.raises(pytest.skip.Exception, match="cannot mount a tmpfs here"):
+            places.fill(needs)
 
 
 def _record() -> str:
@@ -172,14 +205,17 @@ CASES: list[tuple[list[str], int, str]] = [
     (["report", "{ro}/results"], 2, "{ro}/results"),
     (["report", "{full}/results"], 2, "{full}/results"),
     (["report", "{full}/results", "--html"], 2, "{full}/results"),
-    (["report", "{ro}/results", "--anchor", "nobody"], 2, "--anchor 'nobody'"),
+    (["report", "{done}", "--anchor", "nobody"], 2, "--anchor 'nobody'"),
+    (["report", "{done}", "--anchor", "{long}"], 2, "--anchor '{long}' is not a player"),
+    (["report", "{tmp}/{long}"], 2, "{tmp}/{long}: File name too long"),
+    (["report", "{tmp}/{long}", "--html"], 2, "{tmp}/{long}: File name too long"),
     # serve: the results folder and the address
     (["serve", "{tmp}/missing"], 2, "{tmp}/missing does not exist"),
     (["serve", "{file}"], 2, "{file} is a file"),
     (["serve", "{folder}"], 2, "{folder} is not a results folder"),
     (["serve", "{tmp}/{bad}"], 2, "{bad_shown}"),
-    (["serve", "{ro}/results", "--address", "{huge}"], 2, "--address '{huge}'"),
-    (["serve", "{ro}/results", "--address", "{long}"], 2, "--address"),
+    (["serve", "{done}", "--address", "{huge}"], 2, "--address '{huge}'"),
+    (["serve", "{done}", "--address", "{long}"], 2, "--address"),
     (["run", "CONFIG", "--serve", "1.2.3.4:99999"], 2, "--serve '1.2.3.4:99999': port 99999"),
     (["run", "CONFIG", "--serve-logs"], 2, "--serve-logs: only with --serve"),
     (["run", "CONFIG", "--serve", "{file}"], 2, "--serve '{file}'"),
@@ -202,12 +238,23 @@ CASES: list[tuple[list[str], int, str]] = [
     ([*SPRT, "--results", "{tmp}/r", "--openings", "{folder}"], 2, "openings.file"),
     ([*SPRT, "--results", "{tmp}/r", "--openings-seed", "-1"], 2, "openings.seed"),
     # check: its output paths and numbers
-    (["check", "limit-nim", "{random}", "--json", "{folder}"], 2, "--json {folder}"),
-    (["check", "limit-nim", "{random}", "--json", "{file}/x.json"], 2, "{file}"),
-    (["check", "limit-nim", "{random}", "--json", "{ro}/x.json"], 2, "{ro}/x.json"),
-    (["check", "limit-nim", "{random}", "--json", "{full}/x.json"], 2, "{full}/x.json"),
-    (["check", "limit-nim", "{random}", "--log-dir", "{file}"], 2, "{file}"),
-    (["check", "limit-nim", "{random}", "--log-dir", "{ro}/l"], 2, "{ro}/l"),
+    # check: its output paths, checked before the first game, and numbers
+    (["check", "limit-nim", "{random}", "--json", "{folder}"], 2, "--json {folder} is a folder: give a file name"),
+    (["check", "limit-nim", "{random}", "--json", "{file}/x.json"], 2,
+     "--json {file}/x.json: {file} is a file, not a folder"),
+    (["check", "limit-nim", "{random}", "--json", "{tmp}/no/x.json"], 2,
+     "--json {tmp}/no/x.json: the folder {tmp}/no does not exist"),
+    (["check", "limit-nim", "{random}", "--json", "{ro}/x.json"], 2, "--json {ro}/x.json: cannot write it"),
+    (["check", "limit-nim", "{random}", "--json", "{full}/x.json"], 2,
+     "--json {full}/x.json: cannot write it (No space left on device)"),
+    (["check", "limit-nim", "{random}", "--json", "{tmp}/{long}"], 2, "--json {tmp}/{long}: cannot write it (File name"),
+    (["check", "limit-nim", "{random}", "--json", "{tmp}/{bad}/x"], 2, "--json '{tmp}/{bad_shown}/x'"),
+    (["check", "limit-nim", "{random}", "--log-dir", "{file}"], 2, "--log-dir {file} is a file, not a folder"),
+    (["check", "limit-nim", "{random}", "--log-dir", "{ro}/l"], 2, "--log-dir {ro}/l: cannot"),
+    (["check", "limit-nim", "{random}", "--log-dir", "{full}/l"], 2, "--log-dir {full}/l: cannot"),
+    (["check", "limit-nim", "{random}", "--log-dir", "{tmp}/{long}"], 2, "--log-dir {tmp}/{long}: cannot"),
+    (["check", "{long}", "{random}"], 2, "unknown game '{long}'"),
+    (["check", "limit-nim", "{long}"], 2, "seat 0's command: '{long}'"),
     (["check", "limit-nim", "{random}", "--time-ms", "-1"], 2, "--time-ms"),
     (["check", "limit-nim", "{random}", "--concurrency", "{huge}"], 0, ""),
     (["check", "{bad}", "{random}"], 2, "{bad_shown}"),
@@ -222,6 +269,17 @@ CASES: list[tuple[list[str], int, str]] = [
     (["match", "limit-nim", "{random}", "{random}", "--games", "{huge}", "--results", "{tmp}/r"], 2, "games"),
     (["match", "limit-nim", "{random}", "{random}", "--games", "2", "--time-ms", "0", "--results", "{tmp}/r"],
      2, "time_ms"),
+    (["match", "limit-nim", "{random}", "{random}", "--games", "2", "--results", "{tmp}/{long}"], 2,
+     "{tmp}/{long}: File name too long"),
+    (["match", "limit-nim", "{random}", "{random}", "--games", "2", "--results", "{tmp}/r", "--openings", "{folder}"],
+     2, "openings.file: '{folder}' is not allowed: cannot read {folder} (Is a directory)"),
+    (["match", "limit-nim", "{random}", "{random}", "--games", "2", "--results", "{tmp}/r", "--openings", "{tmp}/{long}"],
+     2, "File name too long"),
+    (["match", "limit-nim", "{random}", "{random}", "--games", "2", "--results", "{tmp}/r", "--openings", "{file}/o"],
+     2, "cannot read {file}/o (Not a directory)"),
+    (["match", "limit-nim", "{random}", "{long}", "--games", "2", "--results", "{tmp}/r"], 2,
+     "players[1].command: cannot be started: '{long}' is not found on PATH"),
+    (["match", "limit-nim", "{long_bot}", "{random}", "--games", "2", "--results", "{tmp}/r", "--quiet"], 0, ""),
     # keys: the folder and the name
     (["keys", "x", "--dir", "{file}"], 2, "--dir {file}"),
     (["keys", "x", "--dir", "{file}/k"], 2, "--dir {file}/k"),
@@ -281,11 +339,13 @@ def test_hostile_arguments_end_in_one_line_and_a_documented_exit_code(
     assert places.fill(names) in line, line
 
 
-def test_no_game_is_played_into_an_output_that_cannot_be_written(places: Places, capsys) -> None:
-    assert main(["play", "limit-nim", RANDOM, RANDOM, "--html", str(places.folder),
-                 "--log-dir", str(places.tmp / "logs")]) == 2
+@pytest.mark.parametrize("command", [["play", "limit-nim", RANDOM, RANDOM, "--html"], ["check", "limit-nim", RANDOM, "--json"]])
+def test_no_game_is_played_into_an_output_that_cannot_be_written(places: Places, command: list[str], capsys) -> None:
+    assert main([*command, str(places.folder), "--log-dir", str(places.tmp / "logs")]) == 2
     assert not (places.tmp / "logs").exists() or not any((places.tmp / "logs").iterdir())  # no bot ever started
-    assert "moves:" not in capsys.readouterr().out
+    out, err = capsys.readouterr()
+    assert "moves:" not in out and "checking" not in out
+    assert f"{command[-1]} {places.folder} is a folder" in err
 
 
 # Ctrl-C at every phase: (argv, the function that is interrupted)
@@ -299,10 +359,10 @@ PHASES: list[tuple[list[str], str]] = [
     (["run", "CONFIG"], "arbiter.tournament.runner.TournamentRunner._play_one"),
     (["run", "CONFIG"], "arbiter.cli.run.report_results"),
     (["run", "CONFIG"], "arbiter.cli.run.write_tournament_report"),
-    (["report", "{ro}/results"], "arbiter.cli.report.report_results"),
+    (["report", "{done}"], "arbiter.cli.report.report_results"),
     (["report", "{tmp}/r", "--html"], "arbiter.cli.report.write_tournament_report"),
-    (["serve", "{ro}/results"], "arbiter.reports.live.check_results_folder"),
-    (["serve", "{ro}/results"], "arbiter.cli.serve.wait_for_ctrl_c"),
+    (["serve", "{done}"], "arbiter.reports.live.check_results_folder"),
+    (["serve", "{done}"], "arbiter.cli.serve.wait_for_ctrl_c"),
     (["run", "CONFIG", "--serve"], "arbiter.cli.run.run_tournament"),
     ([*SPRT, "--results", "{tmp}/s"], "arbiter.cli.sprt.config_from_data"),
     ([*SPRT, "--results", "{tmp}/s"], "arbiter.tournament.runner.prepare_results"),
@@ -310,6 +370,8 @@ PHASES: list[tuple[list[str], str]] = [
     ([*SPRT, "--results", "{tmp}/s"], "arbiter.cli.sprt.report_results"),
     (["keys", "x", "--dir", "{tmp}"], "arbiter.cli.keys.write_key_pair"),
     (["check", "limit-nim", "{random}"], "arbiter.cli.check.find_game"),
+    (["check", "limit-nim", "{random}", "--json", "{tmp}/c.json"], "arbiter.cli.check.check_output_file"),
+    (["check", "limit-nim", "{random}", "--log-dir", "{tmp}/logs"], "arbiter.check.scenarios.play_game"),
     (["match", "limit-nim", "{random}", "{random}", "--games", "2", "--results", "{tmp}/m"],
      "arbiter.tournament.runner.TournamentRunner._play_one"),
 ]

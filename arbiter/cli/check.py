@@ -12,8 +12,9 @@ from typing import TextIO
 
 from ..check import CheckReport, CheckTarget, run_check
 from ..check.scenarios import DUTIES
-from ..errors import UsageError
+from ..errors import UsageError, show_path
 from ..games import find_game
+from .outputs import check_output_file, check_output_folder
 from .play import DIALECTS, _params, _player
 from .sandbox_options import add_sandbox_options, sandbox_from_args, warn_if_unsandboxed
 
@@ -59,6 +60,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--time-ms must be a positive number of milliseconds, not {args.time_ms}")
     if args.concurrency < 1:
         raise UsageError(f"--concurrency must be at least 1, not {args.concurrency}")
+    json_path = None if args.json in (None, "-") else Path(args.json)
+    if json_path is not None:  # before the first game: no check is run into a file it cannot write
+        check_output_file("--json", json_path)
+    check_output_folder("--log-dir", args.log_dir)
     sandbox = sandbox_from_args(args)
     warn_if_unsandboxed(sandbox is not None, "check")
     if sandbox is not None:  # an author checks their own bot from its folder: the box shows it (read-only)
@@ -74,15 +79,15 @@ def run(args: argparse.Namespace) -> int:
         report = run_check(target, log_dir=log_dir, concurrency=args.concurrency)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    if json_path is not None:  # the file first: a closed stdout must not cost the checklist asked for
+        try:
+            json_path.write_text(json.dumps(report.to_json(), indent=2) + "\n", encoding="utf-8")
+        except OSError as exc:  # the disk filled during the games
+            raise UsageError(f"--json {show_path(json_path)}: cannot write it ({exc.strerror})") from None
     print(describe_report(report), file=out, flush=True)
     if args.json == "-":
         json.dump(report.to_json(), sys.stdout, indent=2)
         sys.stdout.write("\n")
-    elif args.json is not None:
-        try:
-            Path(args.json).write_text(json.dumps(report.to_json(), indent=2) + "\n", encoding="utf-8")
-        except OSError as exc:
-            raise UsageError(f"--json {args.json}: cannot write it: {exc.strerror}") from None
     return 0 if report.passed else 1
 
 

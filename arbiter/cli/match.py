@@ -20,7 +20,7 @@ from ..referee import TimeControl
 from ..reports.html import write_tournament_report
 from ..reports.results import report_results
 from ..stats import elo_from_wdl
-from ..tournament.config import config_from_data
+from ..tournament.config import MAX_NAME_BYTES, config_from_data
 from ..tournament.progress import Progress, describe_result
 from ..tournament.runner import Interrupted, run_tournament, sandbox_line, stopped_note
 from .play import _params, player_name
@@ -73,9 +73,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def flags_to_config(args: argparse.Namespace) -> dict[str, Any]:
     """The command line as the equivalent round-robin config of two players."""
-    names = [player_name(_words(args.command_a)), player_name(_words(args.command_b))]
+    names = [_fit(player_name(_words(args.command_a))), _fit(player_name(_words(args.command_b)))]
     if names[0].casefold() == names[1].casefold():  # the same bot twice, say with other options
-        names = [f"{names[0]}-a", f"{names[1]}-b"]
+        names = [f"{_fit(names[0], MAX_NAME_BYTES - 2)}-a", f"{_fit(names[1], MAX_NAME_BYTES - 2)}-b"]
     openings: dict[str, Any] = {}
     if args.openings is not None:
         kind, sep, count = args.openings.partition(":")
@@ -104,6 +104,12 @@ def flags_to_config(args: argparse.Namespace) -> dict[str, Any]:
     if args.cluster is not None:
         data["cluster"] = args.cluster
     return data
+
+
+def _fit(name: str, room: int = MAX_NAME_BYTES) -> str:
+    """`name` cut to `room` bytes of UTF-8, whole characters only: a bot whose file name is
+    long still gets a valid player name (names are part of log file names)."""
+    return name.encode("utf-8")[:room].decode("utf-8", "ignore")
 
 
 def _words(command: str) -> tuple[str, ...]:
