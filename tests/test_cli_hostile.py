@@ -11,6 +11,7 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
@@ -397,38 +398,98 @@ def test_ctrl_c_at_every_phase_exits_130_with_one_line(places: Places, template:
     assert line.startswith(f"arbiter {template[0]}: interrupted") or line.startswith("stopped: "), line
 
 
-def _run(args: list[str], **kwargs: object) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([sys.executable, "-m", "arbiter", *args], cwd=ROOT, timeout=120,
-                          capture_output=True, **kwargs)  # type: ignore[call-overload]
+STREAM_COMMANDS = ["help", "play", "report", "run", "check", "match", "sprt", "keys"]
+
+
+def end_to_end(tmp_path: Path, command: str) -> tuple[list[str], int, list[Path]]:
+    """A whole command, small and fast, as run from a shell: its arguments, its exit code when
+    its output is dropped, and the files it must have written by then."""
+    (tmp_path / "games.jsonl").write_text(RECORD + "\n")  # a results folder for report and serve
+    config = tmp_path / "t.yaml"
+    config.write_text(CONFIG.format(results=tmp_path / "run", time_ms=5000, random=RANDOM))
+    logs = ["--log-dir", str(tmp_path / "logs")]
+    cases: dict[str, tuple[list[str], int, list[str]]] = {
+        "help": (["--help"], 0, []),
+        "play": (["play", "limit-nim", RANDOM, RANDOM, *logs, "--json", "-"], 0, []),
+        "play --show": (["play", "limit-nim", RANDOM, RANDOM, *logs, "--show", "--json", str(tmp_path / "g.json")],
+                        0, ["g.json"]),  # the board printed as the game goes
+        "report": (["report", str(tmp_path)], 0, ["standings.txt", "summary.json"]),
+        "run": (["run", str(config)], 0, ["run/standings.txt", "run/report.html"]),
+        "check": (["check", "limit-nim", RANDOM, *logs, "--json", str(tmp_path / "check.json")], 0, ["check.json"]),
+        "match": (["match", "limit-nim", RANDOM, RANDOM, "--games", "2", "--results", str(tmp_path / "match")],
+                  0, ["match/standings.txt", "match/report.html"]),
+        "sprt": ([*(w.format(random=RANDOM) for w in SPRT), "--results", str(tmp_path / "sprt")],
+                 4, ["sprt/standings.txt"]),  # random against random, 2 games: inconclusive
+        "keys": (["keys", "k", "--dir", str(tmp_path / "keys")], 0, ["keys/k.key", "keys/k.key_secret"]),
+        "serve": (["serve", str(tmp_path)], 130, []),  # until Ctrl-C
+    }
+    args, code, files = cases[command]
+    return [sys.executable, "-m", "arbiter", *args], code, [tmp_path / name for name in files]
 
 
 @pytest.mark.parametrize("closed", [">&-", "2>&-", ">&- 2>&-"])
-@pytest.mark.parametrize("command", ["play", "report", "help"])
+@pytest.mark.parametrize("command", STREAM_COMMANDS)
 def test_closed_standard_output_or_error_is_an_orderly_exit(tmp_path: Path, closed: str, command: str) -> None:
-    """`arbiter ... >&-`: nothing to write to, and still exit 0 or 2 (Python's own failure to
-    flush at exit would be 120, a traceback 1)."""
-    (tmp_path / "games.jsonl").write_text(RECORD + "\n")
-    args = {"play": ["play", "limit-nim", RANDOM, RANDOM, "--log-dir", str(tmp_path), "--json", "-"],
-            "report": ["report", str(tmp_path)], "help": ["--help"]}[command]
-    line = " ".join(shlex.quote(word) for word in [sys.executable, "-m", "arbiter", *args])
-    done = subprocess.run(["bash", "-c", f"{line} {closed}; echo $? > {tmp_path}/status"], cwd=ROOT,
+    """`arbiter ... >&-`: what would be printed is dropped, the files are written, and the exit
+    code is the command's own (Python's own failure to flush at exit would be 120, a traceback 1)."""
+    argv, code, files = end_to_end(tmp_path, command)
+    done = subprocess.run(["bash", "-c", f"{shlex.join(argv)} {closed}; echo $? > {tmp_path}/status"], cwd=ROOT,
                           capture_output=True, timeout=120)
     assert b"Traceback" not in done.stdout + done.stderr, done.stderr
-    assert int((tmp_path / "status").read_text()) in (0, 2), done.stderr
+    assert int((tmp_path / "status").read_text()) == code, done.stderr
+    assert all(path.exists() for path in files), files
 
 
-def test_a_broken_pipe_on_stdout_is_one_line_and_the_files_are_written(tmp_path: Path) -> None:
-    """`arbiter report DIR | head -1`: the reader leaves early."""
+# serve writes only its address, to stdout, then runs until Ctrl-C: no stderr to lose.
+PIPES = [(command, stream) for command in [*(c for c in STREAM_COMMANDS if c != "help"), "play --show", "serve"]
+         for stream in ("stdout", "stderr") if (command, stream) != ("serve", "stderr")]
+
+
+@pytest.mark.parametrize("command, stream", PIPES)
+def test_a_reader_that_leaves_early_is_one_line_and_the_files_are_written(tmp_path: Path, command: str,
+                                                                          stream: str) -> None:
+    """`arbiter run CONFIG | head -3`: the reader of stdout (or of stderr) is gone before the
+    command writes to it. Gone from stdout: the files are written, then one line on stderr and
+    exit 2. Gone from stderr: progress stops, the run does not, and the exit code is its own.
+    (Not --help: argparse itself ignores a failure to write the help.)"""
+    argv, code, files = end_to_end(tmp_path, command)
+    process = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    gone, kept = (process.stdout, process.stderr) if stream == "stdout" else (process.stderr, process.stdout)
+    assert gone is not None and kept is not None
+    gone.close()  # before it writes anything: its first write finds the pipe closed
+    text = kept.read().decode()
+    if stream == "stdout":
+        assert process.wait(120) == 2, text
+        line = one_line_error(text)
+        assert line.startswith(f"arbiter {command.split()[0]}: error: ") and "broken pipe" in line, line
+        if command == "check":
+            files = []  # its first line is printed before its first game: it stops before any game
+    else:
+        assert process.wait(120) == code, text
+        assert text and "Traceback" not in text
+    assert all(path.exists() for path in files), files
+
+
+def test_serve_into_a_closed_stdout_serves_until_ctrl_c(tmp_path: Path) -> None:
+    """`arbiter serve DIR >&-`: the address line goes nowhere, the page is served all the same."""
     (tmp_path / "games.jsonl").write_text(RECORD + "\n")
-    process = subprocess.Popen([sys.executable, "-m", "arbiter", "report", str(tmp_path)], cwd=ROOT,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    assert process.stdout is not None and process.stderr is not None
-    process.stdout.close()  # before it writes anything: its first write finds the pipe closed
-    err = process.stderr.read().decode()
-    assert process.wait(60) == 2
-    assert "Traceback" not in err and err.count("\n") == 1, err
-    assert "broken pipe" in err
-    assert (tmp_path / "standings.txt").exists() and (tmp_path / "summary.json").exists()
+    with socket.socket() as probe:  # a free port, to know where the page is without the address line
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    argv = [sys.executable, "-m", "arbiter", "serve", str(tmp_path), "--address", f"127.0.0.1:{port}"]
+    process = subprocess.Popen(["bash", "-c", f"exec {shlex.join(argv)} >&-"], cwd=ROOT, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while True:  # no line announces it: the page is up once the port answers
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            assert process.poll() is None and time.monotonic() < deadline, "serve never listened"
+            time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130
+    assert one_line_error(err.decode()) == "arbiter serve: interrupted"
 
 
 def test_real_ctrl_c_during_a_tournament_exits_130_without_traceback(tmp_path: Path) -> None:
@@ -445,6 +506,23 @@ def test_real_ctrl_c_during_a_tournament_exits_130_without_traceback(tmp_path: P
     assert process.returncode == 130
     last = err.decode().strip().splitlines()[-1]  # stopped before or during the first games
     assert "Traceback" not in err.decode() and (last == "arbiter run: interrupted" or last.startswith("stopped: "))
+
+
+def test_real_ctrl_c_during_checks_games_exits_130_without_traceback(tmp_path: Path) -> None:
+    """Ctrl-C while `arbiter check` plays its scenarios (after the first game, with the others
+    running side by side): one line, exit 130."""
+    logs = tmp_path / "logs"
+    process = subprocess.Popen([sys.executable, "-m", "arbiter", "check", "limit-nim", RANDOM, "--log-dir", str(logs),
+                                "--concurrency", "2"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while not any("-02-" in path.name for path in logs.rglob("*.log")):  # the second game has started
+        assert process.poll() is None and time.monotonic() < deadline, "check never reached its second game"
+        time.sleep(0.02)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 130, err
+    assert one_line_error(err.decode()) == "arbiter check: interrupted"
+    assert "passed:" not in out.decode() and "FAILED" not in out.decode()  # no checklist from a cut-short check
 
 
 def test_help_of_every_subcommand_lists_the_exit_codes(capsys: pytest.CaptureFixture[str]) -> None:

@@ -16,7 +16,7 @@ from ..games import State, find_game
 from ..records import GameRecord, game_places
 from ..reports.html import write_game_page
 from ..referee import PlayerSpec, TimeControl, play_game
-from ..tournament.progress import ordinal
+from ..tournament.progress import _Tolerant, ordinal
 from ..transport.sandbox import SandboxSpec
 from .outputs import check_output_file, check_output_folder
 from .sandbox_options import add_sandbox_options, sandbox_from_args, warn_if_unsandboxed
@@ -97,12 +97,14 @@ def run(args: argparse.Namespace) -> int:
                for seat, (text, dialect) in enumerate(zip(args.commands, dialects))]
     time = TimeControl(time_ms=args.time_ms, move_ms=args.move_ms, clock=args.clock, startup_ms=args.startup_ms)
 
-    # With the record on stdout, everything for people goes to stderr.
-    out: TextIO = sys.stderr if args.json == "-" else sys.stdout
+    # With the record on stdout, everything for people goes to stderr, and a stderr that cannot
+    # be written must not cost the record.
+    out: TextIO = _Tolerant(sys.stderr) if args.json == "-" else sys.stdout  # type: ignore[assignment]
     on_turn = None
-    if args.show:
-        on_turn = _board_printer(out, [p.name for p in players])
-        print(game.new_state().render(), file=out, end="\n\n", flush=True)
+    if args.show:  # the board as the game goes, like progress: a closed pipe stops it, not the game
+        board: TextIO = _Tolerant(out)  # type: ignore[assignment]
+        on_turn = _board_printer(board, [p.name for p in players])
+        print(game.new_state().render(), file=board, end="\n\n", flush=True)
     prefix = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S-%f-")
     try:
         record = play_game(game, players, time=time, log_dir=args.log_dir, log_prefix=prefix, on_turn=on_turn)
