@@ -199,6 +199,17 @@ def test_a_resume_under_another_time_control_is_refused_with_what_changed(tmp_pa
     assert run(faster, fresh=True).played_now == 12  # the way out
 
 
+def test_a_resume_with_other_game_params_is_refused_with_what_changed(tmp_path: Path) -> None:
+    run(write_config(tmp_path, "params: {rows: 4}\n" + BODY))
+    spelled_out = write_config(tmp_path, BODY)  # rows 4 is the default: the same games
+    assert run(spelled_out).played_now == 0
+    bigger = write_config(tmp_path, "params: {rows: 5}\n" + BODY)
+    with pytest.raises(UsageError, match=r"different schedule \(changed: params\)\. .* --fresh to discard its "
+                                         r"12 recorded games"):
+        run(bigger)
+    assert run(bigger, fresh=True).played_now == 12  # the way out
+
+
 def test_a_resume_that_would_change_who_is_sandboxed_is_refused(tmp_path: Path) -> None:
     from arbiter.transport.sandbox import support
 
