@@ -5,9 +5,11 @@ run, and a stopped run resumes to the verdict an uninterrupted run reaches.
 """
 from __future__ import annotations
 
+import functools
 import io
 import math
 import random
+import re
 import threading
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -367,6 +369,17 @@ def test_max_games_ends_inconclusive_and_a_larger_maximum_continues(tmp_path: Pa
     path = write_config(tmp_path, BODY.replace("max_games: 100", "max_games: 12"))
     more = run(path, Script(alternating))
     assert more.played_now == 4 and more.test.pairs_counted == 6
+
+
+def test_h0_accepted_exits_1_from_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The baseline wins every game: H0 is accepted, and `arbiter run` exits 1 (the README's table)."""
+    monkeypatch.setattr("arbiter.tournament.sprt.SprtRunner", functools.partial(SprtRunner, play=Script(always("old"))))
+    code = main(["run", "--quiet", str(write_config(tmp_path, BODY))])
+    out = capsys.readouterr().out
+    assert code == 1, out
+    assert re.search(r"Verdict: H0 accepted after \d+ games: new is not better than old by the margin", out), out
+    assert out.rstrip().endswith("(exit 1)")
 
 
 def test_changed_hypotheses_refuse_to_resume(tmp_path: Path) -> None:
