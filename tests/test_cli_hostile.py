@@ -340,7 +340,8 @@ def test_hostile_arguments_end_in_one_line_and_a_documented_exit_code(
     assert places.fill(names) in line, line
 
 
-@pytest.mark.parametrize("command", [["play", "limit-nim", RANDOM, RANDOM, "--html"], ["check", "limit-nim", RANDOM, "--json"]])
+@pytest.mark.parametrize("command", [["play", "limit-nim", RANDOM, RANDOM, "--html"],
+                                     ["check", "limit-nim", RANDOM, "--json"]])
 def test_no_game_is_played_into_an_output_that_cannot_be_written(places: Places, command: list[str], capsys) -> None:
     assert main([*command, str(places.folder), "--log-dir", str(places.tmp / "logs")]) == 2
     assert not (places.tmp / "logs").exists() or not any((places.tmp / "logs").iterdir())  # no bot ever started
