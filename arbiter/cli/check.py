@@ -14,7 +14,7 @@ from ..check import CheckReport, CheckTarget, run_check
 from ..check.scenarios import DUTIES
 from ..errors import UsageError, show_path
 from ..games import find_game
-from ..tournament.progress import _Tolerant
+from ..tournament.progress import TolerantStream
 from .outputs import check_output_file, check_output_folder
 from .play import DIALECTS, _params, _player
 from .sandbox_options import add_sandbox_options, sandbox_from_args, warn_if_unsandboxed
@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     target = CheckTarget(game_name=args.game, params=params, player=player, time_ms=args.time_ms)
     # With the checklist on stdout, the text for people goes to stderr, and a stderr that cannot
     # be written must not cost the checklist.
-    out: TextIO = _Tolerant(sys.stderr) if args.json == "-" else sys.stdout  # type: ignore[assignment]
+    out: TextIO = TolerantStream(sys.stderr) if args.json == "-" else sys.stdout  # type: ignore[assignment]
     log_dir = args.log_dir / datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S-%f")
     header = " ".join([args.game, *(f"{k}={v}" for k, v in params.items())])
     print(f"checking {player.command_text()} on {header} ({args.dialect} dialect, {args.transport})",

@@ -16,7 +16,7 @@ from ..games import State, find_game
 from ..records import GameRecord, game_places
 from ..reports.html import write_game_page
 from ..referee import PlayerSpec, TimeControl, play_game
-from ..tournament.progress import _Tolerant, ordinal
+from ..tournament.progress import TolerantStream, ordinal
 from ..transport.sandbox import SandboxSpec
 from .outputs import check_output_file, check_output_folder
 from .sandbox_options import add_sandbox_options, sandbox_from_args, warn_if_unsandboxed
@@ -99,10 +99,10 @@ def run(args: argparse.Namespace) -> int:
 
     # With the record on stdout, everything for people goes to stderr, and a stderr that cannot
     # be written must not cost the record.
-    out: TextIO = _Tolerant(sys.stderr) if args.json == "-" else sys.stdout  # type: ignore[assignment]
+    out: TextIO = TolerantStream(sys.stderr) if args.json == "-" else sys.stdout  # type: ignore[assignment]
     on_turn = None
     if args.show:  # the board as the game goes, like progress: a closed pipe stops it, not the game
-        board: TextIO = _Tolerant(out)  # type: ignore[assignment]
+        board: TextIO = TolerantStream(out)  # type: ignore[assignment]
         on_turn = _board_printer(board, [p.name for p in players])
         print(game.new_state().render(), file=board, end="\n\n", flush=True)
     prefix = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S-%f-")

@@ -7,7 +7,7 @@ import time
 from typing import Any, Sequence, TextIO
 
 
-class _Tolerant:
+class TolerantStream:
     """A text stream whose write errors stop the output, not the run: progress written into
     a closed pipe (`arbiter run x.yaml 2>&1 | head -3`) must not cost the games in flight."""
 
@@ -37,7 +37,7 @@ class Progress:
     """Reports games done / planned. The runner calls start, game_done, tick, finish, note."""
 
     def __init__(self, stream: TextIO | None = None, *, quiet: bool = False, tty: bool | None = None) -> None:
-        self.stream: TextIO = _Tolerant(stream or sys.stderr)  # type: ignore[assignment]
+        self.stream: TextIO = TolerantStream(stream or sys.stderr)  # type: ignore[assignment]
         self.quiet = quiet
         self.tty = self.stream.isatty() if tty is None else tty
         self.planned = 0
