@@ -513,16 +513,22 @@ def test_real_ctrl_c_during_checks_games_exits_130_without_traceback(tmp_path: P
     """Ctrl-C while `arbiter check` plays its scenarios (after the first game, with the others
     running side by side): one line, exit 130."""
     logs = tmp_path / "logs"
-    process = subprocess.Popen([sys.executable, "-m", "arbiter", "check", "limit-nim", RANDOM, "--log-dir", str(logs),
+    slow = f"/usr/bin/env SLOW_MS=300 {sys.executable} {ROOT / 'tests' / 'bots' / 'slow_random_bot.py'}"
+    process = subprocess.Popen([sys.executable, "-m", "arbiter", "check", "limit-nim", slow, "--log-dir", str(logs),
                                 "--concurrency", "2"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 60
     while not any("-02-" in path.name for path in logs.rglob("*.log")):  # the second game has started
         assert process.poll() is None and time.monotonic() < deadline, "check never reached its second game"
         time.sleep(0.02)
     process.send_signal(signal.SIGINT)
+    interrupted = time.monotonic()
     out, err = process.communicate(timeout=120)
+    stopped_s = time.monotonic() - interrupted
     assert process.returncode == 130, err
     assert one_line_error(err.decode()) == "arbiter check: interrupted"
+    # The games in flight are cancelled, not played out (a bot that thinks 300 ms a move
+    # would keep the rest of the check going for 10 s and more).
+    assert stopped_s < 6, f"check took {stopped_s:.1f} s to stop after Ctrl-C"
     assert "passed:" not in out.decode() and "FAILED" not in out.decode()  # no checklist from a cut-short check
 
 

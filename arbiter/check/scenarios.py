@@ -22,6 +22,7 @@ import random
 import re
 import shutil
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -197,10 +198,17 @@ def run_check(target: CheckTarget, *, log_dir: Path, concurrency: int = 1, seed:
     own_moves = sum(1 for m in first.record.moves if m.seat == first.game.bot_seat and not m.forced)
     if own_moves:
         rest = [_small_clock(planned, own_moves) for planned in games[1:]]
+        cancel = threading.Event()  # set on Ctrl-C: the games in flight end at once
         with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="check") as pool:
-            futures = [pool.submit(_play, target, planned, log_dir, f"{prefix}{number:02d}-{planned.duty}-")
+            futures = [pool.submit(_play, target, planned, log_dir, f"{prefix}{number:02d}-{planned.duty}-", cancel)
                        for number, planned in enumerate(rest, 2)]
-            results += [future.result() for future in futures]
+            try:
+                results += [future.result() for future in futures]
+            except BaseException:
+                cancel.set()
+                for future in futures:
+                    future.cancel()
+                raise
     else:  # a bot that cannot make one move would only fail every game the same way, slowly
         for duty in {planned.duty for planned in games[1:]} | {"processes", "memory"}:
             items[duty].note = "not checked: the bot made no move in the first-seat game"
@@ -371,7 +379,8 @@ def _mover_after(game: Game[Any], moves: list[Any]) -> int:
 
 # --- playing -------------------------------------------------------------------------
 
-def _play(target: CheckTarget, planned: _Game, log_dir: Path, prefix: str) -> _Played:
+def _play(target: CheckTarget, planned: _Game, log_dir: Path, prefix: str,
+          cancel: threading.Event | None = None) -> _Played:
     game = find_game(target.game_name, **planned.params)
     bot = replace(target.player, time=planned.time)
     if planned.monitor:
@@ -394,7 +403,7 @@ def _play(target: CheckTarget, planned: _Game, log_dir: Path, prefix: str) -> _P
         players.append(PlayerSpec(name=f"arbiter{seat}", command=tuple(words), env={"PYTHONPATH": PACKAGE_ROOT},
                                   time=SEAT_TIME))
     record = play_game(game, players, time=planned.time, opening=planned.opening, log_dir=log_dir,
-                       log_prefix=prefix)
+                       log_prefix=prefix, cancel=cancel)
     game_line = None
     if target.player.dialect == "arbiter":
         words = ["Game", game.name, game.param_text(), f"seat={planned.bot_seat}", f"time_ms={planned.time.time_ms}"]
