@@ -18,7 +18,7 @@ from arbiter.referee import TimeControl, play_game
 from arbiter.tournament.config import load_config
 from arbiter.tournament.runner import sandbox_line, sandbox_report
 from arbiter.tournament.validate import ConfigError
-from arbiter.transport.sandbox import Support, support
+from arbiter.transport.sandbox import SandboxSpec, Support, support
 from referee_support import ROOT, bot, honest, live_marked, new_marker
 
 GAME_TIME = TimeControl(time_ms=5000)
@@ -186,3 +186,15 @@ def test_a_bot_in_a_private_folder_under_tmp_starts_in_its_box(tmp_path: Path) -
     finally:
         import shutil
         shutil.rmtree(private)
+
+
+def test_an_interpreter_named_among_the_arguments_starts_in_its_box(tmp_path: Path) -> None:
+    """`env NAME=VALUE python bot.py`: the program is env, and the interpreter an argument; its
+    installation is shown in the box as a program's is (not only the file the argument names)."""
+    marker = new_marker()
+    bot_file = str(ROOT / "players" / "random_bot.py")
+    player = replace(honest(marker), name="through-env", command=("/usr/bin/env", "SOME_SETTING=1", sys.executable, bot_file),
+                     sandbox=SandboxSpec(read=(str(ROOT),)))  # as `arbiter check` shows the folder it runs from
+    record = play_game(find_game("limit-nim"), [player, honest(marker)], time=GAME_TIME, log_dir=tmp_path)
+    assert record.termination is Termination.NORMAL, record.detail
+    assert record.sandboxed == [support().usable] * 2

@@ -588,7 +588,8 @@ def _named_paths(command: Sequence[str], cwd: str) -> list[str]:
         if word and not word.startswith("-"):
             candidate = os.path.join(cwd, word)
             if os.path.exists(candidate):
-                paths.append(candidate)
+                # An interpreter among the arguments (`env X=1 python bot.py`) needs its installation too.
+                paths += [candidate, *_installations(candidate)]
     return paths
 
 
