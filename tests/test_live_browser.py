@@ -172,9 +172,13 @@ def test_an_sprt_shows_its_llr_between_its_bounds(page, tmp_path):
         llr, lower, upper = (float(x) for x in re.search(r"LLR ([-+.\d]+) between ([-+.\d]+) \(H0\) and ([-+.\d]+)", text).groups())
         assert lower < 0 < upper and lower <= llr <= upper
         # The mark sits where the LLR is between the bounds.
-        bar = page.locator("#live-sprt .llr-bar").bounding_box()
-        mark = page.locator("#live-sprt .llr-mark").bounding_box()
-        share = (mark["x"] + mark["width"] / 2 - bar["x"]) / bar["width"]
+        # Both boxes measured in one go: the panel is redrawn as updates arrive, and a mark
+        # looked up between two redraws can be gone.
+        share = page.evaluate("""() => {
+            const bar = document.querySelector('#live-sprt .llr-bar').getBoundingClientRect();
+            const mark = document.querySelector('#live-sprt .llr-mark').getBoundingClientRect();
+            return (mark.x + mark.width / 2 - bar.x) / bar.width;
+        }""")
         assert abs(share - (llr - lower) / (upper - lower)) < 0.02
         assert "12 of at most 200 games recorded" in page.inner_text("#progress-text")
         save_screenshot(page, tmp_path, "live-sprt.png")
