@@ -19,10 +19,13 @@ never loses a game it could win from its first move, nor draws one).
 
 With `--seats N` (3 or more) the dots bots play N-seat games instead: every group of N
 of the four dots bots, each group in every seat order (N! orders) from the same random
-openings, `--games` games per order. Each bot's share of first places (shared on a tie
-for first) and mean cells per game, over all its games.
+openings, `--games` openings per group. Per bot: its places (ties share the better one),
+its share of first places (shared on a tie for first), mean cells per game, and its
+Plackett-Luce rating over the whole rankings (`arbiter.stats.plackett_luce`, as the
+tournament's standings) with its 95% interval. `--exact-edges` is perfect_dp's
+(configs/boxes-3players.yaml gives it 20).
 
-    python benchmarks/bench_strength.py --seats 3 --games 20 --board boxes
+    python benchmarks/bench_strength.py --seats 3 --board boxes --games 50 --seed 3 --exact-edges 20
 """
 from __future__ import annotations
 
@@ -40,11 +43,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a check
 
 from arbiter.bot import BotContext  # noqa: E402
 from arbiter.games import Game, find_game  # noqa: E402
+from arbiter.stats import plackett_luce  # noqa: E402
 from players.random_bot import choose as choose_random  # noqa: E402
 from players.strategies.double_cross import choose_double_cross  # noqa: E402
 from players.strategies.greedy import choose_greedy  # noqa: E402
 from players.strategies.nim import choose_nim_greedy, make_nim_perfect_chooser  # noqa: E402
-from players.strategies.perfect import VALUE_LINE, choose_perfect  # noqa: E402
+from players.strategies.perfect import MAX_EXACT_EDGES, VALUE_LINE, choose_perfect, make_perfect_chooser  # noqa: E402
 
 BOTS: dict[str, Callable[[Any, BotContext], Any]] = {
     "perfect_dp": choose_perfect,
@@ -152,11 +156,12 @@ def play_pair(game: Game[Any], strong: str, weak: str, games: int, seed: int) ->
     return result
 
 
-def play_seats(game: Game[Any], group: tuple[str, ...], games: int, seed: int) -> dict[str, tuple[float, int, int]]:
-    """N-seat games of one group, in every seat order from the same openings: per bot its
-    first places (a tie for first shared), cells and games."""
+def play_seats(game: Game[Any], group: tuple[str, ...], games: int, seed: int,
+               bots: dict[str, Callable[[Any, BotContext], Any]]) -> list[dict[str, tuple[int, int]]]:
+    """N-seat games of one group, in every seat order from the same openings: per game each
+    bot's place (1 is first, ties share the better place) and cells."""
     rng = random.Random(seed)
-    totals = {name: [0.0, 0, 0] for name in group}
+    results = []
     for k in range(games):
         state = game.new_state()
         for _ in range(OPENING_MOVES):
@@ -168,35 +173,54 @@ def play_seats(game: Game[Any], group: tuple[str, ...], games: int, seed: int) -
                                        time_ms=30_000) for seat in range(len(order))]
             while not state.is_over():
                 seat = state.current_player
-                state.apply(BOTS[order[seat]](state, contexts[seat]))
+                state.apply(bots[order[seat]](state, contexts[seat]))
             scores = state.scores
-            winners = [seat for seat, score in enumerate(scores) if score == max(scores)]
-            for seat, name in enumerate(order):
-                totals[name][0] += 1 / len(winners) if seat in winners else 0.0
-                totals[name][1] += scores[seat]
-                totals[name][2] += 1
-    return {name: (wins, cells, played) for name, (wins, cells, played) in totals.items()}
+            results.append({name: (1 + sum(other > scores[seat] for other in scores), scores[seat])
+                            for seat, name in enumerate(order)})
+    return results
 
 
-def main_seats(seats: int, boards: list[str], games: int, seed: int) -> int:
+def seat_table(names: tuple[str, ...], results: list[dict[str, tuple[int, int]]]) -> list[str]:
+    """Markdown rows: per bot its games, places, first places (a tie for first shared), mean
+    cells and Plackett-Luce rating over the whole rankings, best rating first."""
+    ratings = plackett_luce(list(names), [{name: place for name, (place, _) in game.items()} for game in results])
+    rows = []
+    for name in sorted(names, key=lambda n: -ratings[n].elo):
+        mine = [game[name] for game in results if name in game]
+        seats = max(len(game) for game in results)
+        places = "-".join(str(sum(place == p for place, _ in mine)) for p in range(1, seats + 1))
+        firsts = sum(1 / sum(p == 1 for p, _ in game.values()) for game in results
+                     if name in game and game[name][0] == 1)
+        rating = ratings[name]
+        rows.append(f"| {name} | {len(mine)} | {places} | {100 * firsts / len(mine):.1f}% | "
+                    f"{sum(cells for _, cells in mine) / len(mine):.2f} | "
+                    f"{rating.elo:+.0f} [{rating.low:+.0f}, {rating.high:+.0f}] |")
+    return rows
+
+
+def main_seats(seats: int, boards: list[str], games: int, seed: int, exact_edges: int,
+               bots: dict[str, Callable[[Any, BotContext], Any]] | None = None) -> int:
     """The N-seat table: every group of `seats` dots bots, in every seat order."""
-    bots = ("perfect_dp", "double_cross", "greedy", "random")
-    print(f"{seats} seats: every group of {seats} of {', '.join(bots)}, each in all {math.factorial(seats)} "
-          f"seat orders, {games} openings of {OPENING_MOVES} random moves, seed {seed}")
-    print("| board | bot | games | first places | mean cells |")
-    print("|---|---|---:|---:|---:|")
+    if bots is None:
+        bots = {"perfect_dp": make_perfect_chooser(exact_edges), "double_cross": choose_double_cross,
+                "greedy": choose_greedy, "random": choose_random}
+    names = tuple(bots)
+    print(f"{seats} seats: every group of {seats} of {', '.join(names)}, each in all {math.factorial(seats)} "
+          f"seat orders, {games} openings of {OPENING_MOVES} random moves, seed {seed}, "
+          f"perfect_dp --exact-edges {exact_edges}")
     for board in boards:
         name, params, _ = BOARDS[board]
         game = find_game(name, players=seats, **params)
-        totals = {bot: [0.0, 0, 0] for bot in bots}
-        for group in itertools.combinations(bots, seats):
-            for bot, (wins, cells, played) in play_seats(game, group, games, seed).items():
-                totals[bot][0] += wins
-                totals[bot][1] += cells
-                totals[bot][2] += played
-        for bot, (wins, cells, played) in totals.items():
-            print(f"| {game.describe()} | {bot} | {played} | {100 * wins / played:.1f}% | {cells / played:.2f} |",
-                  flush=True)
+        started = time.perf_counter()
+        results = []
+        for group in itertools.combinations(names, seats):
+            results += play_seats(game, group, games, seed, bots)
+        print(f"\n{game.describe()}, {len(results)} games in {time.perf_counter() - started:.0f} s")
+        print(f"| bot | games | {'-'.join(str(p) for p in range(1, seats + 1))} | first places | mean cells "
+              "| Elo, Plackett-Luce [95%] |")
+        print("|---|---:|---|---:|---:|---|")
+        for row in seat_table(names, results):
+            print(row, flush=True)
     return 0
 
 
@@ -207,10 +231,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--board", choices=sorted(BOARDS), action="append",
                         help="only this board (repeatable); default all")
     parser.add_argument("--seats", type=int, default=2, help="players per game (default 2)")
+    parser.add_argument("--exact-edges", type=int, default=MAX_EXACT_EDGES, metavar="N",
+                        help=f"perfect_dp's --exact-edges with --seats (default {MAX_EXACT_EDGES})")
     args = parser.parse_args(argv)
     if args.seats > 2:
         boards = [b for b in args.board or list(BOARDS) if b != "nim"]
-        return main_seats(args.seats, boards, args.games, args.seed)
+        return main_seats(args.seats, boards, args.games, args.seed, args.exact_edges)
     if args.games < 2 or args.games % 2:
         parser.error("--games must be an even number >= 2")
     print(f"{args.games} games per pair, openings of {OPENING_MOVES} random moves, seats swapped, seed {args.seed}")

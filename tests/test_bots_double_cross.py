@@ -10,7 +10,8 @@ from arbiter.games import find_game
 from arbiter.games.dots import DotsGame, DotsState
 from players.strategies.cell_index import CellIndex
 from players.strategies.double_cross import (DoubleCross, DoubleCrossSeats, capture_groups, choose_double_cross,
-                                             components, components_value, components_vector)
+                                             components, components_value, components_vector, mean_vector,
+                                             safe_edges)
 from players.strategies.exact import build_table
 
 BOXES_2X3_TOP_CHAIN = ["1 1 h", "1 2 h", "1 3 h", "2 1 h", "2 2 h", "2 3 h"]  # top row: a chain of 3
@@ -217,3 +218,24 @@ def test_with_more_seats_it_never_sacrifices_while_a_safe_move_is_left(seats: in
                 move = rng.choice(state.legal_moves())
             state.apply(move)
     assert checked
+
+
+def test_with_more_seats_the_safe_phase_search_takes_rivals_to_play_safe_moves_at_random() -> None:
+    # A position with a few safe moves left is worth the mean of its safe moves, not the best
+    # for its mover: only the decider is taken to choose (docs/bots.md, Three or more seats).
+    game = find_game("dots-and-boxes", rows=3, cols=3, players=3)
+    rng = random.Random(4)
+    checked = 0
+    for _ in range(20):
+        drawn = 0
+        while len(safe_edges(game, drawn)) > 4:
+            drawn |= 1 << rng.choice(sorted(safe_edges(game, drawn)))
+        safe = safe_edges(game, drawn)
+        if not safe:
+            continue
+        player = DoubleCrossSeats(game)
+        player._nodes_left = 10**6  # noqa: SLF001 - a search outside choose() needs its budget set
+        values = player.move_values(drawn, safe)
+        assert player.quiet_value(drawn) == mean_vector(values.values())
+        checked += len(set(values.values())) > 1
+    assert checked > 0  # somewhere the mean is not every child's value

@@ -12,7 +12,11 @@ over the other seat that it guarantees), `heuristic move TEXT (...)` otherwise.
 With three or more seats "exact" means max-n (see `exact`): every player takes the most
 cells it can for itself, ties broken deterministically. The log line is then
 `max-n cells C move TEXT expects A=a B=b ...`: the cells the move takes from here for
-the mover, and every seat's final score if all play max-n from here.
+the mover, and every seat's final score if all play max-n from here. While safe moves
+are left (and nothing can be captured) it plays the safe move with the most cells
+expected when its rivals play their safe moves at random and everyone plays max-n once
+no safe move is left (docs/bots.md, *Three or more seats: max-n*), logged as
+`safe move TEXT expects A=a.a B=b.b ...`.
 """
 from __future__ import annotations
 
@@ -25,7 +29,8 @@ from arbiter.games.dots import DotsGame, DotsState, owner_letter
 from arbiter.games.dots_and_triangles import DotsAndTriangles
 
 from .cell_index import tracked_index
-from .double_cross import DEFAULT_TIME_MS, DoubleCross, decision_time_limit_s, double_cross_player
+from .double_cross import (DEFAULT_TIME_MS, DoubleCross, SearchBudgetExceeded, decision_time_limit_s,
+                           double_cross_player, safe_edges)
 
 # The solver (.exact) needs numpy, a tenth of a second to import: it is imported when a table
 # is first wanted, not at the bot's start. `typing` and `dataclasses` are left out for the
@@ -51,6 +56,12 @@ MAXN_COST_PER_SEAT = 2.5
 
 VALUE_LINE = re.compile(r"value (-?\d+) margin (-?\d+) move (.+)")
 MAXN_LINE = re.compile(r"max-n cells (\d+) move (.+) expects ((?:[A-Z]=\d+ ?)+)")
+SAFE_LINE = re.compile(r"safe move (.+) expects ((?:[A-Z]=\d+\.\d ?)+)")
+# The safe-phase search values at most this many positions per decision, within double-cross's
+# time share (decision_time_limit_s); beyond, the move is double-cross's (a random safe move
+# while more than SAFE_SEARCH_MOVES are left). From 18 free edges of 3 x 3 boxes
+# (--exact-edges 20, three seats) it needs a few thousand.
+SAFE_PHASE_NODES = 50_000
 
 
 class PerfectPlayer:
@@ -104,7 +115,14 @@ class PerfectPlayer:
         return move
 
     def _choose_maxn(self, state: DotsState, table: MaxnTable, ctx: BotContext) -> int:
-        """The max-n move: deterministic, so no random choice among equals here."""
+        """The max-n move, or while safe moves are left the safe move best against rivals
+        playing theirs at random: deterministic, so no random choice among equals here."""
+        drawn = state.drawn
+        game = self.game
+        if not tracked_index(game, drawn, ctx.memory).opportunities:
+            safe = safe_edges(game, drawn)
+            if safe:
+                return self._choose_safe(state, table, sorted(safe), ctx)
         move, vector = table.best_move(state.drawn)
         me, seats = state.current_player, table.players
         finals = state.scores
@@ -112,6 +130,29 @@ class PerfectPlayer:
             finals[(me + offset) % seats] += cells
         expects = " ".join(f"{owner_letter(seat)}={final}" for seat, final in enumerate(finals))
         ctx.log(f"max-n cells {vector[0]} move {self.game.format_move(move)} expects {expects}")
+        return move
+
+    def _choose_safe(self, state: DotsState, table: MaxnTable, safe: list[int], ctx: BotContext) -> int:
+        """The safe move that expects the most cells (then the fewest for the best rival, then
+        the lowest edge) when the rivals play safe moves uniformly at random while any are
+        left, and everyone plays max-n from the first position without one."""
+        limit_s = decision_time_limit_s(ctx.time_ms, self.used_s, ctx.move_ms)
+        try:
+            expected = SafePhase(table, state.drawn, time.monotonic() + limit_s).move_vectors(safe)
+        except SearchBudgetExceeded:
+            if self.fallback is None:
+                self.fallback = double_cross_player(self.game)
+            move = self.fallback.choose(tracked_index(self.game, state.drawn, ctx.memory), ctx.rng, limit_s)
+            ctx.log(f"heuristic move {self.game.format_move(move)} (double-cross: more than "
+                    f"{SAFE_PHASE_NODES} positions, or {limit_s:.2f} s, to the end of the safe moves)")
+            return move
+        move = max(safe, key=lambda edge: (expected_rank(expected[edge]), -edge))
+        me, seats = state.current_player, table.players
+        finals = [float(score) for score in state.scores]
+        for offset, cells in enumerate(expected[move]):
+            finals[(me + offset) % seats] += cells
+        expects = " ".join(f"{owner_letter(seat)}={final:.1f}" for seat, final in enumerate(finals))
+        ctx.log(f"safe move {self.game.format_move(move)} expects {expects}")
         return move
 
     def max_free_edges(self) -> int:
@@ -155,6 +196,55 @@ class PerfectPlayer:
             ctx.log(f"exact play from here: solved the {free} free edges (2^{free} states) in {seconds:.2f} s")
             return table
         return None
+
+
+class SafePhase:
+    """Expected cells to the end of the safe moves, by search from one position: the player
+    deciding picks its best safe move (`expected_rank`), each rival one of its safe moves
+    uniformly at random (as greedy and double-cross do while many are left), and from the
+    first position without a safe move every seat plays max-n (the table's vector)."""
+
+    def __init__(self, table: MaxnTable, drawn: int, deadline: float) -> None:
+        self.table = table
+        self.deadline = deadline  # time.monotonic() past which the search gives up
+        self.root = drawn
+        self.players = table.players
+        self.memo: dict[tuple[int, int], tuple[float, ...]] = {}
+        self.nodes_left = SAFE_PHASE_NODES
+
+    def move_vectors(self, safe: list[int]) -> dict[int, tuple[float, ...]]:
+        """Each safe move of the deciding player with the cells each seat is expected to take
+        after it, counted from the decider round the table."""
+        drawn = self.root
+        return {edge: self.vector(drawn | (1 << edge), 1) for edge in safe}
+
+    def vector(self, drawn: int, turn: int) -> tuple[float, ...]:
+        """Expected cells from here, counted from the decider; `turn` is the mover's offset from it."""
+        key = (drawn, turn)
+        known = self.memo.get(key)
+        if known is not None:
+            return known
+        self.nodes_left -= 1
+        if self.nodes_left < 0 or (self.nodes_left % 64 == 0 and time.monotonic() > self.deadline):
+            raise SearchBudgetExceeded
+        seats = self.players
+        safe = safe_edges(self.table.game, drawn)
+        if not safe:
+            cells = self.table.vector(drawn)  # counted from the mover
+            result = tuple(float(cells[(seat - turn) % seats]) for seat in range(seats))
+        else:
+            children = [self.vector(drawn | (1 << edge), (turn + 1) % seats) for edge in sorted(safe)]
+            if turn == 0:
+                result = max(children, key=expected_rank)
+            else:
+                result = tuple(sum(child[seat] for child in children) / len(children) for seat in range(seats))
+        self.memo[key] = result
+        return result
+
+
+def expected_rank(vector: tuple[float, ...]) -> tuple[float, float]:
+    """How the decider ranks expected cells: its own, then the fewest for its best rival."""
+    return vector[0], -max(vector[1:])
 
 
 def solve_seconds(free: int, players: int) -> float:
