@@ -3,6 +3,7 @@ the harmless ones succeed unboxed), the victim is never blamed, nothing of the g
 behind, and a machine that cannot sandbox says so."""
 from __future__ import annotations
 
+import os
 import socket
 import sys
 from dataclasses import replace
@@ -198,3 +199,28 @@ def test_an_interpreter_named_among_the_arguments_starts_in_its_box(tmp_path: Pa
     record = play_game(find_game("limit-nim"), [player, honest(marker)], time=GAME_TIME, log_dir=tmp_path)
     assert record.termination is Termination.NORMAL, record.detail
     assert record.sandboxed == [support().usable] * 2
+
+
+@pytest.mark.skipif(support().memory is None, reason="no memory control group on this machine")
+def test_groups_left_by_a_gone_arbiter_are_swept_and_never_taken_for_a_new_box(tmp_path: Path) -> None:
+    """A box's group can outlive it (its processes slow to leave): such a group must neither
+    block a later arbiter that got the same pid (its box names carry a token of their own)
+    nor stay for good (the next run removes the groups of arbiters that are gone)."""
+    from arbiter.transport import sandbox
+    parent = support().memory.parent
+    stale = Path(parent) / "arbiter-999999999-0000-1"  # no such pid: its arbiter is gone
+    old_style = Path(parent) / f"arbiter-{os.getpid()}-1"  # this pid's first box, named as before
+    stale.mkdir()
+    old_style.mkdir()
+    try:
+        sandbox._sweep_stale_groups(parent)
+        assert not stale.exists()
+        assert old_style.exists()  # its pid is running (this one): not swept
+        marker = new_marker()
+        record = play_game(find_game("limit-nim"), [honest(marker), honest(marker, seed=2)], time=GAME_TIME,
+                           log_dir=tmp_path)
+        assert record.termination is Termination.NORMAL, record.detail
+    finally:
+        for folder in (stale, old_style):
+            if folder.exists():
+                folder.rmdir()

@@ -35,12 +35,14 @@ bubblewrap cannot run, bots are not boxed and every run says so.
 from __future__ import annotations
 
 import os
+import secrets
 import shlex
 import shutil
 import subprocess
 import sys
 import threading
-from dataclasses import dataclass, field
+import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
 
@@ -160,6 +162,8 @@ def _probe() -> Support:
             missing.append(f"bubblewrap cannot make a box here: {why}")
             bwrap = None
     places = _cgroup_places()
+    for parent in {place.parent for place in places.values()}:
+        _sweep_stale_groups(parent)
     memory, pids = places.get("memory"), places.get("pids")
     if memory is None:
         missing.append("memory control group (memory capped by RLIMIT_AS instead, which does not count tmpfs)")
@@ -317,13 +321,49 @@ def _counter(text: str, key: str) -> int:
 
 _BOX_NUMBER = 0
 _BOX_NUMBER_LOCK = threading.Lock()
+# With the pid, names no other arbiter's group, even one left by a process whose pid is reused.
+_PROCESS_TOKEN = secrets.token_hex(4)
+_GROUP_GONE_WAIT_S = 0.2  # how long `remove` waits for a box's killed processes to leave its group
 
 
 def _next_box_name() -> str:
     global _BOX_NUMBER
     with _BOX_NUMBER_LOCK:
         _BOX_NUMBER += 1
-        return f"arbiter-{os.getpid()}-{_BOX_NUMBER}"
+        return f"arbiter-{os.getpid()}-{_PROCESS_TOKEN}-{_BOX_NUMBER}"
+
+
+def _remove_group(folder: str, wait_s: float) -> bool:
+    """Remove an empty control group, waiting up to `wait_s` for processes still leaving it
+    (the kernel finishes a killed box's processes a little after its first one is reaped)."""
+    deadline = time.monotonic() + wait_s
+    delay_s = 0.001
+    while True:
+        try:
+            os.rmdir(folder)
+            return True
+        except FileNotFoundError:
+            return True
+        except OSError:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(delay_s)
+            delay_s = min(delay_s * 2, 0.02)
+
+
+def _sweep_stale_groups(parent: str) -> None:
+    """Remove the groups of boxes whose arbiter is gone (`arbiter-PID-...`, PID not running),
+    left when a box's last process was slow to leave: empty, but a kernel object each."""
+    try:
+        names = os.listdir(parent)
+    except OSError:
+        return
+    for name in names:
+        fields = name.split("-")
+        if fields[0] != "arbiter" or len(fields) < 3 or not fields[1].isdigit():
+            continue
+        if not os.path.exists(f"/proc/{fields[1]}"):
+            _remove_group(os.path.join(parent, name), 0)
 
 
 class _Groups:
@@ -422,10 +462,7 @@ class _Groups:
             os.close(self._cpu_fd)
         self._cpu_fd = None
         for folder in dict.fromkeys(self.folders.values()):
-            try:
-                os.rmdir(folder)
-            except OSError:
-                pass  # a process still dying; the group is left empty and harmless
+            _remove_group(folder, _GROUP_GONE_WAIT_S)  # else left empty, swept by a later run
         self.folders = {}
 
 
