@@ -179,6 +179,9 @@ def _states(marker: str) -> dict[str, str]:
             state = Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0].decode()
         except OSError:
             continue
-        name = "grandchild" if b"# grandchild" in cmdline else Path(cmdline.split(b"\0")[1].decode()).name
+        words = cmdline.split(b"\0")
+        if len(words) < 2:
+            continue  # exiting (its command line already gone), or still being started
+        name = "grandchild" if b"# grandchild" in cmdline else Path(words[1].decode()).name
         found[name] = state
     return found
