@@ -43,6 +43,9 @@ def test_an_honest_bot_passes_every_scenario_of_a_dots_game(tmp_path):
     assert report.games == 13  # 2 seats, 3 seats of 3 players, 8 scenarios of their own
     assert report.item("end-without-quit").note.startswith("only in the codecup dialect")
     assert report.peak_memory_kb and report.first_reply_ms is not None
+    # The checker's own programs (the seats, the monitor around the bot) add nothing to any log.
+    logs = list(tmp_path.rglob("*.log"))
+    assert logs and not [log.name for log in logs if b"Warning" in log.read_bytes()]
 
 
 def test_scenarios_a_game_cannot_have_are_not_checked_and_the_rest_pass(tmp_path):

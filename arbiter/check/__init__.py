@@ -7,6 +7,16 @@ protocol, passed, failed (with a hint and the last lines exchanged) or not check
 """
 from __future__ import annotations
 
-from .scenarios import CheckItem, CheckReport, CheckTarget, run_check
+from typing import Any
 
 __all__ = ["CheckItem", "CheckReport", "CheckTarget", "run_check"]
+
+
+def __getattr__(name: str) -> Any:
+    # Imported on first use, not with the package: the seat and monitor programs run as
+    # `python -m arbiter.check.seat` (and `.monitor`), and a package that imported them first
+    # would make Python warn in every log ("found in sys.modules ... prior to execution").
+    if name in __all__:
+        from . import scenarios
+        return getattr(scenarios, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
