@@ -106,6 +106,8 @@ def test_a_tournament_is_watched_live_from_start_to_finish(page, tmp_path):
         page.wait_for_function("document.getElementById('live-status').textContent.includes('finished')",
                                timeout=WAIT_MS)
         # The standings changed as records landed: the page saw the count grow to all 6 games.
+        # (The sampler runs every 20 ms: let it see the last state before reading what it saw.)
+        page.wait_for_function(f"window.gameCounts.at(-1) === ({games_played})()", timeout=WAIT_MS)
         counts = page.evaluate("window.gameCounts")
         assert page.evaluate("window.notReloaded") is True
         assert counts == sorted(counts) and counts[-1] == 6 * 2 and len(counts) >= 2, counts
