@@ -10,7 +10,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # run from a checkout
 
-from arbiter.bot import BotContext, run_bot  # noqa: E402
+from arbiter.bot import BotContext, exit_now, run_bot  # noqa: E402
 from arbiter.games.dots import DotsGame, DotsState  # noqa: E402
 from players.strategies import require_game  # noqa: E402
 from players.strategies.double_cross import choose_double_cross  # noqa: E402
@@ -23,4 +23,4 @@ def choose(state: DotsState, ctx: BotContext) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(run_bot(choose, description=__doc__))
+    exit_now(run_bot(choose, description=__doc__))

@@ -9,7 +9,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # run from a checkout
 
-from arbiter.bot import BotContext, run_bot  # noqa: E402
+from arbiter.bot import BotContext, exit_now, run_bot  # noqa: E402
 from arbiter.games.dots import DotsGame, DotsState  # noqa: E402
 from players.strategies import require_game  # noqa: E402
 from players.strategies.greedy import choose_greedy  # noqa: E402
@@ -22,4 +22,4 @@ def choose(state: DotsState, ctx: BotContext) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(run_bot(choose, description=__doc__))
+    exit_now(run_bot(choose, description=__doc__))

@@ -9,7 +9,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # run from a checkout
 
-from arbiter.bot import BotContext, run_bot  # noqa: E402
+from arbiter.bot import BotContext, exit_now, run_bot  # noqa: E402
 from arbiter.games.limit_nim import LimitNim, LimitNimState  # noqa: E402
 from players.strategies import require_game  # noqa: E402
 from players.strategies.nim import Move, make_nim_perfect_chooser  # noqa: E402
@@ -24,4 +24,4 @@ def choose(state: LimitNimState, ctx: BotContext) -> Move:
 
 
 if __name__ == "__main__":
-    sys.exit(run_bot(choose, description=__doc__))
+    exit_now(run_bot(choose, description=__doc__))

@@ -18,7 +18,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # run from a checkout
 
-from arbiter.bot import BotContext, bot_arguments, read_kit_options, run_bot  # noqa: E402
+from arbiter.bot import BotContext, bot_arguments, exit_now, read_kit_options, run_bot  # noqa: E402
 from arbiter.games.dots import DotsGame, DotsState  # noqa: E402
 from players.strategies import require_game  # noqa: E402
 from players.strategies.perfect import MAX_EXACT_EDGES, make_perfect_chooser, triangle_war  # noqa: E402
@@ -60,4 +60,4 @@ def perfect_choice(max_exact_edges: int):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    exit_now(main())

@@ -7,7 +7,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # run from a checkout
 
-from arbiter.bot import BotContext, run_bot  # noqa: E402
+from arbiter.bot import BotContext, exit_now, run_bot  # noqa: E402
 from arbiter.games import State  # noqa: E402
 
 
@@ -17,4 +17,4 @@ def choose(state: State, ctx: BotContext):
 
 
 if __name__ == "__main__":
-    sys.exit(run_bot(choose, description=__doc__))
+    exit_now(run_bot(choose, description=__doc__))

@@ -12,7 +12,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # run from a checkout
 
-from arbiter.bot import BotContext, run_bot  # noqa: E402
+from arbiter.bot import BotContext, exit_now, run_bot  # noqa: E402
 from arbiter.games.codecup_sudoku import CodecupSudoku, CodecupSudokuState, SudokuMove  # noqa: E402
 from players.strategies import require_game  # noqa: E402
 from players.strategies.sudoku import choose_winner  # noqa: E402
@@ -25,4 +25,4 @@ def choose(state: CodecupSudokuState, ctx: BotContext) -> SudokuMove:
 
 
 if __name__ == "__main__":
-    sys.exit(run_bot(choose, description=__doc__))
+    exit_now(run_bot(choose, description=__doc__))
