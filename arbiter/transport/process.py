@@ -13,8 +13,9 @@ Each bot runs in a new session (so its own process group, id = its pid), with:
 Ending a bot (`end_all`): wait a grace for the processes that were told to quit, then
 SIGTERM (plus SIGCONT, so stopped processes see it) every live process of its session,
 then SIGKILL, then wait until none is alive. The guardian and `end_all` both look for
-session and process-group members by scanning /proc; `end_all` also ends every process
-ever seen in the bot's tree. The bot is made a child subreaper, so that a process that
+session and process-group members in /proc: the guardian among every process on the
+machine, `end_all` among the arbiter's descendants (as a subreaper, no process a bot
+started can leave its tree); `end_all` also ends every process ever seen in the bot's tree. The bot is made a child subreaper, so that a process that
 leaves its session (`setsid`) stays in its tree, and is seen, even once its parent is gone.
 """
 from __future__ import annotations
@@ -31,7 +32,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Iterator, Mapping, Sequence
 
 from .sandbox import Box, SandboxSpec, support
 
@@ -139,13 +140,17 @@ GUARDIAN = _Guardian()
 
 # --- /proc ---------------------------------------------------------------------------
 
-def _read_proc(path: str) -> bytes | None:
-    """A /proc file's contents, or None when the process is gone."""
+def _read_proc(path: str, max_bytes: int | None = None) -> bytes | None:
+    """A /proc file's contents, or None when the process is gone. With `max_bytes`, one read
+    of at most that much: enough for a file of one short record (a `stat` line, a `syscall`),
+    which the kernel hands over whole in one read, and a system call fewer than to the end."""
     try:
         fd = os.open(path, os.O_RDONLY)
     except OSError:
         return None
     try:
+        if max_bytes is not None:
+            return os.read(fd, max_bytes)
         chunks = []
         while chunk := os.read(fd, 65536):
             chunks.append(chunk)
@@ -158,7 +163,7 @@ def _read_proc(path: str) -> bytes | None:
 
 def _stat_fields(pid: int) -> list[bytes] | None:
     """Fields of /proc/PID/stat after the command name: [0] is field 3 (state)."""
-    data = _read_proc(f"/proc/{pid}/stat")
+    data = _read_proc(f"/proc/{pid}/stat", _STAT_MAX_BYTES)
     if not data:
         return None
     return data.rsplit(b")", 1)[1].split()
@@ -215,28 +220,56 @@ def _sample_cpu(pid: int, stat_fd: int | None = None,
 
 
 def session_members(session_ids: Iterable[int]) -> dict[int, list[tuple[int, str, int]]]:
-    """For each id: (pid, state letter, ppid) of every process in that session or group."""
+    """For each id: (pid, state letter, ppid) of every process in that session or group.
+
+    Our bots' sessions hold only processes our bots started, so only our own tree is looked
+    at while this process is a child subreaper (`_set_child_subreaper`): a process whose
+    parent dies is handed to its nearest subreaper ancestor, a bot or us, never out of our
+    tree. Otherwise every process on the machine is (100 to 200 reads on a quiet one)."""
     wanted = set(session_ids)
     found: dict[int, list[tuple[int, str, int]]] = {sid: [] for sid in wanted}
     if not wanted:
         return found
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        fields = _stat_fields(int(name))
-        if fields is None:
-            continue
+    for pid, fields in _our_tree() if _SUBREAPER_OF == os.getpid() else _every_process():
         pgrp, session = int(fields[2]), int(fields[3])
         owner = session if session in wanted else pgrp if pgrp in wanted else None
         if owner is not None:
-            found[owner].append((int(name), fields[0].decode(), int(fields[1])))
+            found[owner].append((pid, fields[0].decode(), int(fields[1])))
     return found
 
 
+def _every_process() -> Iterator[tuple[int, list[bytes]]]:
+    """(pid, stat fields) of every process on the machine that we can read."""
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            fields = _stat_fields(int(name))
+            if fields is not None:
+                yield int(name), fields
+
+
+def _our_tree() -> Iterator[tuple[int, list[bytes]]]:
+    """(pid, stat fields) of every descendant of this process."""
+    pending = _children(os.getpid())
+    while pending:
+        pid = pending.pop()
+        fields = _stat_fields(pid)
+        if fields is not None:
+            yield pid, fields
+            pending.extend(_children(pid))
+
+
+_SUBREAPER_OF = 0  # the pid of this process once it is a child subreaper (a forked child is not)
+
+
 def _set_child_subreaper() -> None:
-    """Make orphaned descendants of our bots our children, so they can be reaped."""
+    """Make orphaned descendants of our bots our children, so they can be reaped (and are
+    found in our tree: `session_members`)."""
+    global _SUBREAPER_OF
+    if _SUBREAPER_OF == os.getpid():
+        return
     try:
-        _libc().prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+        if _libc().prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0:
+            _SUBREAPER_OF = os.getpid()
     except (OSError, AttributeError):
         pass  # not Linux: orphans go to init as usual
 
@@ -516,7 +549,7 @@ class BotProcess:
             except OSError:
                 continue  # gone since the walk
             for tid in tids:
-                stat = _read_proc(f"/proc/{pid}/task/{tid}/stat")
+                stat = _read_proc(f"/proc/{pid}/task/{tid}/stat", _STAT_MAX_BYTES)
                 if not stat:
                     continue
                 state = stat.rsplit(b")", 1)[1].split(None, 1)[0]
@@ -525,7 +558,7 @@ class BotProcess:
                 if state != b"S":
                     return False
                 if _TIMED_SLEEPS and pid == self._own_pid and tid == str(pid):
-                    call = _read_proc(f"/proc/{pid}/task/{tid}/syscall")  # unreadable: not known to sleep
+                    call = _read_proc(f"/proc/{pid}/task/{tid}/syscall", 256)  # unreadable: not known to sleep
                     if call and call.split(None, 1)[0] in _TIMED_SLEEPS:
                         return False
         return True
