@@ -1,12 +1,14 @@
 """Tournaments on a real Dask cluster started here: a scheduler and two worker processes of one
 core each. The cluster plays the same games as a local run, a worker killed mid-game costs no
-game, Ctrl-C cancels the cluster's games, and workers are checked before the first game.
+game, Ctrl-C cancels the cluster's games, and workers are checked before the first game (a
+worker with other arbiter code is refused by name).
 
 Kept lean: one cluster for the module, small boards, a few games each.
 """
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -24,7 +26,8 @@ from distributed import Client, LocalCluster
 from arbiter.reports.standings import compute_standings
 from arbiter.records import arbiter_version
 from arbiter.referee import PlayerSpec, TimeControl
-from arbiter.tournament.cluster import ClusterError, GameTask, connect, refusal, worker_report
+from arbiter.tournament.cluster import (ClusterError, GameTask, WorkerReport, connect, refusal, source_digest,
+                                        worker_problems, worker_report)
 from arbiter.tournament.config import ConfigError, load_config, with_cluster
 from arbiter.tournament.progress import Progress
 from arbiter.tournament.runner import GameSetup, Interrupted, run_tournament
@@ -34,6 +37,7 @@ from test_tournament_processes import processes_marked, wait_for
 from tournament_helpers import ROOT, write_config
 
 PYTHON = sys.executable
+DASK = Path(PYTHON).with_name("dask")
 SLOW_BOT = ROOT / "tests" / "bots" / "slow_random_bot.py"
 
 
@@ -236,15 +240,14 @@ class LoseSchedulerAfterFirstGame(Progress):
 def test_a_lost_scheduler_stops_the_run_with_one_line_and_keeps_its_games(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("arbiter.tournament.cluster.CONNECT_TIMEOUT_S", 2)  # also how long a reconnect is tried
-    dask = Path(PYTHON).with_name("dask")
     with socket.socket() as probe:  # a port free now, for the scheduler
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     address = f"tcp://127.0.0.1:{port}"
     quietly = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
-    scheduler = subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port),
+    scheduler = subprocess.Popen([DASK, "scheduler", "--host", "127.0.0.1", "--port", str(port),
                                   "--dashboard-address", ":0"], **quietly)
-    worker = subprocess.Popen([dask, "worker", address, "--nthreads", "1", "--resources", "cores=1",
+    worker = subprocess.Popen([DASK, "worker", address, "--nthreads", "1", "--resources", "cores=1",
                                "--dashboard-address", ":0", "--no-nanny"], **quietly)
     try:
         with Client(address, timeout=60, set_as_default=False) as client:
@@ -263,10 +266,11 @@ def test_a_lost_scheduler_stops_the_run_with_one_line_and_keeps_its_games(
             process.wait(30)
 
 
-def a_game_task(players: tuple[PlayerSpec, ...], *, version: str | None = None) -> GameTask:
+def a_game_task(players: tuple[PlayerSpec, ...], *, version: str | None = None,
+                digest: str | None = None) -> GameTask:
     setup = GameSetup(players=players, time=TimeControl(), opening=(), log_prefix="001-a-b")
     return GameTask(game_name="limit-nim", params={}, setup=setup, arbiter_python=PYTHON, stop_event="run",
-                    version=version or arbiter_version(), boxed=False)
+                    version=version or arbiter_version(), digest=digest or source_digest(), boxed=False)
 
 
 def test_a_worker_refuses_a_game_whose_bot_it_cannot_start_instead_of_recording_a_crash(tmp_path: Path) -> None:
@@ -281,3 +285,68 @@ def test_a_worker_refuses_a_game_whose_bot_it_cannot_start_instead_of_recording_
     assert "not-installed.py does not exist" in refused
     other = refusal(a_game_task((here, here), version="0.0.1"), "tcp://w1")
     assert other == f"worker tcp://w1 runs arbiter {arbiter_version()}, not 0.0.1"
+    rebuilt = refusal(a_game_task((here, here), digest="0123456789abcdef" * 4), "tcp://w1")
+    assert rebuilt == (f"worker tcp://w1 runs a different arbiter (source digest {source_digest()[:12]}, "
+                       "here 0123456789ab)")
+
+
+@pytest.mark.parametrize("change, same", [
+    ("nothing", True), ("a text file added", True), ("a compiled file added", True),
+    ("a comment added to a module", False), ("a module renamed", False), ("an empty module added", False),
+])
+def test_the_source_digest_follows_every_python_file_of_the_package_and_nothing_else(
+        tmp_path: Path, change: str, same: bool) -> None:
+    copy = tmp_path / "arbiter"
+    shutil.copytree(ROOT / "arbiter", copy, ignore=shutil.ignore_patterns("__pycache__"))
+    module = copy / "games" / "limit_nim.py"
+    {"nothing": lambda: None,
+     "a text file added": lambda: (copy / "notes.txt").write_text("not source"),
+     "a compiled file added": lambda: module.with_suffix(".cpython-311.pyc").write_bytes(b"compiled"),
+     "a comment added to a module": lambda: module.write_text(module.read_text() + "#\n"),
+     "a module renamed": lambda: module.rename(module.with_name("limit_nim2.py")),
+     "an empty module added": lambda: (copy / "extra.py").write_text(""),
+     }[change]()
+    assert (source_digest(copy) == source_digest()) is same
+
+
+def test_a_worker_report_with_another_source_digest_is_refused_and_the_same_passes() -> None:
+    report = WorkerReport(version=arbiter_version(), digest=source_digest(), host="h", cores=1, can_box=True,
+                          box="bubblewrap", problems=())
+    assert worker_problems(report, boxed=True, cores=1) == []
+    other = replace(report, digest="fedcba9876543210" * 4)
+    assert worker_problems(other, boxed=True, cores=1) == [
+        f"runs a different arbiter (source digest fedcba987654, here {source_digest()[:12]}); install the same "
+        "code there (the same commit)"]
+    assert worker_problems(replace(other, version="0.0.1"), boxed=True, cores=1) == [
+        f"runs arbiter 0.0.1, not {arbiter_version()} as here; install the same version"]
+
+
+def test_a_worker_with_the_same_version_but_other_code_is_refused_by_name(
+        tmp_path: Path, cluster: LocalCluster, client: Client) -> None:
+    # A copy of this arbiter with one comment more, first on the path of a third worker.
+    build = tmp_path / "other-build"
+    shutil.copytree(ROOT / "arbiter", build / "arbiter", ignore=shutil.ignore_patterns("__pycache__"))
+    with (build / "arbiter" / "__init__.py").open("a") as init:
+        init.write("# the same version, other code\n")
+    ours = set(client.scheduler_info()["workers"])
+    stranger = subprocess.Popen([DASK, "worker", cluster.scheduler_address, "--no-nanny", "--nthreads", "1",
+                                 "--dashboard-address", ":0"], env={**os.environ, "PYTHONPATH": str(build)},
+                                cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        client.wait_for_workers(3, timeout=60)
+        (address,) = set(client.scheduler_info()["workers"]) - ours
+        theirs = client.run(source_digest, workers=[address])[address]
+        assert theirs != source_digest()
+        assert client.run(arbiter_version, workers=[address])[address] == arbiter_version()
+        config = with_cluster(load_config(slow_config(tmp_path, "m", slow_ms=1, games=2)), cluster.scheduler_address)
+        with pytest.raises(ClusterError) as refused:
+            with connect(config, lambda _: None):
+                pytest.fail("the run started")
+        lines = str(refused.value).splitlines()
+        assert (f"  worker {address}: runs a different arbiter (source digest {theirs[:12]}, here "
+                f"{source_digest()[:12]}); install the same code there (the same commit)") in lines
+        assert [line for line in lines if "different arbiter" in line and address not in line] == []  # ours pass
+    finally:
+        stranger.terminate()
+        stranger.wait(30)
+    assert wait_for(lambda: set(client.scheduler_info()["workers"]) == ours, 30)

@@ -13,6 +13,8 @@ game asks for one, so games never share a core. docs/cluster.md is the guide.
 """
 from __future__ import annotations
 
+import functools
+import hashlib
 import os
 import socket
 import sys
@@ -59,6 +61,7 @@ class GameTask:
     arbiter_python: str  # the arbiter's interpreter; a `python` command means the worker's own
     stop_event: str  # the run's Dask Event: set, every game of the run ends
     version: str  # the arbiter's version; a worker with another refuses the game
+    digest: str  # the arbiter's source_digest(); a worker with another refuses the game
     boxed: bool  # some player is sandboxed: a worker that cannot box refuses the game
 
 
@@ -75,6 +78,7 @@ class WorkerReport:
     """What a worker says about itself before the first game."""
 
     version: str
+    digest: str  # its arbiter's source_digest()
     host: str
     cores: int  # the CPUs this worker process may run on
     can_box: bool
@@ -120,7 +124,7 @@ class ClusterPool:
         task = GameTask(
             game_name=self._config.game_name, params=dict(self._config.params), setup=self._setup(scheduled),
             arbiter_python=sys.executable, stop_event=self._stop_name, version=arbiter_version(),
-            boxed=any(p.sandbox is not None for p in self._config.players),
+            digest=source_digest(), boxed=any(p.sandbox is not None for p in self._config.players),
         )
         remote = self._client.submit(play_on_worker, task, key=f"arbiter-{self._run}-{scheduled.id}",
                                      resources={RESOURCE: 1}, pure=False)
@@ -242,15 +246,7 @@ def check_workers(client: distributed.Client, config: TournamentConfig, address:
             problems.append(f"worker {worker}: cannot run the arbiter's check "
                             f"({type(report).__name__}: {report}); is arbiter {arbiter_version()} installed there?")
             continue
-        found = list(report.problems)
-        if report.version != arbiter_version():
-            found.append(f"runs arbiter {report.version}, not {arbiter_version()} as here; install the same version")
-        if boxed and not report.can_box:
-            found.append(f"cannot sandbox bots ({report.box}); install bubblewrap there, or set sandbox: off "
-                         "for trusted bots")
-        if cores < 1:
-            found.append(f"has no `{RESOURCE}` resource, so no game would ever run there: restart it with "
-                         f"--resources {RESOURCE}=N, N at most its cores ({report.cores})")
+        found = worker_problems(report, boxed=boxed, cores=cores)
         per_host.setdefault(report.host, []).append((worker, cores, report.cores))
         problems.extend(f"worker {worker}: {problem}" for problem in found)
         slots += int(cores)
@@ -269,12 +265,50 @@ def check_workers(client: distributed.Client, config: TournamentConfig, address:
     return len(workers), slots
 
 
+def worker_problems(report: WorkerReport, *, boxed: bool, cores: float) -> list[str]:
+    """Why one worker cannot play the run, from its report and its `cores` resource: its
+    players' problems, another arbiter (version or source), no sandbox when one is needed,
+    no cores. The machine's cores over all its workers are checked by `check_workers`."""
+    found = list(report.problems)
+    digest = getattr(report, "digest", "none")  # an arbiter from before the digest sends none
+    if report.version != arbiter_version():
+        found.append(f"runs arbiter {report.version}, not {arbiter_version()} as here; install the same version")
+    elif digest != source_digest():
+        found.append(f"{different_arbiter(digest, source_digest())}; install the same code there (the same commit)")
+    if boxed and not report.can_box:
+        found.append(f"cannot sandbox bots ({report.box}); install bubblewrap there, or set sandbox: off "
+                     "for trusted bots")
+    if cores < 1:
+        found.append(f"has no `{RESOURCE}` resource, so no game would ever run there: restart it with "
+                     f"--resources {RESOURCE}=N, N at most its cores ({report.cores})")
+    return found
+
+
 def worker_report(players: tuple[PlayerSpec, ...], arbiter_python: str) -> WorkerReport:
     """Run on a worker (by `check_workers`): this machine's view of the run's players."""
     problems = [problem for player in players for problem in player_problems(player, arbiter_python)]
     box = support()
-    return WorkerReport(version=arbiter_version(), host=socket.gethostname(), cores=len(os.sched_getaffinity(0)),
-                        can_box=box.usable, box=box.describe(), problems=tuple(problems))
+    return WorkerReport(version=arbiter_version(), digest=source_digest(), host=socket.gethostname(),
+                        cores=len(os.sched_getaffinity(0)), can_box=box.usable, box=box.describe(),
+                        problems=tuple(problems))
+
+
+@functools.cache
+def source_digest(package: Path = Path(__file__).resolve().parent.parent) -> str:
+    """A SHA-256 of the arbiter package's own source (by default the one running), once per
+    process: every .py file under `package`, in the order of their paths relative to it, each
+    path and content hashed. Two installs of one version number with other code differ here."""
+    files = sorted((path.relative_to(package).as_posix(), path) for path in package.rglob("*.py"))
+    digest = hashlib.sha256()
+    for relative, path in files:
+        digest.update(relative.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def different_arbiter(there: str, here: str) -> str:
+    """`runs a different arbiter (source digest X, here Y)`: a worker's digest and the arbiter's,
+    cut to 12 digits as git shows commits."""
+    return f"runs a different arbiter (source digest {there[:12]}, here {here[:12]})"
 
 
 def player_problems(player: PlayerSpec, arbiter_python: str) -> list[str]:
@@ -299,6 +333,8 @@ def refusal(task: GameTask, worker: str) -> str | None:
     run; a bot this machine cannot start is never recorded as that bot's crash."""
     if task.version != arbiter_version():
         return f"worker {worker} runs arbiter {arbiter_version()}, not {task.version}"
+    if task.digest != source_digest():
+        return f"worker {worker} {different_arbiter(source_digest(), task.digest)}"
     if task.boxed and not support().usable:
         return f"worker {worker} cannot sandbox bots: {support().describe()}"
     problems = [problem for player in task.setup.players if player.transport != "remote"
@@ -387,4 +423,5 @@ _stop_flags = _StopFlags()
 
 
 __all__ = ["Cluster", "ClusterError", "ClusterPool", "GameTask", "PlayedGame", "RESOURCE", "WorkerReport",
-           "check_workers", "connect", "play_on_worker", "worker_report"]
+           "check_workers", "connect", "play_on_worker", "source_digest", "worker_problems",
+           "worker_report"]
