@@ -2,11 +2,13 @@
 core each. The cluster plays the same games as a local run, a worker killed mid-game costs no
 game, Ctrl-C cancels the cluster's games, and workers are checked before the first game (a
 worker with other arbiter code is refused by name).
+TLS is tested apart, in test_cluster_tls.py.
 
 Kept lean: one cluster for the module, small boards, a few games each.
 """
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -80,6 +82,22 @@ def played(records: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
     return [(r["id"], r["names"], r["opening"], [(m["seat"], m["move"], m["forced"]) for m in r["moves"]],
              r["scores"], r["winner"], r["termination"], r["offender"], r["points"], r["seed"])
             for r in sorted(records, key=lambda r: r["id"])]
+
+
+def recorded(results: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (results / "games.jsonl").read_text().splitlines()]
+
+
+def task_keys(client: Client) -> set[str]:
+    """The keys of the tasks in the scheduler's task stream (which records from its first use on)."""
+    return {entry["key"] for entry in client.get_task_stream()}
+
+
+def games_played_by_workers(client: Client, before: set[str]) -> dict[str, str]:
+    """Game id -> the worker that finished it, for each game task in the task stream since
+    `before` (task_keys then); a game's key is arbiter-RUN-GAMEID."""
+    return {entry["key"].split("-", 2)[2]: entry["worker"] for entry in client.get_task_stream()
+            if entry["key"].startswith("arbiter-") and entry["key"] not in before and entry["status"] == "OK"}
 
 
 def table(records: list[dict[str, Any]], config: Any) -> list[tuple[Any, ...]]:
@@ -217,11 +235,11 @@ def test_arbiter_run_with_cluster_on_the_command_line(tmp_path: Path, cluster: L
     assert "--cluster tcp://192.0.2.1:8786 is not allowed" in refused.stderr
 
 
-def test_a_tls_scheduler_without_tls_files_is_refused_before_connecting(tmp_path: Path) -> None:
-    config = with_cluster(load_config(slow_config(tmp_path, "m", slow_ms=1, games=2)), "tls://127.0.0.1:9")
-    with pytest.raises(ClusterError, match=r"^tls://127.0.0.1:9 is a TLS scheduler, but no TLS files are given"):
-        with connect(config, lambda _: None):
-            pytest.fail("connected")
+def free_port() -> int:
+    """A loopback port free now, for a scheduler."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 class LoseSchedulerAfterFirstGame(Progress):
@@ -240,9 +258,7 @@ class LoseSchedulerAfterFirstGame(Progress):
 def test_a_lost_scheduler_stops_the_run_with_one_line_and_keeps_its_games(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("arbiter.tournament.cluster.CONNECT_TIMEOUT_S", 2)  # also how long a reconnect is tried
-    with socket.socket() as probe:  # a port free now, for the scheduler
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     address = f"tcp://127.0.0.1:{port}"
     quietly = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
     scheduler = subprocess.Popen([DASK, "scheduler", "--host", "127.0.0.1", "--port", str(port),
@@ -296,8 +312,11 @@ def test_a_worker_refuses_a_game_whose_bot_it_cannot_start_instead_of_recording_
 ])
 def test_the_source_digest_follows_every_python_file_of_the_package_and_nothing_else(
         tmp_path: Path, change: str, same: bool) -> None:
+    # Against a copy of the same moment: this tree may be edited while the tests run.
+    base = tmp_path / "base" / "arbiter"
+    shutil.copytree(ROOT / "arbiter", base, ignore=shutil.ignore_patterns("__pycache__"))
     copy = tmp_path / "arbiter"
-    shutil.copytree(ROOT / "arbiter", copy, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(base, copy)
     module = copy / "games" / "limit_nim.py"
     {"nothing": lambda: None,
      "a text file added": lambda: (copy / "notes.txt").write_text("not source"),
@@ -306,7 +325,7 @@ def test_the_source_digest_follows_every_python_file_of_the_package_and_nothing_
      "a module renamed": lambda: module.rename(module.with_name("limit_nim2.py")),
      "an empty module added": lambda: (copy / "extra.py").write_text(""),
      }[change]()
-    assert (source_digest(copy) == source_digest()) is same
+    assert (source_digest(copy) == source_digest(base)) is same
 
 
 def test_a_worker_report_with_another_source_digest_is_refused_and_the_same_passes() -> None:

@@ -17,6 +17,7 @@ import functools
 import hashlib
 import os
 import socket
+import ssl
 import sys
 import tempfile
 import threading
@@ -28,6 +29,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import distributed
+from distributed.comm.core import FatalCommClosedError
 from distributed.scheduler import KilledWorker
 
 from ..errors import UsageError
@@ -35,7 +37,7 @@ from ..games import find_game
 from ..records import GameRecord, arbiter_version
 from ..referee import GameAborted, PlayerSpec, play_game
 from ..transport.sandbox import support
-from .config import TournamentConfig, unstartable
+from .config import ClusterSpec, TournamentConfig, unstartable
 from .runner import GameSetup
 from .schedule import ScheduledGame
 
@@ -199,19 +201,17 @@ def connect(config: TournamentConfig, note: Callable[[str], None]) -> Iterator[C
     ClusterError naming each worker and its problem, or the scheduler, when it cannot be used."""
     spec = config.cluster
     assert spec is not None
-    security = None
-    if spec.address.startswith("tls://"):
-        files = {"tls_ca_file": spec.ca_file, "tls_client_cert": spec.cert, "tls_client_key": spec.key}
-        # Files not given come from Dask's own configuration (distributed.comm.tls.*).
-        security = distributed.Security(require_encryption=True, **{k: v for k, v in files.items() if v})
-        if security.get_connection_args("client").get("ssl_context") is None:
-            raise ClusterError(f"{spec.address} is a TLS scheduler, but no TLS files are given: set the config's "
-                               "cluster: {address, ca_file, cert, key} (or Dask's distributed.comm.tls settings); "
-                               "docs/cluster.md says how to make them")
+    security = tls_security(spec) if spec.address.startswith("tls://") else None
     try:
         client = distributed.Client(spec.address, security=security, timeout=CONNECT_TIMEOUT_S,
                                     set_as_default=False)
     except (OSError, ValueError, TypeError) as exc:
+        if _tls_refused(exc):
+            reason = str(exc).rpartition(">: ")[2]  # less Dask's `in <TLS (closed) local=... remote=...>`
+            raise ClusterError(f"the Dask scheduler at {spec.address} and this machine do not trust each other's "
+                               f"TLS certificates ({reason}): cert must be signed by the cluster's CA, and ca_file "
+                               "be that CA's certificate, the one that signed the scheduler's (docs/cluster.md)"
+                               ) from None
         raise ClusterError(f"cannot reach the Dask scheduler at {spec.address}: {exc}. Is it running, and are "
                            "its TLS files the ones given (docs/cluster.md)?") from None
     try:
@@ -220,6 +220,41 @@ def connect(config: TournamentConfig, note: Callable[[str], None]) -> Iterator[C
         yield Cluster(client, spec.address, slots)
     finally:
         client.close()
+
+
+def _tls_refused(exc: BaseException | None) -> bool:
+    """Whether a connection failed in its TLS handshake: Dask raises FatalCommClosedError for a
+    certificate it cannot verify, and a closed comm caused by an SSLError when the other end
+    hangs up on ours (which end notices first is a race)."""
+    while exc is not None:
+        if isinstance(exc, (FatalCommClosedError, ssl.SSLError)):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+def tls_security(spec: ClusterSpec) -> distributed.Security:
+    """Dask's TLS settings for a tls:// scheduler: the config's files, and Dask's own configuration
+    (distributed.comm.tls.*) for those not given; ClusterError when the CA or the certificate is
+    missing, or a file cannot be used, before any connection is tried."""
+    files = {"tls_ca_file": spec.ca_file, "tls_client_cert": spec.cert, "tls_client_key": spec.key}
+    security = distributed.Security(require_encryption=True, **{k: v for k, v in files.items() if v})
+    # The key may be in the certificate's file, so only the CA and the certificate must be named.
+    missing = [key for key, given in (("ca_file", security.tls_ca_file), ("cert", security.tls_client_cert))
+               if not given]
+    if missing:
+        raise ClusterError(f"{spec.address} is a TLS scheduler, but {' and '.join(missing)} "
+                           f"{'is' if len(missing) == 1 else 'are'} not given: set the config's cluster: "
+                           "{address, ca_file, cert, key} (or Dask's distributed.comm.tls settings); "
+                           "docs/cluster.md says how to make them")
+    try:
+        security.get_connection_args("client")  # reads the files
+    except (OSError, ValueError) as exc:
+        reason = getattr(exc, "strerror", None) or exc  # an SSLError's text less its error number
+        raise ClusterError(f"the TLS files for {spec.address} cannot be used ({reason}): "
+                           "ca_file must be the cluster's CA certificate, cert this machine's certificate and key "
+                           "its private key (or in cert's file), all PEM (docs/cluster.md)") from None
+    return security
 
 
 def check_workers(client: distributed.Client, config: TournamentConfig, address: str) -> tuple[int, int]:
