@@ -1,7 +1,7 @@
 """Tournaments on a real Dask cluster started here: a scheduler and two worker processes of one
-core each. The cluster plays the same games as a local run, a worker killed mid-game costs no
-game, Ctrl-C cancels the cluster's games, and workers are checked before the first game (a
-worker with other arbiter code is refused by name).
+core each. The cluster plays the same games as a local run (`arbiter run`, `match` and `sprt`),
+a worker killed mid-game costs no game, Ctrl-C cancels the cluster's games, and workers are
+checked before the first game (a worker with other arbiter code is refused by name).
 TLS is tested apart, in test_cluster_tls.py.
 
 Kept lean: one cluster for the module, small boards, a few games each.
@@ -41,6 +41,7 @@ from tournament_helpers import ROOT, write_config
 PYTHON = sys.executable
 DASK = Path(PYTHON).with_name("dask")
 SLOW_BOT = ROOT / "tests" / "bots" / "slow_random_bot.py"
+RANDOM_BOT = f"{PYTHON} {ROOT / 'players' / 'random_bot.py'}"
 
 
 def start_cluster(workers: int, cores: int) -> LocalCluster:
@@ -233,6 +234,71 @@ def test_arbiter_run_with_cluster_on_the_command_line(tmp_path: Path, cluster: L
                              capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert refused.returncode == 2 and refused.stderr.count("\n") == 1
     assert "--cluster tcp://192.0.2.1:8786 is not allowed" in refused.stderr
+
+
+def arbiter_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([PYTHON, "-m", "arbiter", *args], capture_output=True, text=True, timeout=180, cwd=cwd)
+
+
+def test_arbiter_match_with_cluster_plays_every_game_on_the_workers_with_the_local_outcome(
+        tmp_path: Path, cluster: LocalCluster, client: Client) -> None:
+    match = ["match", "limit-nim", RANDOM_BOT, f"{RANDOM_BOT} --seed 2", "--games", "6", "--openings", "random:1",
+             "--time-ms", "5000"]
+    before = task_keys(client)
+    there = arbiter_cli(*match, "--results", str(tmp_path / "there"), "--cluster", cluster.scheduler_address,
+                        cwd=tmp_path)
+    assert there.returncode == 0, there.stderr
+    assert f"cluster {cluster.scheduler_address}: 2 workers checked, 2 games at once" in there.stderr
+    records = recorded(tmp_path / "there")
+    workers = games_played_by_workers(client, before)
+    assert sorted(workers) == sorted(r["id"] for r in records) and len(records) == 6
+    assert set(workers.values()) <= set(client.scheduler_info()["workers"])
+    here = arbiter_cli(*match, "--results", str(tmp_path / "here"), cwd=tmp_path)
+    assert here.returncode == 0, here.stderr
+    assert played(records) == played(recorded(tmp_path / "here"))
+    score = [line for line in there.stdout.splitlines() if line.startswith("random_bot-a vs random_bot-b: +")]
+    assert len(score) == 1 and score[0] in here.stdout.splitlines()
+
+
+def test_arbiter_sprt_with_cluster_plays_its_games_on_the_workers_and_reaches_the_local_verdict(
+        tmp_path: Path, cluster: LocalCluster, client: Client) -> None:
+    sprt = ["sprt", "--game", "limit-nim", "--candidate", f"{PYTHON} {ROOT / 'players' / 'nim_perfect.py'}",
+            "--baseline", RANDOM_BOT, "--elo0", "0", "--elo1", "150", "--max-games", "40", "--openings", "1",
+            "--time-ms", "10000", "--quiet"]
+    before = task_keys(client)
+    there = arbiter_cli(*sprt, "--results", str(tmp_path / "there"), "--cluster", cluster.scheduler_address,
+                        cwd=tmp_path)
+    assert there.returncode == 0, there.stderr  # H1 accepted
+    assert f"cluster {cluster.scheduler_address}: 2 workers checked, 2 games at once" in there.stderr
+    records = recorded(tmp_path / "there")
+    assert {r["id"] for r in records} <= set(games_played_by_workers(client, before))
+    here = arbiter_cli(*sprt, "--results", str(tmp_path / "here"), cwd=tmp_path)
+    assert here.returncode == 0, here.stderr
+    verdict = there.stdout.splitlines()[-1]
+    assert verdict.startswith("Verdict: H1 accepted after ") and verdict == here.stdout.splitlines()[-1]
+    counted = [line for line in there.stdout.splitlines() if line.startswith(("  counted: ", "  pairs scoring"))]
+    assert len(counted) == 2 and all(line in here.stdout.splitlines() for line in counted)
+
+
+@pytest.mark.parametrize("command", ["match", "sprt"])
+@pytest.mark.parametrize("address, says", [
+    ("tcp://192.0.2.1:8786", "command line: cluster: 'tcp://192.0.2.1:8786' is not allowed: 192.0.2.1 is not "
+                             "this machine, and a plain tcp:// connection is readable and forgeable"),
+    ("localhost:8786", "command line: cluster: 'localhost:8786' is not allowed: give the Dask scheduler as "
+                       "tls://HOST:PORT"),
+    ("tcp://127.0.0.1:9", "cannot reach the Dask scheduler at tcp://127.0.0.1:9: Timed out trying to connect"),
+])
+def test_match_and_sprt_with_a_bad_cluster_address_say_so_in_one_line_and_exit_2(
+        tmp_path: Path, command: str, address: str, says: str) -> None:
+    bots = (["limit-nim", RANDOM_BOT, f"{RANDOM_BOT} --seed 2", "--games", "2"] if command == "match"
+            else ["--game", "limit-nim", "--candidate", RANDOM_BOT, "--baseline", f"{RANDOM_BOT} --seed 2"])
+    refused = arbiter_cli(command, *bots, "--results", str(tmp_path / "out"), "--cluster", address,
+                          cwd=tmp_path)
+    assert refused.returncode == 2
+    errors = [line for line in refused.stderr.splitlines() if "error" in line.lower() or "Traceback" in line]
+    assert errors == [refused.stderr.splitlines()[-1]]
+    assert errors[0].startswith(f"arbiter {command}: error: {says}")
+    assert not (tmp_path / "out" / "games.jsonl").exists()
 
 
 def free_port() -> int:
