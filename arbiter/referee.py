@@ -16,6 +16,7 @@ import shlex
 import threading
 import time
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Literal, Mapping, Sequence
@@ -24,7 +25,7 @@ from .games import Game, GameError, State
 from .records import GameRecord, MoveRecord, PlayerRef, Termination
 from .transport import TIMEOUT, BadLine, Channel, Closed, ReadResult
 from .transport.pipe import launch_pipe_bot
-from .transport.process import BotProcess, LaunchError, end_all
+from .transport.process import BotProcess, LaunchError, end_all, launch_side_by_side
 from .transport.sandbox import SandboxSpec
 from .transport.zmq import (EndpointError, LeaseCancelled, SocketSpec, check_socket, launch_zmq_bot,
                              lease_remote_seats)
@@ -238,22 +239,18 @@ class _Referee:
                 raise GameAborted("the game was cancelled") from None
             for seat, channel in zip(remote, leases):
                 seat.channel = channel
+        launched = [seat for seat in self.seats if seat.spec.transport != "remote"]
+        outcomes = launch_side_by_side([partial(self._start_bot, seat) for seat in launched])
+        for seat, outcome in zip(launched, outcomes):
+            if not isinstance(outcome, BaseException):
+                seat.channel, seat.process = outcome  # before any failure: ended with the rest
+        for seat, outcome in zip(launched, outcomes):
+            if isinstance(outcome, LaunchError):
+                return _Ending(Termination.CRASH, seat.index, f"{seat.label} could not be started: {outcome}")
+            if isinstance(outcome, BaseException):
+                raise outcome
         for seat in self.seats:
             spec = seat.spec
-            seat.launched_at = _now()
-            try:
-                if spec.transport == "pipe":
-                    seat.channel, seat.process = launch_pipe_bot(
-                        spec.command, cwd=spec.cwd, env=spec.env, memory_mb=seat.time.memory_mb,
-                        log_path=seat.log_path, sandbox=spec.sandbox,
-                    )
-                elif spec.transport == "zmq":
-                    seat.channel, seat.process = launch_zmq_bot(
-                        spec.command, label=seat.label, bind=spec.socket.bind, cwd=spec.cwd, env=spec.env,
-                        memory_mb=seat.time.memory_mb, log_path=seat.log_path, sandbox=spec.sandbox,
-                    )
-            except LaunchError as exc:
-                return _Ending(Termination.CRASH, seat.index, f"{seat.label} could not be started: {exc}")
             first = [] if spec.dialect == "codecup" else [self._game_line(seat)]
             if opening:  # framed, so a bot knows which moves are forced and does not answer them
                 first += [f"Opening {len(opening)}", *opening]
@@ -265,6 +262,17 @@ class _Referee:
                 assert seat.process is not None
                 seat.process.suspend()  # at once: its start-up runs on its first turn's clock
         return self._start_up()
+
+    @staticmethod
+    def _start_bot(seat: _Seat) -> tuple[Channel, BotProcess]:
+        """Launch the bot of a seat the arbiter starts (pipe or zmq); raises LaunchError."""
+        spec = seat.spec
+        seat.launched_at = _now()
+        if spec.transport == "pipe":
+            return launch_pipe_bot(spec.command, cwd=spec.cwd, env=spec.env, memory_mb=seat.time.memory_mb,
+                                   log_path=seat.log_path, sandbox=spec.sandbox)
+        return launch_zmq_bot(spec.command, label=seat.label, bind=spec.socket.bind, cwd=spec.cwd, env=spec.env,
+                              memory_mb=seat.time.memory_mb, log_path=seat.log_path, sandbox=spec.sandbox)
 
     def _start_up(self) -> _Ending | None:
         """Off the clock, let every launched bot finish starting, then stop it until its turn.

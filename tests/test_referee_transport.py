@@ -209,3 +209,42 @@ def _wait_for_state(pid: int, state: str) -> None:
 
 def _state(pid: int) -> str:
     return Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0].decode()
+
+
+@pytest.mark.parametrize("sandbox", [False, True])
+def test_bots_launched_side_by_side_outlive_the_thread_that_asked(sandbox: bool) -> None:
+    # An unboxed bot's parent-death signal and bubblewrap's --die-with-parent fire when the
+    # thread that forked them ends: the launches must not run on threads that end with a game.
+    from arbiter.transport.process import launch_side_by_side
+    from arbiter.transport.sandbox import SandboxSpec, support
+    if sandbox and not support().usable:
+        pytest.fail(support().describe())
+    spec = SandboxSpec() if sandbox else None
+    launched: list = []
+    asker = threading.Thread(target=lambda: launched.extend(launch_side_by_side(
+        [lambda: BotProcess.launch(["cat"], sandbox=spec) for _ in range(3)])))
+    asker.start()
+    asker.join()
+    assert len(launched) == 3 and not any(isinstance(outcome, BaseException) for outcome in launched), launched
+    processes = [process for process, _, _ in launched]
+    try:
+        time.sleep(0.3)
+        assert [process.exit_status() for process in processes] == [None] * 3
+        assert len({process.pid for process in processes}) == 3
+    finally:
+        for _, stdin_fd, stdout_fd in launched:
+            os.close(stdin_fd)
+            os.close(stdout_fd)
+        end_all(processes, grace_s=1.0, term_grace_s=0.2)
+
+
+def test_a_launch_that_fails_side_by_side_is_handed_back_and_the_others_still_start() -> None:
+    from arbiter.transport.process import LaunchError, launch_side_by_side
+    outcomes = launch_side_by_side([lambda: BotProcess.launch(["cat"]),
+                                    lambda: BotProcess.launch(["/no/such/bot"])])
+    assert isinstance(outcomes[1], LaunchError) and "/no/such/bot" in str(outcomes[1])
+    process, stdin_fd, stdout_fd = outcomes[0]
+    assert process.exit_status() is None
+    os.close(stdin_fd)
+    os.close(stdout_fd)
+    end_all([process], grace_s=1.0, term_grace_s=0.2)
