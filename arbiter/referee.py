@@ -35,7 +35,7 @@ TERM_GRACE_S = 0.3  # after SIGTERM, before SIGKILL
 WAKE_S = 0.05  # a waiting referee looks at `cancel` and the bot's exit this often
 CRASH_WAIT_S = 0.2  # after a bot's output closes, how long to wait for its exit status
 STARTUP_TIMEOUT = "did not finish starting within"  # the detail of a start-up timeout, before its limit
-STARTUP_POLL_S = 0.002  # how often a starting bot's processes are looked at (and so its start-up's precision)
+STARTUP_POLL_S = 0.001  # how often a starting bot's processes are looked at (and so its start-up's precision)
 LATE_LINES_READ = 1000  # after the game, at most this many lines a bot wrote are read (to note them)...
 LATE_LINES_SHOWN = 3  # ...and this many quoted in its log
 # Under `clock: cpu` a bot that blocks without using CPU would never run out of time:

@@ -421,6 +421,7 @@ class BotProcess:
         self.drain = drain
         self._pidfd = os.pidfd_open(popen.pid)
         self._stat_fd = _open_proc(f"/proc/{popen.pid}/task/{popen.pid}/stat")
+        self._own_stat_fd: int | None = None  # in a box, the bot's own process's, once it is known
         self._children_fd = _open_proc(f"/proc/{popen.pid}/task/{popen.pid}/children")
         self._last_pid_fd = _open_proc(_LAST_PID_PATH)
         self._cpu_clock = _cpu_clock(popen.pid)
@@ -573,9 +574,17 @@ class BotProcess:
         Other threads' and processes' timed sleeps are not looked at: runtimes keep such
         threads (Go's monitor thread, watchdogs), bots start helpers that sleep, and taking
         them for start-up would fail a bot that has started."""
+        if self.box is not None and not self._box_begun():
+            return False
+        # First the one thread that must be asleep whatever else is (one read, while a bot
+        # is still starting the usual answer): the bot's own process's main thread.
+        if self._own_stat_fd is None and self._own_pid != self.pid:
+            self._own_stat_fd = _open_proc(f"/proc/{self._own_pid}/task/{self._own_pid}/stat")
+        own = _pread_proc(self._own_stat_fd if self._own_pid != self.pid else self._stat_fd,
+                          f"/proc/{self._own_pid}/task/{self._own_pid}/stat", _STAT_MAX_BYTES)
+        if own and own.rsplit(b")", 1)[1].split(None, 1)[0] not in (b"S", b"Z", b"X"):
+            return False
         if self.box is not None:
-            if not self._box_begun():
-                return False
             pids = [pid for pid in self.track_descendants() if pid not in self._box_pids]
         else:
             pids = [self.pid, *self.track_descendants()]
@@ -788,7 +797,7 @@ class BotProcess:
                 self._status = self.box.exit_status(status) if self.box is not None and status > 0 else status
         except subprocess.TimeoutExpired:
             pass  # stuck in the kernel (uninterruptible); Popen reaps it later
-        for fd in (self._pidfd, self._stat_fd, self._children_fd, self._last_pid_fd):
+        for fd in (self._pidfd, self._stat_fd, self._own_stat_fd, self._children_fd, self._last_pid_fd):
             if fd is not None:
                 os.close(fd)
         if self.box is not None:
