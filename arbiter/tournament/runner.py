@@ -347,8 +347,11 @@ class TournamentRunner:
             while running:
                 finished, _ = wait(running, timeout=0.5, return_when=FIRST_COMPLETED)
                 self.progress.tick()
-                for future in finished:
-                    self._finished(running.pop(future), future)
+                ended = [(running.pop(future), future) for future in finished]
+                if ended and not self.RECORDS_DECIDE:  # the next games start while these are written
+                    self._fill(pool, pending, running)
+                for scheduled, future in ended:
+                    self._finished(scheduled, future)
                 if self._decided():
                     self._end_running(pool, running)
                     return
@@ -375,6 +378,11 @@ class TournamentRunner:
     def _finished(self, scheduled: ScheduledGame, future: Future[GameRecord]) -> None:
         """A game's future completed: record it (an arbiter bug in it re-raises here)."""
         self._record(scheduled, future.result())
+
+    # Whether the records decide if another game starts at all (an SPRT's verdict): then a
+    # finished game is recorded before the next starts; otherwise the next starts first, and
+    # the record (its fsync, about 1 ms) is written while the bots start.
+    RECORDS_DECIDE = False
 
     def _decided(self) -> bool:
         """Whether to stop before the queue is empty (a tournament never does)."""

@@ -241,6 +241,8 @@ class SprtProgress(Progress):
 class SprtRunner(TournamentRunner):
     """Plays game pairs with up to `concurrency` games at once until the test is decided."""
 
+    RECORDS_DECIDE = True  # the verdict, from the records, decides whether another game starts
+
     def __init__(self, config: TournamentConfig, store: GameStore, progress: SprtProgress,
                  play: Callable[..., GameRecord] = play_game, cluster: Cluster | None = None) -> None:
         super().__init__(config, store, progress, play, cluster)
