@@ -25,7 +25,6 @@ from typing import Any, Iterator
 import pytest
 from distributed import Client, LocalCluster
 
-from arbiter.reports.standings import compute_standings
 from arbiter.records import arbiter_version
 from arbiter.referee import PlayerSpec, TimeControl
 from arbiter.tournament.cluster import (ClusterError, GameTask, WorkerReport, connect, refusal, source_digest,
@@ -36,7 +35,7 @@ from arbiter.tournament.runner import GameSetup, Interrupted, run_tournament
 from arbiter.tournament.sprt import SprtProgress, run_sprt
 
 from test_tournament_processes import processes_marked, wait_for
-from tournament_helpers import ROOT, write_config
+from tournament_helpers import ROOT, played, table, write_config
 
 PYTHON = sys.executable
 DASK = Path(PYTHON).with_name("dask")
@@ -77,14 +76,6 @@ def slow_config(folder: Path, marker: str, slow_ms: int, games: int) -> Path:
                                 f"openings: {{random_moves: 1, seed: 4}}\nplayers:\n{players}\n")
 
 
-def played(records: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
-    """What decides each game, in game-id order: who sat where, the opening, every move, the
-    result and the seed (not how long anything took)."""
-    return [(r["id"], r["names"], r["opening"], [(m["seat"], m["move"], m["forced"]) for m in r["moves"]],
-             r["scores"], r["winner"], r["termination"], r["offender"], r["points"], r["seed"])
-            for r in sorted(records, key=lambda r: r["id"])]
-
-
 def recorded(results: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in (results / "games.jsonl").read_text().splitlines()]
 
@@ -99,13 +90,6 @@ def games_played_by_workers(client: Client, before: set[str]) -> dict[str, str]:
     `before` (task_keys then); a game's key is arbiter-RUN-GAMEID."""
     return {entry["key"].split("-", 2)[2]: entry["worker"] for entry in client.get_task_stream()
             if entry["key"].startswith("arbiter-") and entry["key"] not in before and entry["status"] == "OK"}
-
-
-def table(records: list[dict[str, Any]], config: Any) -> list[tuple[Any, ...]]:
-    """The standings as printed, less the move times (which no two runs share)."""
-    standings = compute_standings(records, players=[p.name for p in config.players])
-    return [(row.rank, row.name, row.games, row.wins, row.draws, row.losses, row.points, row.faults)
-            for row in standings.players]
 
 
 def test_the_demo_cut_down_plays_the_same_games_on_the_cluster_as_here(tmp_path: Path, cluster: LocalCluster, client: Client) -> None:

@@ -26,8 +26,8 @@ from arbiter.tournament.config import load_config, with_cluster
 from arbiter.tournament.progress import Progress
 from arbiter.tournament.runner import run_tournament
 
-from test_cluster import DASK, free_port, games_played_by_workers, played, recorded, table, task_keys
-from tournament_helpers import ROOT, write_config
+from test_cluster import DASK, free_port, games_played_by_workers, recorded, task_keys
+from tournament_helpers import ROOT, played, table, write_config
 
 PYTHON = sys.executable
 GUIDE = ROOT / "docs" / "cluster.md"

@@ -1,4 +1,5 @@
-"""Shared fixtures for tournament tests: configs on disk and an in-process stand-in for the referee."""
+"""Shared helpers for tournament tests: configs on disk, an in-process stand-in for the referee, and
+what decides a run's games and standings, to compare two runs of one tournament."""
 from __future__ import annotations
 
 import random
@@ -6,6 +7,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from arbiter.games import Game
+from arbiter.reports.standings import compute_standings
 from arbiter.records import GameRecord, MoveRecord, PlayerRef, Termination
 from arbiter.referee import PlayerSpec
 
@@ -57,3 +59,18 @@ def fake_play(game: Game[Any], players: Sequence[PlayerSpec], *, opening: Sequen
         offender=None, detail="the game was played to the end", started_at="2026-01-01T00:00:00Z",
         duration_s=0.01, logs=[None, None],
     )
+
+
+def played(records: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    """What decides each game, in game-id order: who sat where, the opening, every move, the
+    result and the seed (not how long anything took)."""
+    return [(r["id"], r["names"], r["opening"], [(m["seat"], m["move"], m["forced"]) for m in r["moves"]],
+             r["scores"], r["winner"], r["termination"], r["offender"], r["points"], r["seed"])
+            for r in sorted(records, key=lambda r: r["id"])]
+
+
+def table(records: list[dict[str, Any]], config: Any) -> list[tuple[Any, ...]]:
+    """The standings as printed, less the move times (which no two runs share)."""
+    standings = compute_standings(records, players=[p.name for p in config.players])
+    return [(row.rank, row.name, row.games, row.wins, row.draws, row.losses, row.points, row.faults)
+            for row in standings.players]
