@@ -258,7 +258,7 @@ def tls_security(spec: ClusterSpec) -> distributed.Security:
 
 
 def check_workers(client: distributed.Client, config: TournamentConfig, address: str) -> tuple[int, int]:
-    """Check every worker: the arbiter's version, every player's command and folders, the
+    """Check every worker: the arbiter's version and source, every player's command and folders, the
     sandbox the config asks for, and a `cores` resource within the machine's cores. Returns
     how many workers were checked and the games they play at once; ClusterError listing
     every problem otherwise."""
