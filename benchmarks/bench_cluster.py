@@ -58,10 +58,13 @@ def idle_per_game_ms(records: list[dict], slots: int) -> float:
     free: list[float] = []  # ends of games whose slot has not started another game yet
     gaps: list[float] = []
     for start, end in spans:
-        earlier = [when for when in free if when <= start]
+        # A record's start is kept to the millisecond: a game that started within a
+        # millisecond of another's end (as the next game of a slot does here) may read as
+        # starting before it.
+        earlier = [when for when in free if when <= start + 0.001]
         if earlier:
             free.remove(min(earlier))
-            gaps.append(start - min(earlier))
+            gaps.append(max(0.0, start - min(earlier)))
         free.append(end)
     return 1000 * statistics.median(gaps)
 
