@@ -248,3 +248,23 @@ def test_a_launch_that_fails_side_by_side_is_handed_back_and_the_others_still_st
     os.close(stdin_fd)
     os.close(stdout_fd)
     end_all([process], grace_s=1.0, term_grace_s=0.2)
+
+
+def test_boxes_sharing_a_writable_folder_that_does_not_exist_yet_start_side_by_side(tmp_path: Path) -> None:
+    # Two seats of perfect_dp share its cache folder (configs/boxes-3x3.yaml): the first box
+    # to start makes it, and the second must not fail because it appeared meanwhile.
+    from arbiter.transport.process import launch_side_by_side
+    from arbiter.transport.sandbox import SandboxSpec, support
+    if not support().usable:
+        pytest.fail(support().describe())
+    for attempt in range(5):
+        shared = tmp_path / f"cache-{attempt}" / "perfect_dp"
+        spec = SandboxSpec(write=(str(shared),))
+        outcomes = launch_side_by_side([lambda: BotProcess.launch(["cat"], sandbox=spec) for _ in range(4)])
+        failures = [outcome for outcome in outcomes if isinstance(outcome, BaseException)]
+        launched = [outcome for outcome in outcomes if not isinstance(outcome, BaseException)]
+        for _, stdin_fd, stdout_fd in launched:
+            os.close(stdin_fd)
+            os.close(stdout_fd)
+        end_all([process for process, _, _ in launched], grace_s=1.0, term_grace_s=0.2)
+        assert failures == [] and shared.is_dir()

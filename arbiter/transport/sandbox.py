@@ -656,8 +656,7 @@ def _installations(program: str) -> list[str]:
 def _give_to_box(path: str, as_root: bool) -> None:
     """Make a writable path exist and, when the box runs as its own user, belong to it."""
     try:
-        if not os.path.exists(path):
-            os.makedirs(path)
+        os.makedirs(path, exist_ok=True)  # boxes of one game start side by side, and games at once
         if as_root:
             os.chown(path, BOX_UID, BOX_GID)
     except OSError as exc:
