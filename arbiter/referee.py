@@ -27,8 +27,7 @@ from .transport import TIMEOUT, BadLine, Channel, Closed, ReadResult
 from .transport.pipe import launch_pipe_bot
 from .transport.process import BotProcess, LaunchError, end_all, launch_side_by_side
 from .transport.sandbox import SandboxSpec
-from .transport.zmq import (EndpointError, LeaseCancelled, SocketSpec, check_socket, launch_zmq_bot,
-                             lease_remote_seats)
+from .transport.endpoints import EndpointError, LeaseCancelled, SocketSpec, check_socket
 
 QUIT_GRACE_S = 0.5  # after `Quit`, how long a bot may take to exit before SIGTERM
 TERM_GRACE_S = 0.3  # after SIGTERM, before SIGKILL
@@ -232,6 +231,7 @@ class _Referee:
         opening = [m.move for m in self.moves]
         remote = [seat for seat in self.seats if seat.spec.transport == "remote"]
         if remote:  # all at once: they may wait for each other's bots to connect, or for other games
+            from .transport.zmq import lease_remote_seats  # ZeroMQ is loaded by a game that uses it
             try:
                 leases = lease_remote_seats([(f"remote player {s.spec.name}", s.spec.socket) for s in remote],
                                             cancel=self.cancel)
@@ -271,6 +271,7 @@ class _Referee:
         if spec.transport == "pipe":
             return launch_pipe_bot(spec.command, cwd=spec.cwd, env=spec.env, memory_mb=seat.time.memory_mb,
                                    log_path=seat.log_path, sandbox=spec.sandbox)
+        from .transport.zmq import launch_zmq_bot  # ZeroMQ is loaded by a game that uses it
         return launch_zmq_bot(spec.command, label=seat.label, bind=spec.socket.bind, cwd=spec.cwd, env=spec.env,
                               memory_mb=seat.time.memory_mb, log_path=seat.log_path, sandbox=spec.sandbox)
 

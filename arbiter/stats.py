@@ -19,7 +19,12 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Callable, Literal, Mapping, Sequence
 
-import numpy as np
+# numpy (15 MB and 40 ms of a process's start) is imported by the functions that use it: a
+# command that computes no statistics does not load it, and a tournament's arbiter loads it
+# only when it computes the standings.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import numpy as np
 
 Z95 = 1.959963984540054  # the standard normal's 97.5% quantile: 95% two-sided
 ELO_PER_NAT = 400 / math.log(10)  # Elo points per unit of natural-log odds
@@ -76,6 +81,7 @@ def bradley_terry(
     gets `VIRTUAL_DRAWS` extra drawn games. A player without games is rated 0 with an
     infinite interval. Intervals come from the inverse observed Fisher information.
     """
+    import numpy as np
     index = _index_players(players)
     if anchor is not None and anchor not in index:
         raise ValueError(f"anchor {anchor!r} is not one of the players")
@@ -116,6 +122,7 @@ def _tally(
     index: dict[str, int], results: Sequence[tuple[str, str, float]]
 ) -> tuple[np.ndarray, np.ndarray]:
     """Matrices score[i, j] (points of i against j) and games[i, j] (games between them)."""
+    import numpy as np
     n = len(index)
     score = np.zeros((n, n))
     games = np.zeros((n, n))
@@ -141,6 +148,7 @@ def _tally(
 
 def _groups(games: np.ndarray) -> list[list[int]]:
     """Connected components of the graph 'played at least one game', in player order."""
+    import numpy as np
     seen: set[int] = set()
     groups = []
     for start in range(len(games)):
@@ -160,6 +168,7 @@ def _groups(games: np.ndarray) -> list[list[int]]:
 
 def _reaches_all(edges: np.ndarray) -> bool:
     """Whether node 0 reaches every node along edges[i, j] > 0."""
+    import numpy as np
     reached, frontier = {0}, [0]
     while frontier:
         i = frontier.pop()
@@ -191,6 +200,7 @@ def _fit_group(score: np.ndarray, games: np.ndarray, pinned: int | None) -> tupl
 def _elo_with_deviations(theta: np.ndarray, info: np.ndarray, pinned: int | None) -> tuple[np.ndarray, np.ndarray]:
     """Strengths (natural units, any offset) and their information matrix -> Elo ratings with
     mean 0 (or `pinned` at 0) and their standard deviations."""
+    import numpy as np
     m = len(theta)
     # Covariance with the last player held at 0: invert the information without its row/column.
     held = np.zeros((m, m))
@@ -211,17 +221,20 @@ def _elo_with_deviations(theta: np.ndarray, info: np.ndarray, pinned: int | None
 
 def _win_probability(theta: np.ndarray) -> np.ndarray:
     """p[i, j] = P(i beats j) = 1 / (1 + exp(theta_j - theta_i)), stable for large gaps."""
+    import numpy as np
     diff = theta[:, None] - theta[None, :]
     return 0.5 + 0.5 * np.tanh(diff / 2)
 
 
 def _log_likelihood(theta: np.ndarray, score: np.ndarray) -> float:
+    import numpy as np
     diff = theta[:, None] - theta[None, :]
     return -float(np.sum(score * np.logaddexp(0.0, -diff)))
 
 
 def _information(theta: np.ndarray, games: np.ndarray) -> np.ndarray:
     """Observed Fisher information (minus the Hessian of the log-likelihood) in natural units."""
+    import numpy as np
     p = _win_probability(theta)
     w = games * p * p.T
     return np.diag(w.sum(axis=1)) - w
@@ -229,6 +242,7 @@ def _information(theta: np.ndarray, games: np.ndarray) -> np.ndarray:
 
 def _maximize_likelihood(score: np.ndarray, games: np.ndarray) -> np.ndarray:
     """Newton's method with backtracking on the concave log-likelihood; last player held at 0."""
+    import numpy as np
     m = len(score)
     theta = np.zeros(m)
     best = _log_likelihood(theta, score)
@@ -272,6 +286,7 @@ def plackett_luce(
     virtual draws that keep a clean sweep finite, and the intervals follow `bradley_terry`
     (docs/statistics.md); the answer does not depend on the order of the rankings.
     """
+    import numpy as np
     index = _index_players(players)
     if anchor is not None and anchor not in index:
         raise ValueError(f"anchor {anchor!r} is not one of the players")
@@ -349,6 +364,7 @@ def _choice_events(index: dict[str, int], rankings: Sequence[Mapping[str, int]])
 
 def _fit_rankings(events: ChoiceEvents, met: np.ndarray, pinned: int | None) -> tuple[np.ndarray, np.ndarray]:
     """Elo ratings and standard deviations for one connected group of players, from its events."""
+    import numpy as np
     m = len(met)
     ahead = np.zeros((m, m))  # ahead[i, j]: i was chosen while j was still there
     for members in events:
@@ -381,6 +397,7 @@ def _fit_rankings(events: ChoiceEvents, met: np.ndarray, pinned: int | None) -> 
 
 def _events_by_size(events: ChoiceEvents) -> list[tuple[np.ndarray, np.ndarray]]:
     """The events as arrays per choice-set size: members (chooser in column 0) and weights."""
+    import numpy as np
     sizes: dict[int, list[tuple[tuple[int, ...], float]]] = {}
     for members, weight in events.items():
         sizes.setdefault(len(members), []).append((members, weight))
@@ -389,6 +406,7 @@ def _events_by_size(events: ChoiceEvents) -> list[tuple[np.ndarray, np.ndarray]]
 
 
 def _ranking_log_likelihood(theta: np.ndarray, by_size: list[tuple[np.ndarray, np.ndarray]]) -> float:
+    import numpy as np
     total = 0.0
     for members, weights in by_size:
         t = theta[members]
@@ -404,6 +422,7 @@ def _ranking_gradient_information(theta: np.ndarray, by_size: list[tuple[np.ndar
 
     A choice from set S with probabilities p adds w (e_chosen - p) to the gradient and
     w (diag p - p p^T) to the information, whoever was chosen."""
+    import numpy as np
     gradient = np.zeros(m)
     info = np.zeros(m * m)  # flat: entry (i, j) at i * m + j; bincount sums repeated indices
     for members, weights in by_size:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -393,3 +394,29 @@ def test_a_damaged_field_in_a_record_is_named(tmp_path: Path, edit, problem: str
     corrupt_line(games, 5, json.dumps(edit(json.loads(games.read_text().splitlines()[4]))))
     with pytest.raises(UsageError, match=rf"games.jsonl:5: game \S+: {re.escape(problem)}; fix or remove"):
         report_results(tmp_path / "results")
+
+
+def test_a_tournament_of_pipe_bots_launches_them_from_an_arbiter_without_zeromq_or_numpy(tmp_path: Path) -> None:
+    # An unboxed bot's launch forks the arbiter, and every command starts by importing it:
+    # ZeroMQ and numpy would make it 16 MB larger and its start 35 and 40 ms longer. They load
+    # where they are used: a game with a zmq or remote seat, the standings.
+    config = write_config(tmp_path, BODY)
+    code = ("import io, sys\n"
+            "from arbiter.tournament.config import load_config\n"
+            "from arbiter.tournament.progress import Progress\n"
+            "from arbiter.tournament.runner import run_tournament\n"
+            "from arbiter.transport import process\n"
+            "loaded, launches = set(), []\n"
+            "launch = process.BotProcess.launch.__func__\n"
+            "def watched(cls, *args, **kwargs):\n"
+            "    loaded.update(m for m in ('zmq', 'numpy') if m in sys.modules)\n"
+            "    launches.append(1)\n"
+            "    return launch(cls, *args, **kwargs)\n"
+            "process.BotProcess.launch = classmethod(watched)\n"
+            f"run_tournament(load_config({str(config)!r}), Progress(io.StringIO(), quiet=True, tty=False))\n"
+            "print(sorted(loaded), len(launches))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          cwd=Path(__file__).resolve().parents[1])
+    assert done.returncode == 0, done.stderr
+    games = (tmp_path / "results" / "games.jsonl").read_text().count("\n")
+    assert games > 0 and done.stdout.split("\n")[0] == f"[] {2 * games}"

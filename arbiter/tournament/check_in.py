@@ -6,7 +6,6 @@ from typing import Callable
 
 from ..errors import UsageError
 from ..referee import PlayerSpec
-from ..transport.zmq import CHECK_IN_QUIET_MS, EndpointError, check_in_remote_seats
 from .config import TournamentConfig
 from .schedule import fixed_schedule, planned_games
 from .store import GameStore
@@ -17,6 +16,7 @@ def check_in_remote_players(config: TournamentConfig, note: Callable[[str], None
     `connect_wait_ms`; UsageError naming those that never connected. `note` is told who is waited for."""
     if not any(p.transport == "remote" for p in config.players):
         return
+    from ..transport.zmq import CHECK_IN_QUIET_MS, EndpointError, check_in_remote_seats  # loads ZeroMQ: only here
     recorded = set() if fresh else {r["id"] for r in GameStore(config.results_dir / "games.jsonl").load()}
     players = {f"remote player {p.name}": p for p in remote_players_due(config, recorded)}
     if not players:

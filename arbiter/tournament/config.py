@@ -20,7 +20,7 @@ from ..games import Game, GameError, find_game, game_names
 from ..referee import PlayerSpec, TimeControl
 from ..transport.keys import KeyFileError, read_key_file, read_public_key
 from ..transport.sandbox import SandboxSpec, support
-from ..transport.zmq import DEFAULT_CONNECT_WAIT_MS, SocketSpec, socket_problems
+from ..transport.endpoints import DEFAULT_CONNECT_WAIT_MS, SocketSpec, socket_problems
 from .validate import ConfigError, KeyPath, Mapping, Problems, boolean, integer, load_yaml, number, one_of, text
 
 Format = Literal["round-robin", "gauntlet", "swiss", "sprt"]

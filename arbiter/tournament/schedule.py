@@ -14,8 +14,6 @@ from dataclasses import dataclass
 from itertools import combinations, islice, permutations
 from typing import Any, Sequence
 
-import numpy as np
-
 from ..errors import UsageError
 from ..games import Game
 from .config import TournamentConfig
@@ -143,6 +141,7 @@ def balanced_groups(names: Sequence[str], seats: int) -> list[tuple[str, ...]]:
     played fewest groups, then who comes first in the config. The tests measure the result:
     every player plays the same number of groups give or take one, and pairs meet 0 to 2 times.
     """
+    import numpy as np  # here, not at the top: see arbiter/stats.py
     n = len(names)
     played = np.zeros(n, dtype=np.int64)
     met = np.zeros((n, n), dtype=np.int64)

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-import zmq
 
 Z85_KEY_CHARS = 40
 # Z85's alphabet (ZeroMQ RFC 32): digits, letters and these symbols.
@@ -40,6 +39,7 @@ class KeyPair:
     @classmethod
     def generate(cls) -> KeyPair:
         """A fresh random key pair."""
+        import zmq  # loaded where keys are made or checked, not by every config that names a socket
         public, secret = zmq.curve_keypair()
         return cls(public.decode("ascii"), secret.decode("ascii"))
 
@@ -102,6 +102,7 @@ def read_key_file(path: str | Path, *, need_secret: bool) -> KeyPair:
         raise KeyFileError(f"{path}: its secret-key is not a 40-character Z85 key")
     if need_secret and secret is None:
         raise KeyFileError(f"{path} holds only a public key; give the {SECRET_SUFFIX} file, which holds both")
+    import zmq  # loaded where keys are made or checked, not by every config that names a socket
     if secret is not None and zmq.curve_public(secret.encode("ascii")).decode("ascii") != public:
         raise KeyFileError(f"{path}: its public-key does not belong to its secret-key")
     return KeyPair(public, secret)

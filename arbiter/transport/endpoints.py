@@ -1,0 +1,165 @@
+"""Where a player's ZeroMQ socket is, and whether the settings are usable: endpoints, the
+`SocketSpec` of a config's player, and the rules it must follow (`socket_problems`).
+
+Kept apart from `zmq.py` (the channel itself), which loads ZeroMQ (with asyncio and ssl, about
+13 MB and 35 ms of a process's start here): a config, a referee or a command that only reads
+these settings does not load it; a game with a `zmq` or `remote` seat does."""
+from __future__ import annotations
+
+import ipaddress
+import re
+from dataclasses import dataclass
+
+from .keys import KeyFileError, is_z85_key, read_key_file
+
+DEFAULT_CONNECT_WAIT_MS = 10000  # how long a game waits for a remote bot that is not connected
+
+
+class EndpointError(ValueError):
+    """An endpoint or key set-up the arbiter refuses; the message says what to change."""
+
+
+class LeaseCancelled(Exception):
+    """A game's wait for its remote seats was cancelled; it holds none of them."""
+
+
+# --- endpoints -----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Endpoint:
+    """A `tcp://HOST:PORT` endpoint (PORT `*`, bind only, means any free port), or an
+    `ipc:///PATH` unix socket (host and port empty)."""
+
+    text: str
+    host: str
+    port: str
+
+    @property
+    def is_loopback(self) -> bool:
+        """Only this machine can reach it: `localhost`, 127.0.0.0/8, ::1 (names are not
+        resolved), or a unix socket."""
+        if self.text.startswith("ipc://") or self.host == "localhost":
+            return True
+        try:
+            return ipaddress.ip_address(self.host.strip("[]")).is_loopback
+        except ValueError:
+            return False  # `*`, an interface name, or a host name: assume it is reachable
+
+
+_ENDPOINT = re.compile(r"tcp://(\[[0-9a-fA-F:.]+\]|[^:/\[\]\s]+):(\*|\d{1,5})")
+_IPC_ENDPOINT = re.compile(r"ipc:///[^\s\x00]{1,90}")  # a unix socket path fits in 108 bytes
+
+
+def parse_endpoint(text: str, *, side: str) -> Endpoint:
+    """Check a `tcp://HOST:PORT` or `ipc:///PATH` endpoint for `side` "bind" or "connect";
+    EndpointError if unusable."""
+    if _IPC_ENDPOINT.fullmatch(text):
+        return Endpoint(text, "", "")
+    match = _ENDPOINT.fullmatch(text)
+    if match is None:
+        raise EndpointError(f"{text!r} is not a ZeroMQ endpoint: write tcp://HOST:PORT, "
+                            "e.g. tcp://127.0.0.1:5555, or ipc:///PATH for a unix socket")
+    host, port = match.groups()
+    if port == "*" and side == "connect":
+        raise EndpointError(f"{text!r}: a port to connect to must be a number, not *")
+    if port != "*" and not 0 < int(port) < 65536:
+        raise EndpointError(f"{text!r}: the port must be between 1 and 65535")
+    if host == "*" and side == "connect":
+        raise EndpointError(f"{text!r}: cannot connect to *; name the host")
+    return Endpoint(text, host, port)
+
+
+def connectable(bound: str) -> str:
+    """The endpoint a local bot connects to for a socket bound at `bound` (wildcards -> loopback)."""
+    return re.sub(r"^tcp://(0\.0\.0\.0|\*|\[::\]|\[\*\])(?=:)",
+                  lambda m: "tcp://[::1]" if "[" in m.group(1) else "tcp://127.0.0.1", bound)
+
+
+# --- what the configuration says about a player's socket ----------------------------
+
+@dataclass(frozen=True)
+class SocketSpec:
+    """Where a `zmq` or `remote` player's socket is, and its CURVE keys.
+
+    `bind`: the arbiter binds this endpoint (the bot connects). `connect`: the bot has
+    bound this endpoint and the arbiter connects (remote players only). `public_key`: the
+    bot's CURVE public key, Z85 (remote only; launched bots get keys made for the game).
+    `arbiter_keys`: the arbiter's key pair file (remote with CURVE).
+    """
+
+    bind: str | None = None
+    connect: str | None = None
+    public_key: str | None = None
+    arbiter_keys: str | None = None
+    connect_wait_ms: int = DEFAULT_CONNECT_WAIT_MS
+
+    def describe(self) -> str:
+        """Where the seat's socket is, for a record: `remote tcp://... (the bot connects)`."""
+        if self.connect:
+            return f"remote {self.connect} (the arbiter connects)"
+        return f"remote {self.bind} (the bot connects)"
+
+
+def socket_problems(transport: str, spec: SocketSpec) -> list[tuple[str, str]]:
+    """What is wrong with a player's socket settings, as (key, message) pairs; empty if usable.
+
+    The one place these rules live: config validation, the referee and the channel all
+    ask it. Non-loopback endpoints need CURVE keys; remote players need exactly one of
+    `bind`/`connect` with a fixed port.
+    """
+    problems: list[tuple[str, str]] = []
+    if transport == "pipe":
+        for key in ("bind", "connect", "public_key"):
+            if getattr(spec, key):
+                problems.append((key, "only applies to transport: zmq or remote"))
+        return problems
+    if transport == "zmq":
+        for key, why in (("connect", "a launched bot always connects to the arbiter; use bind: to choose "
+                                     "the arbiter's endpoint"),
+                         ("public_key", "launched bots are given keys made for each game; public_key is "
+                                        "for remote players")):
+            if getattr(spec, key):
+                problems.append((key, f"does not apply to transport: zmq ({why})"))
+        if spec.bind:
+            try:
+                parse_endpoint(spec.bind, side="bind")
+            except EndpointError as exc:
+                problems.append(("bind", str(exc)))
+        return problems
+    if transport != "remote":
+        return [("transport", f"{transport!r} is not a transport: use pipe, zmq or remote")]
+    if bool(spec.bind) == bool(spec.connect):
+        problems.append(("bind", "a remote player needs exactly one of bind: (the arbiter binds, the bot "
+                                 "connects) or connect: (the bot binds, the arbiter connects)"))
+        return problems
+    key = "bind" if spec.bind else "connect"
+    try:
+        endpoint = parse_endpoint(spec.bind or spec.connect or "", side=key)
+    except EndpointError as exc:
+        return [(key, str(exc))]
+    if endpoint.port == "*":
+        problems.append((key, f"{endpoint.text!r}: a remote bot must know the port: give a number, not *"))
+    if spec.public_key and not is_z85_key(spec.public_key):
+        problems.append(("public_key", f"{spec.public_key!r} is not a CURVE public key (40 characters of Z85, "
+                                       "as printed by `arbiter keys NAME`)"))
+    if spec.arbiter_keys:
+        try:
+            read_key_file(spec.arbiter_keys, need_secret=True)
+        except KeyFileError as exc:
+            problems.append(("arbiter_keys", str(exc)))
+    if bool(spec.public_key) != bool(spec.arbiter_keys):
+        missing = "arbiter_keys (the arbiter's key pair file)" if spec.public_key else "public_key (the bot's)"
+        problems.append(("public_key" if not spec.public_key else "arbiter_keys",
+                         f"CURVE needs both the arbiter's key pair and the bot's public key: {missing} is missing"))
+    elif not spec.public_key and not endpoint.is_loopback:
+        problems.append((key, f"{endpoint.text} is not a loopback address, so it needs CURVE keys: set "
+                              "arbiter_keys: (the arbiter's key pair file, from `arbiter keys arbiter`) and "
+                              "public_key: (the bot's, from `arbiter keys NAME`); see docs/remote-bots.md"))
+    return problems
+
+
+def check_socket(transport: str, spec: SocketSpec) -> None:
+    """Raise EndpointError with every problem `socket_problems` finds."""
+    problems = socket_problems(transport, spec)
+    if problems:
+        raise EndpointError("; ".join(f"{key}: {message}" for key, message in problems))
