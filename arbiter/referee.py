@@ -282,14 +282,16 @@ class _Referee:
         Start-up); one still starting at its `startup_ms` loses by timeout. They start side by
         side; none is asked for a move before all have finished."""
         starting = [seat for seat in self.seats if seat.process is not None and not seat.time.charge_startup]
+        exited = BotProcess.wait_any_exit([s.process for s in starting if s.process is not None], 0.0)
         while starting:
             now = _now()
             for seat in list(starting):
                 process, channel = seat.process, seat.channel
                 assert process is not None and channel is not None
-                if process.exit_status() is not None:  # a line it wrote before is its first fault
-                    return self._check_quiet(game_over=False) or self._crash(seat)
-                if not channel.input_pending() and process.waits_for_input():
+                ready = not channel.input_pending() and process.waits_for_input()
+                if (ready or process in exited) and process.exit_status() is not None:
+                    return self._check_quiet(game_over=False) or self._crash(seat)  # a line it wrote is its first fault
+                if ready:
                     seat.startup_ms = round((now - seat.launched_at) * 1000, 3)
                     starting.remove(seat)
                     if seat.suspends:
@@ -301,7 +303,9 @@ class _Referee:
             if starting:
                 if self.cancel is not None and self.cancel.is_set():
                     raise GameAborted("the game was cancelled")
-                time.sleep(STARTUP_POLL_S)  # no event says that a process fell asleep: look again
+                # No event says that a process fell asleep: look again after a pause, which an
+                # exit cuts short.
+                exited = BotProcess.wait_any_exit([s.process for s in starting if s.process is not None], STARTUP_POLL_S)
         return None
 
     def _game_line(self, seat: _Seat) -> str:

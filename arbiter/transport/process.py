@@ -773,6 +773,14 @@ class BotProcess:
             select.select([self._pidfd], [], [], timeout_s)
         return self.exit_status()
 
+    @staticmethod
+    def wait_any_exit(processes: Sequence[BotProcess], timeout_s: float) -> set[BotProcess]:
+        """Wait up to `timeout_s` for any of `processes` to exit (a pause that a bot's exit cuts
+        short); those that have exited, possibly none. One system call, however many bots."""
+        by_fd = {process._pidfd: process for process in processes}
+        readable, _, _ = select.select(list(by_fd), [], [], timeout_s)
+        return {by_fd[fd] for fd in readable}
+
     def describe_exit(self, status: int) -> str:
         """`exited with status 1` or `was killed by SIGSEGV`, and which limit of its box it hit."""
         if status >= 0:
