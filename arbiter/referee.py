@@ -16,8 +16,8 @@ import shlex
 import threading
 import time
 from dataclasses import asdict, dataclass, field
-from functools import partial
 from datetime import datetime, timezone
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Literal, Mapping, Sequence
 
@@ -282,7 +282,8 @@ class _Referee:
         Start-up); one still starting at its `startup_ms` loses by timeout. They start side by
         side; none is asked for a move before all have finished."""
         starting = [seat for seat in self.seats if seat.process is not None and not seat.time.charge_startup]
-        exited = BotProcess.wait_any_exit([s.process for s in starting if s.process is not None], 0.0)
+        processes = {seat.index: seat.process for seat in starting if seat.process is not None}
+        exited = BotProcess.wait_any_exit(list(processes.values()), 0.0)
         while starting:
             now = _now()
             for seat in list(starting):
@@ -305,7 +306,7 @@ class _Referee:
                     raise GameAborted("the game was cancelled")
                 # No event says that a process fell asleep: look again after a pause, which an
                 # exit cuts short.
-                exited = BotProcess.wait_any_exit([s.process for s in starting if s.process is not None], STARTUP_POLL_S)
+                exited = BotProcess.wait_any_exit([processes[seat.index] for seat in starting], STARTUP_POLL_S)
         return None
 
     def _game_line(self, seat: _Seat) -> str:

@@ -15,8 +15,9 @@ SIGTERM (plus SIGCONT, so stopped processes see it) every live process of its se
 then SIGKILL, then wait until none is alive. The guardian and `end_all` both look for
 session and process-group members in /proc: the guardian among every process on the
 machine, `end_all` among the arbiter's descendants (as a subreaper, no process a bot
-started can leave its tree); `end_all` also ends every process ever seen in the bot's tree. The bot is made a child subreaper, so that a process that
-leaves its session (`setsid`) stays in its tree, and is seen, even once its parent is gone.
+started can leave its tree); `end_all` also ends every process ever seen in the bot's tree.
+The bot is made a child subreaper, so that a process that leaves its session (`setsid`)
+stays in its tree, and is seen, even once its parent is gone.
 """
 from __future__ import annotations
 
@@ -31,8 +32,8 @@ import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
 
 from .sandbox import Box, SandboxSpec, support
