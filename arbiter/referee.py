@@ -35,6 +35,11 @@ WAKE_S = 0.05  # a waiting referee looks at `cancel` and the bot's exit this oft
 CRASH_WAIT_S = 0.2  # after a bot's output closes, how long to wait for its exit status
 STARTUP_TIMEOUT = "did not finish starting within"  # the detail of a start-up timeout, before its limit
 STARTUP_POLL_S = 0.001  # how often a starting bot's processes are looked at (and so its start-up's precision)
+# A start-up's first look at a bot waits for this share of the shortest start-up its command
+# has had in this process (a Python bot takes 20 ms or more, and every look costs the
+# arbiter's CPU); from then on it is looked at every STARTUP_POLL_S.
+FIRST_LOOK_SHARE = 0.8
+_FASTEST_STARTUP_S: dict[tuple[object, ...], float] = {}
 LATE_LINES_READ = 1000  # after the game, at most this many lines a bot wrote are read (to note them)...
 LATE_LINES_SHOWN = 3  # ...and this many quoted in its log
 # Under `clock: cpu` a bot that blocks without using CPU would never run out of time:
@@ -147,6 +152,11 @@ _now = time.monotonic  # every clock of the referee (bound here: no extra call p
 
 def _no_cpu_ms() -> float:
     return 0.0
+
+
+def _startup_key(seat: _Seat) -> tuple[object, ...]:
+    """What a bot's start-up time depends on: its command, folder, and whether it is boxed."""
+    return seat.spec.command, seat.spec.cwd, seat.spec.sandbox is not None
 
 
 def _check_arguments(game: Game[Any], players: Sequence[PlayerSpec], opening: Sequence[str],
@@ -283,17 +293,21 @@ class _Referee:
         side; none is asked for a move before all have finished."""
         starting = [seat for seat in self.seats if seat.process is not None and not seat.time.charge_startup]
         processes = {seat.index: seat.process for seat in starting if seat.process is not None}
+        first_look = {seat.index: seat.launched_at + FIRST_LOOK_SHARE * _FASTEST_STARTUP_S.get(_startup_key(seat), 0.0)
+                      for seat in starting}
         exited = BotProcess.wait_any_exit(list(processes.values()), 0.0)
         while starting:
             now = _now()
             for seat in list(starting):
                 process, channel = seat.process, seat.channel
                 assert process is not None and channel is not None
-                ready = not channel.input_pending() and process.waits_for_input()
+                ready = now >= first_look[seat.index] and not channel.input_pending() and process.waits_for_input()
                 if (ready or process in exited) and process.exit_status() is not None:
                     return self._check_quiet(game_over=False) or self._crash(seat)  # a line it wrote is its first fault
                 if ready:
                     seat.startup_ms = round((now - seat.launched_at) * 1000, 3)
+                    key = _startup_key(seat)
+                    _FASTEST_STARTUP_S[key] = min(now - seat.launched_at, _FASTEST_STARTUP_S.get(key, float("inf")))
                     starting.remove(seat)
                     if seat.suspends:
                         process.suspend()
@@ -304,9 +318,11 @@ class _Referee:
             if starting:
                 if self.cancel is not None and self.cancel.is_set():
                     raise GameAborted("the game was cancelled")
-                # No event says that a process fell asleep: look again after a pause, which an
-                # exit cuts short.
-                exited = BotProcess.wait_any_exit([processes[seat.index] for seat in starting], STARTUP_POLL_S)
+                # No event says that a process fell asleep: look again after a pause (until the
+                # first look that is due, at least STARTUP_POLL_S, at most WAKE_S for `cancel`),
+                # which a bot's exit cuts short.
+                pause = min(max(STARTUP_POLL_S, min(first_look[seat.index] for seat in starting) - _now()), WAKE_S)
+                exited = BotProcess.wait_any_exit([processes[seat.index] for seat in starting], pause)
         return None
 
     def _game_line(self, seat: _Seat) -> str:

@@ -98,3 +98,27 @@ def test_a_bot_that_exits_while_starting_crashes(tmp_path: Path) -> None:
     record = play_game(NIM, [honest(marker), quitter], time=TimeControl(time_ms=1000), log_dir=tmp_path)
     assert (record.termination, record.offender) == (Termination.CRASH, 1), record.detail
     assert record.moves == []
+
+
+def test_a_bots_first_look_waits_for_most_of_its_commands_fastest_start_up(tmp_path: Path) -> None:
+    # docs/protocol.md, Start-up: every look costs the arbiter's CPU, so once a command has
+    # started in this process, its bot is first looked at after FIRST_LOOK_SHARE of its fastest
+    # start-up, then every millisecond. What is recorded is when it was seen waiting.
+    from arbiter.referee import FIRST_LOOK_SHARE
+    marker = new_marker()
+
+    def game(start_s: float) -> float:
+        slow = replace(bot("slow_start_bot.py", "slow", marker, START_S=str(start_s), START_HOW="sleep"),
+                       cwd=str(tmp_path))  # a command and folder no other test has started here
+        record = play_game(NIM, [slow, honest(marker)], time=TimeControl(time_ms=1000))
+        assert record.termination is Termination.NORMAL, record.detail
+        assert record.startup_ms[0] is not None
+        return record.startup_ms[0]
+
+    first = game(0.3)
+    assert first >= 300
+    again = game(0.3)
+    assert 300 <= again < 300 + 100  # seen as soon as it waits, as the first time
+    quicker = game(0.0)
+    assert quicker >= FIRST_LOOK_SHARE * min(first, again)  # not looked at before then
+    assert quicker < min(first, again)
