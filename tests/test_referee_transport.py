@@ -268,3 +268,22 @@ def test_boxes_sharing_a_writable_folder_that_does_not_exist_yet_start_side_by_s
             os.close(stdout_fd)
         end_all([process for process, _, _ in launched], grace_s=1.0, term_grace_s=0.2)
         assert failures == [] and shared.is_dir()
+
+
+def test_a_forked_child_launches_side_by_side_on_threads_of_its_own() -> None:
+    # The launcher threads are the parent's: a child forked after them (multiprocessing's
+    # default on Linux) must start its own, not queue launches for threads it does not have.
+    from arbiter.transport.process import launch_side_by_side
+    # Launches slow enough for the parent to start a thread for each, idle afterwards.
+    assert launch_side_by_side([lambda: time.sleep(0.1) or 1 for _ in range(3)]) == [1, 1, 1]
+    pid = os.fork()
+    if pid == 0:
+        try:
+            done = threading.Event()
+            threading.Thread(target=lambda: (launch_side_by_side([lambda: 1, lambda: 2]), done.set()),
+                             daemon=True).start()
+            os._exit(0 if done.wait(10) else 1)
+        except BaseException:
+            os._exit(2)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0

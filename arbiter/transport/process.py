@@ -168,6 +168,15 @@ def launch_side_by_side(launches: Sequence[Callable[[], T]]) -> list[T | BaseExc
     return [future.result() for future in futures]
 
 
+def _forget_launchers() -> None:
+    """In a forked child: the parent's launcher threads do not exist here."""
+    global _LAUNCHERS
+    _LAUNCHERS = None
+
+
+os.register_at_fork(after_in_child=_forget_launchers)
+
+
 def _outcome(launch: Callable[[], T]) -> T | BaseException:
     try:
         return launch()
