@@ -156,7 +156,9 @@ def launch_side_by_side(launches: Sequence[Callable[[], T]]) -> list[T | BaseExc
     waiting: an unboxed launch runs Python between fork and exec, 3 to 4 ms here), so the last
     bot of a game is not held up by the launches before it. They run on threads kept for the
     life of the process, never on short-lived ones: an unboxed bot's parent-death signal, and
-    bubblewrap's `--die-with-parent`, fire when the *thread* that started them ends."""
+    bubblewrap's `--die-with-parent`, fire when the *thread* that started them ends. A single
+    launch runs on the caller's thread, as every launch did before (a game's thread, which
+    outlives its bots)."""
     global _LAUNCHERS
     if len(launches) < 2:
         return [_outcome(launch) for launch in launches]
@@ -431,7 +433,7 @@ class BotProcess:
         self.drain = drain
         self._pidfd = os.pidfd_open(popen.pid)
         self._stat_fd = _open_proc(f"/proc/{popen.pid}/task/{popen.pid}/stat")
-        self._own_stat_fd: int | None = None  # in a box, the bot's own process's, once it is known
+        self._own_stat_fd: int | None = None  # in a box, that of the bot's own process, once it has begun
         self._children_fd = _open_proc(f"/proc/{popen.pid}/task/{popen.pid}/children")
         self._last_pid_fd = _open_proc(_LAST_PID_PATH)
         self._cpu_clock = _cpu_clock(popen.pid)
@@ -570,6 +572,7 @@ class BotProcess:
         if bots and _read_proc(f"/proc/{bots[0]}/comm") not in (None, b"bwrap\n"):  # it has run exec
             self._box_pids = {self.pid, inits[0]}
             self._own_pid = bots[0]
+            self._own_stat_fd = _open_proc(f"/proc/{bots[0]}/task/{bots[0]}/stat")
             return True
         return False
 
@@ -588,9 +591,7 @@ class BotProcess:
             return False
         # First the one thread that must be asleep whatever else is (one read, while a bot
         # is still starting the usual answer): the bot's own process's main thread.
-        if self._own_stat_fd is None and self._own_pid != self.pid:
-            self._own_stat_fd = _open_proc(f"/proc/{self._own_pid}/task/{self._own_pid}/stat")
-        own = _pread_proc(self._own_stat_fd if self._own_pid != self.pid else self._stat_fd,
+        own = _pread_proc(self._stat_fd if self.box is None else self._own_stat_fd,
                           f"/proc/{self._own_pid}/task/{self._own_pid}/stat", _STAT_MAX_BYTES)
         if own and own.rsplit(b")", 1)[1].split(None, 1)[0] not in (b"S", b"Z", b"X"):
             return False
