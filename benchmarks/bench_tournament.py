@@ -15,10 +15,15 @@ each turn, `Quit`), answer with the moves of the record, and are reaped once the
 ends. The same number of games, at the same concurrency, by threads of this process. What
 is between the two is the arbiter's and the bot kit's cost: starting a bot (the kit, the
 rules), refereeing, shutting down, recording; and the default `suspend_idle: true`, under
-which a bot is stopped from its launch until its first turn, so that the two bots of a game
-start one after the other (the floor's start side by side): a run with `suspend_idle:
-false` (pondering allowed) is measured beside it. Concurrency levels and floor runs alternate,
+which a bot is stopped whenever it is not its turn (its start-up excepted: a game's bots
+start side by side, as the floor's do): a run with `suspend_idle: false` (pondering
+allowed) is measured beside it. Concurrency levels and floor runs alternate,
 so load that comes and goes hits them alike; rates are medians over the repeats.
+
+Beside each rate, the CPU time a game cost (`getrusage`, medians over the repeats): the bots'
+(with their boxes: every reaped child of this process) and this process's own (the arbiter;
+for the floor, the harness's threads), and the cores they kept busy on average. Where both
+sides keep every core busy, the ratio of rates is the ratio of CPU a game.
 """
 from __future__ import annotations
 
@@ -26,6 +31,7 @@ import argparse
 import io
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -33,7 +39,7 @@ import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -137,6 +143,24 @@ def floor_seconds(records: list[dict[str, Any]], concurrency: int) -> float:
     return time.perf_counter() - started
 
 
+class CpuUse:
+    """The CPU time this process and its reaped children (the bots, the boxes) used over a span."""
+
+    def __init__(self) -> None:
+        self._start = self._now()
+        self.own_s = self.children_s = 0.0
+
+    @staticmethod
+    def _now() -> tuple[float, float]:
+        own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
+
+    def stop(self) -> CpuUse:
+        end = self._now()
+        self.own_s, self.children_s = end[0] - self._start[0], end[1] - self._start[1]
+        return self
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=40, help="games per run (even; default 40)")
@@ -145,26 +169,44 @@ def main() -> None:
     args = parser.parse_args()
     kinds = ["tournament", "tournament, suspend_idle: false", "floor"] + (["tournament, boxed"] if args.sandbox else [])
     seconds: dict[tuple[str, int], list[float]] = {(kind, c): [] for kind in kinds for c in (1, 2)}
+    cpu: dict[tuple[str, int], list[CpuUse]] = {(kind, c): [] for kind in kinds for c in (1, 2)}
+
+    def timed(kind: str, concurrency: int, run: Callable[[], float]) -> None:
+        use = CpuUse()
+        seconds[kind, concurrency].append(run())
+        cpu[kind, concurrency].append(use.stop())
+
+    records: list[dict[str, Any]] = []
+
+    def tournament(concurrency: int, **options: bool) -> float:
+        nonlocal records
+        elapsed, records = tournament_run(Path(tmp), args.games, concurrency, **options)
+        return elapsed
+
     with tempfile.TemporaryDirectory() as tmp:
         for _ in range(args.repeats):
             for concurrency in (1, 2):
-                elapsed, records = tournament_run(Path(tmp), args.games, concurrency)
-                seconds["tournament", concurrency].append(elapsed)
-                seconds["tournament, suspend_idle: false", concurrency].append(
-                    tournament_run(Path(tmp), args.games, concurrency, suspend_idle=False)[0])
-                seconds["floor", concurrency].append(floor_seconds(records, concurrency))
+                timed("tournament", concurrency, lambda: tournament(concurrency))
+                floor_records = records
+                timed("tournament, suspend_idle: false", concurrency, lambda: tournament(concurrency, suspend_idle=False))
+                timed("floor", concurrency, lambda: floor_seconds(floor_records, concurrency))
                 if args.sandbox:
-                    seconds["tournament, boxed", concurrency].append(
-                        tournament_run(Path(tmp), args.games, concurrency, sandbox=True)[0])
+                    timed("tournament, boxed", concurrency, lambda: tournament(concurrency, sandbox=True))
     print(f"random vs random, dots-and-triangles rows=4, {args.games} games per run, {args.repeats} runs of each, "
           f"medians; Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
-    print("| run | concurrency | games/s | / floor |")
-    print("|---|---:|---:|---:|")
+    print("| run | concurrency | games/s | / floor | bots' CPU a game | the arbiter's (floor: the harness's) "
+          "CPU a game | cores busy |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     for concurrency in (1, 2):
         floor = args.games / statistics.median(seconds["floor", concurrency])
         for kind in kinds:
             rate = args.games / statistics.median(seconds[kind, concurrency])
-            print(f"| {kind} | {concurrency} | {rate:.2f} | {rate / floor:.2f}x |")
+            uses, spans = cpu[kind, concurrency], seconds[kind, concurrency]
+            bots_ms = statistics.median(u.children_s for u in uses) / args.games * 1000
+            own_ms = statistics.median(u.own_s for u in uses) / args.games * 1000
+            busy = statistics.median((u.own_s + u.children_s) / span for u, span in zip(uses, spans))
+            print(f"| {kind} | {concurrency} | {rate:.2f} | {rate / floor:.2f}x | {bots_ms:.1f} ms | {own_ms:.1f} ms "
+                  f"| {busy:.2f} |")
 
 
 if __name__ == "__main__":
