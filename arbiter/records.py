@@ -95,6 +95,9 @@ class GameRecord:
     startup_ms: list[float | None] = field(default_factory=list)
     # Per seat, whether its bot ran in a sandbox (docs/security.md); None for a remote bot (not launched).
     sandboxed: list[bool | None] = field(default_factory=list)
+    # Per seat, the CPU time (ms) its bot used while it was suspended between turns, charged to
+    # its own clock (0 where suspension held: docs/security.md); empty in records from before.
+    suspended_cpu_ms: list[float] = field(default_factory=list)
     arbiter_version: str = field(default_factory=lambda: arbiter_version())
     extra: dict[str, Any] = field(default_factory=dict)  # tournament fields: id, round, opening...
 

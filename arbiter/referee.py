@@ -106,7 +106,8 @@ class _Seat:
         self.process: BotProcess | None = None
         self.pending: list[str] = []  # lines to send when the seat is next handed the turn
         self.used_ms = 0.0  # clock used so far (wall or CPU ms, as `time.clock` says)
-        self.cpu_mark_ms: float | None = None  # the bot's CPU time when it was last stopped
+        self.cpu_mark_ms: float | None = None  # the bot's CPU time once it was last stopped
+        self.suspended_cpu_ms = 0.0  # CPU time its bot used while stopped, charged to its clock
         self.launched_at = 0.0  # when its launch began (the referee's clock)
         self.startup_ms: float | None = None  # how long it took to start, when that was watched
 
@@ -358,8 +359,13 @@ class _Referee:
         suspends = seat.suspends
         cpu_clock = tc.clock == "cpu"
         cpu_ms = process.cpu_ms if process is not None else _no_cpu_ms  # a remote bot's is not known
-        # A stopped bot used no CPU since its last move was read: reuse that reading.
-        cpu_start = seat.cpu_mark_ms if suspends and seat.cpu_mark_ms is not None else cpu_ms()
+        cpu_start = cpu_ms()
+        if suspends and seat.cpu_mark_ms is not None and cpu_start > seat.cpu_mark_ms:
+            # A stopped bot runs nothing (docs/security.md, Suspension); CPU it used anyway is
+            # its own, charged to its clock whichever the clock counts, never to its opponent's.
+            stolen_ms = cpu_start - seat.cpu_mark_ms
+            seat.suspended_cpu_ms += stolen_ms
+            seat.used_ms += stolen_ms
         budget_ms = max(tc.time_ms - seat.used_ms, 0.0)
         factor = CPU_CLOCK_WALL_FACTOR if cpu_clock else 1
         turn_start = move_start = _now()  # the clock runs from the hand-over's first byte
@@ -405,7 +411,7 @@ class _Referee:
                 if suspends and not fault:
                     assert process is not None
                     process.suspend()
-                    seat.cpu_mark_ms = cpu_now
+                    seat.cpu_mark_ms = cpu_ms()  # read once stopped: any CPU after this was used suspended
                 elif process is not None:
                     process.track_descendants()  # so that none escapes the end of the game
                 return fault
@@ -622,6 +628,7 @@ class _Referee:
             startup_ms=[s.startup_ms for s in self.seats],
             sandboxed=[None if s.spec.transport == "remote" else s.process is not None and s.process.box is not None
                        for s in self.seats],
+            suspended_cpu_ms=[round(s.suspended_cpu_ms, 3) for s in self.seats],
         )
 
 

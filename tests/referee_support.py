@@ -62,6 +62,31 @@ def live_marked(marker: str, *, boxes: bool = True) -> list[int]:
     return found
 
 
+def process_state(pid: int) -> str:
+    """A process's state letter as /proc shows it, but "T" (stopped) for a process whose box is
+    frozen by the freezer control group (which /proc shows asleep). Raises OSError when gone."""
+    state = Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0].decode()
+    if state in ("S", "D", "R") and _frozen(pid):
+        return "T"
+    return state
+
+
+def _frozen(pid: int) -> bool:
+    """Whether the process is in a frozen control group (cgroup v2's cgroup.freeze, or v1's freezer)."""
+    for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines():
+        _, controllers, path = line.split(":", 2)
+        if controllers == "" and path != "/":
+            for mount in ("/sys/fs/cgroup/unified", "/sys/fs/cgroup"):  # beside v1, or alone
+                events = Path(mount + path, "cgroup.events")
+                if events.exists() and "frozen 1" in events.read_text():
+                    return True
+        if "freezer" in controllers.split(",") and path != "/":
+            state = Path("/sys/fs/cgroup/freezer" + path, "freezer.state")
+            if state.exists() and state.read_text().startswith("FROZEN"):
+                return True
+    return False
+
+
 @dataclass(frozen=True)
 class Fault:
     """A misbehaving bot of tests/bots and how the referee must end its game."""

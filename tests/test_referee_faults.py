@@ -12,7 +12,7 @@ from arbiter.games import find_game
 from arbiter.records import Termination
 from arbiter.referee import QUIT_GRACE_S, TERM_GRACE_S, GameAborted, TimeControl, play_game
 from arbiter.transport.process import LOG_CAP_BYTES
-from referee_support import SHARED_FAULTS, Fault, bot, honest, live_marked, new_marker, play_fault
+from referee_support import SHARED_FAULTS, Fault, bot, honest, live_marked, new_marker, play_fault, process_state
 
 GAME_TIME = TimeControl(time_ms=2000)
 MARGIN_S = 1.0  # launching two Python bots and ending them, on a shared 2-core machine
@@ -213,7 +213,7 @@ def _state_of(marker: str, script: str) -> str:
         try:
             cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
             if script.encode() in cmdline:
-                return Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0].decode()
+                return process_state(pid)
         except OSError:
             continue
     return ""
@@ -225,7 +225,7 @@ def _states_of(marker: str, script: str) -> list[str]:
     for pid in live_marked(marker, boxes=False):
         try:
             if script.encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
-                states.append(Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0].decode())
+                states.append(process_state(pid))
         except OSError:
             continue
     return sorted(states)

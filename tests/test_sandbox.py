@@ -13,6 +13,7 @@ import pytest
 
 import arbiter.tournament.config as config_module
 import arbiter.tournament.runner as runner_module
+import arbiter.transport.sandbox as sandbox_module
 from arbiter.games import find_game
 from arbiter.records import Termination
 from arbiter.referee import TimeControl, play_game
@@ -224,3 +225,55 @@ def test_groups_left_by_a_gone_arbiter_are_swept_and_never_taken_for_a_new_box(t
         for folder in (stale, old_style):
             if folder.exists():
                 folder.rmdir()
+
+
+# --- issue 25: hostile entrants, round two ---------------------------------------------
+
+SUSPENSIONS = ["freezer", "stop-walk"]
+
+
+@pytest.mark.parametrize("suspension", SUSPENSIONS)
+def test_a_fork_hopping_thief_gains_no_cpu_while_suspended(suspension: str, monkeypatch) -> None:
+    """A worker that forks its successor and exits every 2 ms used to run between turns (the
+    walk that stopped a box's processes one by one never found the one running): with the
+    freezer, and with the walk repeated until a pass finds nothing new, it gets no CPU while
+    its bot is suspended, and what it would get is charged to its own clock."""
+    if not support().usable:
+        pytest.skip("bubblewrap cannot make a box here")
+    if suspension == "freezer" and support().freezer is None:
+        pytest.skip("no freezer control group here")
+    if suspension == "stop-walk":
+        monkeypatch.setattr(sandbox_module, "_SUPPORT", replace(support(), freezer=None))
+    marker = new_marker()
+    thief = bot("fork_hop_thief_bot.py", "thief", marker, time=TimeControl(time_ms=20000))
+    # The victim thinks 20 ms of CPU a move: the thief's worker, if it ran, would run then.
+    victim = bot("cpu_child_bot.py", "victim", marker, CHILD_CPU_MS="20")
+    record = play_game(find_game("dots-and-boxes"), [thief, victim], time=TimeControl(time_ms=20000))
+    assert record.termination is Termination.NORMAL, record.detail
+    assert record.sandboxed == [True, True]
+    moves_of_thief = sum(1 for move in record.moves if move.seat == 0)
+    assert moves_of_thief >= 5
+    # A frozen box's control group counts nothing; the stop walk leaves a hop or two per turn.
+    allowed_ms = 0.5 if suspension == "freezer" else 3 * moves_of_thief
+    assert record.suspended_cpu_ms[0] <= allowed_ms, record.suspended_cpu_ms
+    assert record.suspended_cpu_ms[1] <= allowed_ms, record.suspended_cpu_ms
+    assert not live_marked(marker)
+
+
+def test_cpu_used_while_suspended_is_charged_to_the_thief_and_recorded(monkeypatch) -> None:
+    """Where suspension cannot hold (here: never attempted), what the thief's worker uses
+    between its turns is counted against its own clock and recorded, never its opponent's."""
+    if not support().usable:
+        pytest.skip("bubblewrap cannot make a box here")
+    from arbiter.transport.process import BotProcess
+    monkeypatch.setattr(BotProcess, "suspend", lambda self: None)
+    monkeypatch.setattr(BotProcess, "resume", lambda self: None)
+    marker = new_marker()
+    thief = bot("fork_hop_thief_bot.py", "thief", marker, time=TimeControl(time_ms=20000))
+    victim = bot("cpu_child_bot.py", "victim", marker, CHILD_CPU_MS="20")
+    record = play_game(find_game("dots-and-boxes"), [thief, victim], time=TimeControl(time_ms=20000))
+    assert record.suspended_cpu_ms[0] > 20, record.suspended_cpu_ms
+    thief_moves_cpu = sum(move.cpu_ms for move in record.moves if move.seat == 0)
+    assert record.time_used_ms[0] >= record.suspended_cpu_ms[0]
+    assert record.time_used_ms[0] > thief_moves_cpu + 10  # wall clock, plus the stolen CPU
+    assert not live_marked(marker)

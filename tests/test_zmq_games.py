@@ -14,7 +14,7 @@ from arbiter.games import find_game
 from arbiter.records import GameRecord, Termination
 from arbiter.referee import PlayerSpec, TimeControl, play_game
 from arbiter.transport.zmq import SocketSpec
-from referee_support import MARK, ROOT, SHARED_FAULTS, Fault, bot, honest, live_marked, new_marker, play_fault
+from referee_support import MARK, ROOT, SHARED_FAULTS, Fault, bot, honest, live_marked, new_marker, play_fault, process_state
 
 PLAYERS = ROOT / "players"
 GAME_TIME = TimeControl(time_ms=2000)
@@ -176,7 +176,7 @@ def _states(marker: str) -> dict[str, str]:
     for pid in live_marked(marker, boxes=False):
         try:
             cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-            state = Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0].decode()
+            state = process_state(pid)
         except OSError:
             continue
         words = cmdline.split(b"\0")

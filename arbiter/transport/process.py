@@ -36,6 +36,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
 
+from .procfs import STAT_MAX_BYTES, children, is_running, kill, open_proc, pread_proc, read_proc, reap, stat_fields
 from .sandbox import Box, SandboxSpec, support
 
 LOG_CAP_BYTES = 1 << 20  # a bot's stderr log keeps this much, then a note, then discards
@@ -50,9 +51,9 @@ _LAST_PID_PATH = "/proc/sys/kernel/ns_last_pid"
 # How long a bot found alone is read without looking for children; a child's time that
 # raced a reading is counted at most this late (reaped children count in 10 ms ticks anyway).
 CPU_RECHECK_S = 0.01
-SUSPEND_TRIES = 50  # 1 ms apart: how long `suspend` waits for a bot's processes to be stopped
+SUSPEND_TRIES = 250  # walks, SUSPEND_PAUSE_S apart, for a bot's processes to be stopped (no freezer)
+SUSPEND_PAUSE_S = 0.0002
 BOX_START_WAIT_S = 2.0  # how long the first `suspend` of a boxed bot waits for its process to exist
-_STAT_MAX_BYTES = 2048  # a stat line: 52 numbers of at most 20 digits and a 64-byte name at most
 # The system calls (numbers, as /proc/PID/syscall shows them, per machine) in which a thread
 # sleeps for a time it chose (nanosleep, clock_nanosleep): a bot sleeping so is still starting,
 # not waiting for its input. On another machine such a sleep passes for a wait for input.
@@ -188,55 +189,6 @@ def _outcome(launch: Callable[[], T]) -> T | BaseException:
 
 # --- /proc ---------------------------------------------------------------------------
 
-def _read_proc(path: str, max_bytes: int | None = None) -> bytes | None:
-    """A /proc file's contents, or None when the process is gone. With `max_bytes`, one read
-    of at most that much: enough for a file of one short record (a `stat` line, a `syscall`),
-    which the kernel hands over whole in one read, and a system call fewer than to the end."""
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return None
-    try:
-        if max_bytes is not None:
-            return os.read(fd, max_bytes)
-        chunks = []
-        while chunk := os.read(fd, 65536):
-            chunks.append(chunk)
-        return b"".join(chunks)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-
-
-def _stat_fields(pid: int) -> list[bytes] | None:
-    """Fields of /proc/PID/stat after the command name: [0] is field 3 (state)."""
-    data = _read_proc(f"/proc/{pid}/stat", _STAT_MAX_BYTES)
-    if not data:
-        return None
-    return data.rsplit(b")", 1)[1].split()
-
-
-def _open_proc(path: str) -> int | None:
-    try:
-        return os.open(path, os.O_RDONLY)
-    except OSError:
-        return None
-
-
-def _pread_proc(fd: int | None, path: str, max_bytes: int = 65536) -> bytes | None:
-    """An open /proc file read again from the start, else the file at `path` read afresh.
-
-    `max_bytes` is worth keeping small for the files read on every move: Python allocates
-    that much, and a sysctl file (ns_last_pid) has the kernel zero that much, per read."""
-    if fd is None:
-        return _read_proc(path)
-    try:
-        return os.pread(fd, max_bytes, 0)
-    except OSError:
-        return None  # the process is gone
-
-
 def _cpu_clock(pid: int) -> int:
     """The clock id of a process's CPU-time clock (Linux's CPUCLOCK_SCHED for the whole process)."""
     return ((~pid) << 3) | 2
@@ -247,7 +199,7 @@ def _sample_cpu(pid: int, stat_fd: int | None = None,
     """One process: (its CPU ns, its reaped children's CPU ticks, its children's pids), or None when gone."""
     # The main thread's stat: cheaper than the process's (no walk over threads), and its
     # cutime, cstime and num_threads are the whole process's.
-    stat = _pread_proc(stat_fd, f"/proc/{pid}/task/{pid}/stat", _STAT_MAX_BYTES)
+    stat = pread_proc(stat_fd, f"/proc/{pid}/task/{pid}/stat", STAT_MAX_BYTES)
     if not stat:
         return None
     fields = stat.rsplit(b")", 1)[1].split(None, 18)
@@ -257,13 +209,13 @@ def _sample_cpu(pid: int, stat_fd: int | None = None,
         own_ns = 0  # exited between the two reads
     reaped_ticks = int(fields[13]) + int(fields[14])  # cutime + cstime
     if int(fields[17]) == 1:  # num_threads: children hang off the thread that forked them
-        listed = _pread_proc(children_fd, f"/proc/{pid}/task/{pid}/children") or b""
+        listed = pread_proc(children_fd, f"/proc/{pid}/task/{pid}/children") or b""
     else:
         try:
             tids = os.listdir(f"/proc/{pid}/task")
         except OSError:
             tids = []
-        listed = b" ".join(_read_proc(f"/proc/{pid}/task/{tid}/children") or b"" for tid in tids)
+        listed = b" ".join(read_proc(f"/proc/{pid}/task/{tid}/children") or b"" for tid in tids)
     return own_ns, reaped_ticks, [int(child) for child in listed.split()]
 
 
@@ -290,20 +242,20 @@ def _every_process() -> Iterator[tuple[int, list[bytes]]]:
     """(pid, stat fields) of every process on the machine that we can read."""
     for name in os.listdir("/proc"):
         if name.isdigit():
-            fields = _stat_fields(int(name))
+            fields = stat_fields(int(name))
             if fields is not None:
                 yield int(name), fields
 
 
 def _our_tree() -> Iterator[tuple[int, list[bytes]]]:
     """(pid, stat fields) of every descendant of this process."""
-    pending = _children(os.getpid())
+    pending = children(os.getpid())
     while pending:
         pid = pending.pop()
-        fields = _stat_fields(pid)
+        fields = stat_fields(pid)
         if fields is not None:
             yield pid, fields
-            pending.extend(_children(pid))
+            pending.extend(children(pid))
 
 
 _SUBREAPER_OF = 0  # the pid of this process once it is a child subreaper (a forked child is not)
@@ -426,16 +378,15 @@ class BotProcess:
     def __init__(self, popen: subprocess.Popen[bytes], drain: StderrDrain, box: Box | None = None) -> None:
         self._popen = popen
         self.box = box  # the bot's sandbox, or None when it runs unsandboxed
-        self._box_pids: set[int] = set()  # bubblewrap's two processes, once the bot has started
         self._own_pid = popen.pid  # the command's own process (in a box: the box init's child, once known)
         self.pid = popen.pid
         self.session_id = popen.pid  # setsid: session id = process group id = pid
         self.drain = drain
         self._pidfd = os.pidfd_open(popen.pid)
-        self._stat_fd = _open_proc(f"/proc/{popen.pid}/task/{popen.pid}/stat")
+        self._stat_fd = open_proc(f"/proc/{popen.pid}/task/{popen.pid}/stat")
         self._own_stat_fd: int | None = None  # in a box, that of the bot's own process, once it has begun
-        self._children_fd = _open_proc(f"/proc/{popen.pid}/task/{popen.pid}/children")
-        self._last_pid_fd = _open_proc(_LAST_PID_PATH)
+        self._children_fd = open_proc(f"/proc/{popen.pid}/task/{popen.pid}/children")
+        self._last_pid_fd = open_proc(_LAST_PID_PATH)
         self._cpu_clock = _cpu_clock(popen.pid)
         # Set when the last full CPU reading found the bot alone (no child process): the
         # last pid handed out before it, the bot's reaped children's CPU time, and when.
@@ -513,68 +464,87 @@ class BotProcess:
         for stream in (popen.stdin, popen.stdout, popen.stderr):
             if stream is not None:
                 stream.close()
+        if box is not None:
+            box.launched(popen.pid)
         return cls(popen, drain, box), stdin_fd, stdout_fd
 
     # --- control ---------------------------------------------------------------------
     def suspend(self) -> None:
-        """Stop the bot and all it started (SIGSTOP): it cannot think while it is not its turn.
+        """Stop the bot and all it started: it cannot think while it is not its turn.
 
-        In a box, every process but bubblewrap's two (a PID namespace's init does not take
-        SIGCONT from outside reliably, and stopping them is not needed: every process of the
-        box descends from them); the first time, only once the bot's process exists."""
+        A box that has a freezer is frozen whole by its keeper (`Box.suspend`): whatever its
+        processes do with fork, exit, threads or sessions, none of them runs until `resume`.
+        Otherwise SIGSTOP: an unboxed bot's process group at once (a fork cannot race a
+        signal sent to its group), then walks of its tree that stop each process found, until
+        a walk finds every process stopped and none it had not seen before (a process that
+        forks and exits in a loop leaves children the previous walk did not list). In a box
+        without a freezer, bubblewrap's two processes are spared (`Box.keepers`); the first
+        time, only once the bot's own process exists."""
+        if self.box is not None and self.box.freezes:
+            self.box.suspend()
+            return
         if self.box is None:
             self._signal_group(signal.SIGSTOP)
             spare: set[int] = set()
         else:
             spare = self._box_started()
-        self._stopped = [pid for pid in self.track_descendants(signal.SIGSTOP, spare) if pid not in spare]
-        # One not stopped yet may have sent another SIGCONT: stop again until all are stopped.
-        # A bot of one process cannot (a process cannot continue itself): nothing to wait for.
-        alone = len(self._stopped) == (1 if self.box is not None else 0)
-        for _ in range(0 if alone else SUSPEND_TRIES):
-            running = [pid for pid in ((self.pid,) if self.box is None else ()) + tuple(self._stopped)
-                       if _is_running(pid)]
-            if not running:
+        seen: set[int] = set()
+        for _ in range(SUSPEND_TRIES):
+            before = pread_proc(self._last_pid_fd, _LAST_PID_PATH, 32)
+            found = [pid for pid in self.track_descendants(signal.SIGSTOP, spare) if pid not in spare]
+            # Conclusive only if no process was born meanwhile and none was found for the first
+            # time: a process whose parent exits during a walk moves to the box's init (or the
+            # bot, a subreaper) and may be missed by that walk, never by the next.
+            settled = not set(found) - seen and pread_proc(self._last_pid_fd, _LAST_PID_PATH, 32) == before
+            seen.update(found)
+            if self.box is None and not found and settled:
+                break  # the process group's stop holds every process: one signal, at once
+            running = [pid for pid in ((self.pid,) if self.box is None else ()) + tuple(found) if is_running(pid)]
+            if settled and not running:
                 break
             for pid in running:
-                _kill(pid, signal.SIGSTOP)
-            time.sleep(0.001)
+                kill(pid, signal.SIGSTOP)
+            time.sleep(SUSPEND_PAUSE_S)
+        self._stopped = sorted(seen)
 
     def resume(self) -> None:
-        """Let the bot and all it started run again (SIGCONT), each process exactly once.
+        """Let the bot and all it started run again: thaw its box, or SIGCONT each process
+        exactly once.
 
         Once, because a bot that stops itself (SIGSTOP) between two SIGCONTs sent to it
         would be woken by the second and escape the timeout its own stop earns it. The
         bot's process group is not signalled: every process that `suspend` stopped is in
         the bot's tree, and so in `_stopped` (a box's are stopped one by one, never as a group)."""
+        if self.box is not None and self.box.freezes:
+            self.box.resume()
+            return
         for pid in ((self.pid,) if self.box is None else ()) + tuple(self._stopped):
-            _kill(pid, signal.SIGCONT)
+            kill(pid, signal.SIGCONT)
         self._stopped = []
 
     def _box_started(self) -> set[int]:
-        """bubblewrap's two processes of the box, once the bot's own process (the box init's
-        child) exists: waited for up to BOX_START_WAIT_S, so that no bot starts unstopped."""
+        """bubblewrap's processes of the box, once the bot's own process exists: waited for
+        up to BOX_START_WAIT_S, so that no bot starts unstopped."""
+        assert self.box is not None
         deadline = time.monotonic() + BOX_START_WAIT_S
-        while True:
-            if self._box_begun():
-                return self._box_pids
+        while not self._box_begun():
             if time.monotonic() > deadline or self.exit_status() is not None:
-                return {self.pid, *_children(self.pid)}
+                break
             time.sleep(0.0005)
+        return self.box.keepers()
 
     def _box_begun(self) -> bool:
-        """Whether the bot's own process in the box exists and has run its program; once it
-        has, `_box_pids` holds bubblewrap's two processes."""
-        if self._box_pids:
+        """Whether the bot's own process in the box has run its program (its stat file is
+        then kept open, for `waits_for_input`)."""
+        if self._own_stat_fd is not None:
             return True
-        inits = _children(self.pid)
-        bots = _children(inits[0]) if inits else []
-        if bots and _read_proc(f"/proc/{bots[0]}/comm") not in (None, b"bwrap\n"):  # it has run exec
-            self._box_pids = {self.pid, inits[0]}
-            self._own_pid = bots[0]
-            self._own_stat_fd = _open_proc(f"/proc/{bots[0]}/task/{bots[0]}/stat")
-            return True
-        return False
+        assert self.box is not None
+        bot = self.box.bot_pid()
+        if bot is None:
+            return False
+        self._own_pid = bot
+        self._own_stat_fd = open_proc(f"/proc/{bot}/task/{bot}/stat")
+        return True
 
     def waits_for_input(self) -> bool:
         """Whether the bot has finished starting, as far as its processes show: every thread
@@ -591,12 +561,13 @@ class BotProcess:
             return False
         # First the one thread that must be asleep whatever else is (one read, while a bot
         # is still starting the usual answer): the bot's own process's main thread.
-        own = _pread_proc(self._stat_fd if self.box is None else self._own_stat_fd,
-                          f"/proc/{self._own_pid}/task/{self._own_pid}/stat", _STAT_MAX_BYTES)
+        own = pread_proc(self._stat_fd if self.box is None else self._own_stat_fd,
+                          f"/proc/{self._own_pid}/task/{self._own_pid}/stat", STAT_MAX_BYTES)
         if own and own.rsplit(b")", 1)[1].split(None, 1)[0] not in (b"S", b"Z", b"X"):
             return False
         if self.box is not None:
-            pids = [pid for pid in self.track_descendants() if pid not in self._box_pids]
+            keepers = self.box.keepers()
+            pids = [pid for pid in self.track_descendants() if pid not in keepers]
         else:
             pids = [self.pid, *self.track_descendants()]
         for pid in pids:
@@ -605,7 +576,7 @@ class BotProcess:
             except OSError:
                 continue  # gone since the walk
             for tid in tids:
-                stat = _read_proc(f"/proc/{pid}/task/{tid}/stat", _STAT_MAX_BYTES)
+                stat = read_proc(f"/proc/{pid}/task/{tid}/stat", STAT_MAX_BYTES)
                 if not stat:
                     continue
                 state = stat.rsplit(b")", 1)[1].split(None, 1)[0]
@@ -614,7 +585,7 @@ class BotProcess:
                 if state != b"S":
                     return False
                 if _TIMED_SLEEPS and pid == self._own_pid and tid == str(pid):
-                    call = _read_proc(f"/proc/{pid}/task/{tid}/syscall", 256)  # unreadable: not known to sleep
+                    call = read_proc(f"/proc/{pid}/task/{tid}/syscall", 256)  # unreadable: not known to sleep
                     if call and call.split(None, 1)[0] in _TIMED_SLEEPS:
                         return False
         return True
@@ -634,23 +605,23 @@ class BotProcess:
         if now - self._last_pid_at < LAST_PID_FRESH_S:
             last_pid = self._last_pid_seen
         else:
-            last_pid = _pread_proc(self._last_pid_fd, _LAST_PID_PATH, 32)
+            last_pid = pread_proc(self._last_pid_fd, _LAST_PID_PATH, 32)
         if last_pid is not None and last_pid == self._walk_since and now - self._walk_checked < CPU_RECHECK_S:
             if signum is not None:
                 for pid in self._walk_found:
                     if pid not in spare:
-                        _kill(pid, signum)
+                        kill(pid, signum)
             return list(self._walk_found)
         found = []
         pending = [self.pid]
         while pending:
             pid = pending.pop()
-            for child in _children(pid):
-                stat = _stat_fields(child)
+            for child in children(pid):
+                stat = stat_fields(child)
                 if stat is None:
                     continue
                 if signum is not None and child not in spare:
-                    _kill(child, signum)
+                    kill(child, signum)
                 self._descendants[child] = stat[19]  # field 22, starttime
                 found.append(child)
                 pending.append(child)
@@ -661,11 +632,11 @@ class BotProcess:
         """The descendants ever seen that are still alive (the same process, not a reused pid)."""
         alive = []
         for pid, started in list(self._descendants.items()):
-            stat = _stat_fields(pid)
+            stat = stat_fields(pid)
             if stat is None or stat[19] != started or stat[0] == b"Z":
                 del self._descendants[pid]
                 if stat is not None and stat[0] == b"Z" and int(stat[1]) == os.getpid():
-                    _reap(pid)  # an orphan handed to us as subreaper
+                    reap(pid)  # an orphan handed to us as subreaper
             else:
                 alive.append(pid)
         return alive
@@ -681,8 +652,8 @@ class BotProcess:
             except OSError:
                 continue
             for tid in threads:
-                schedstat = _read_proc(f"/proc/{pid}/task/{tid}/schedstat")
-                stat = _read_proc(f"/proc/{pid}/task/{tid}/stat")
+                schedstat = read_proc(f"/proc/{pid}/task/{tid}/schedstat")
+                stat = read_proc(f"/proc/{pid}/task/{tid}/stat")
                 if schedstat and stat:
                     waited_ns += int(schedstat.split()[1])
                     runnable = runnable or stat.rsplit(b")", 1)[-1][1:2] == b"R"
@@ -691,25 +662,19 @@ class BotProcess:
     def terminate(self) -> None:
         """SIGTERM the bot's process group, and SIGCONT so that a stopped bot sees it.
 
-        In a box, every process but bubblewrap's own two: their death would SIGKILL the box
-        at once, and the bot is owed the same grace for SIGTERM as unboxed."""
+        In a box (thawed first), every process but bubblewrap's own two: their death would
+        SIGKILL the box at once, and the bot is owed the same grace for SIGTERM as unboxed."""
         if self.box is None:
             self._signal_group(signal.SIGTERM)
             self._signal_group(signal.SIGCONT)
             return
+        self.box.resume()
         self.track_descendants()
-        spare = self.box_keepers()
+        spare = self.box.keepers()
         for pid in self.tracked_descendants():
             if pid not in spare:
-                _kill(pid, signal.SIGTERM)
-                _kill(pid, signal.SIGCONT)
-
-    def box_keepers(self) -> set[int]:
-        """bubblewrap's processes of the box: the one launched and the box's init (its child);
-        empty for an unboxed bot."""
-        if self.box is None:
-            return set()
-        return self._box_pids or {self.pid, *_children(self.pid)}
+                kill(pid, signal.SIGTERM)
+                kill(pid, signal.SIGCONT)
 
     def _signal_group(self, signum: int) -> None:
         try:
@@ -736,7 +701,7 @@ class BotProcess:
                 return self.box.cpu_ms()  # type: ignore[union-attr,return-value]
             except OSError:
                 return 0.0
-        last_pid = _pread_proc(self._last_pid_fd, _LAST_PID_PATH, 32)
+        last_pid = pread_proc(self._last_pid_fd, _LAST_PID_PATH, 32)
         now = time.monotonic()
         self._last_pid_seen, self._last_pid_at = last_pid, now
         if last_pid == self._alone_since and last_pid is not None and now - self._alone_checked < CPU_RECHECK_S:
@@ -844,42 +809,12 @@ def _check_startable(command: Sequence[str], cwd: str | None) -> None:
         raise LaunchError(f"cannot start {program!r}{where}: not found or not executable")
 
 
-def _children(pid: int) -> list[int]:
-    """The pids of a process's children (of all its threads); empty when it is gone."""
-    try:
-        tids = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return []
-    listed = b" ".join(_read_proc(f"/proc/{pid}/task/{tid}/children") or b"" for tid in tids)
-    return [int(child) for child in listed.split()]
-
-
-def _is_running(pid: int) -> bool:
-    """Whether the process exists and is neither stopped nor a zombie."""
-    fields = _stat_fields(pid)
-    return fields is not None and fields[0] not in (b"T", b"t", b"Z")
-
-
-def _reap(pid: int) -> None:
-    try:
-        os.waitpid(pid, os.WNOHANG)
-    except ChildProcessError:
-        pass
-
-
-def _kill(pid: int, signum: int) -> None:
-    try:
-        os.kill(pid, signum)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
 def _signal_all(members: Sequence[tuple[int, str, int]], session_id: int, signum: int,
                 spare: set[int] = frozenset()) -> None:  # type: ignore[assignment]
     """Signal every member (and the session), except the `spare` pids (then not the session)."""
     for pid, _, _ in members:
         if pid not in spare:
-            _kill(pid, signum)
+            kill(pid, signum)
     if spare:
         return
     try:
@@ -900,12 +835,12 @@ def _live(processes: Sequence[BotProcess]) -> dict[BotProcess, list[tuple[int, s
     for process in processes:
         live = []
         if process.box is not None:
-            fields = _stat_fields(process.pid)
+            fields = stat_fields(process.pid)
             box_top = [] if fields is None else [(process.pid, fields[0].decode(), int(fields[1]))]
         for pid, state, ppid in members[process.session_id] if process.box is None else box_top:
             if state == "Z":
                 if ppid == me and pid != process.pid:
-                    _reap(pid)  # an orphan handed to us as subreaper
+                    reap(pid)  # an orphan handed to us as subreaper
                 continue
             live.append((pid, state, ppid))
         # Those that left the session: in the bot's tree now, or seen in it before.
@@ -933,10 +868,12 @@ def end_all(processes: Sequence[BotProcess], *, grace_s: float, term_grace_s: fl
         if not alive:
             break
         for process, members in alive.items():
-            if signum == signal.SIGKILL and process.box is not None:
+            if process.box is not None and signum == signal.SIGKILL:
                 process.box.kill()
+            elif process.box is not None:
+                process.box.resume()  # thawed, so that its processes see the signal
             # SIGTERM spares the box's own processes (see `terminate`); SIGKILL takes them all.
-            spare = process.box_keepers() if signum == signal.SIGTERM else set()
+            spare = process.box.keepers() if signum == signal.SIGTERM and process.box is not None else set()
             _signal_all(members, process.session_id, signum, spare)
             if signum == signal.SIGTERM:
                 _signal_all(members, process.session_id, signal.SIGCONT, spare)  # stopped ones must see it

@@ -37,6 +37,7 @@ from __future__ import annotations
 import functools
 import os
 import secrets
+import select
 import shlex
 import shutil
 import subprocess
@@ -46,6 +47,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
+
+from .procfs import children, read_proc
 
 BOX_UID = BOX_GID = 61000  # the unprivileged user a boxed bot runs as when the arbiter is root
 TMPFS_MB = 64  # size of a box's private /tmp, and of its /dev/shm
@@ -59,6 +62,7 @@ SYSTEM_DIRS = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/li
 _PACKAGE_DIR = Path(__file__).resolve().parents[1]  # the `arbiter` package: the bot kit
 _PLAYERS_DIR = _PACKAGE_DIR.parent / "players"  # the bundled players, beside it in a checkout
 _PROBE_TIMEOUT_S = 10.0
+FREEZE_WAIT_S = 1.0  # how long a suspension waits for the whole box to be frozen
 
 
 class SandboxError(Exception):
@@ -94,6 +98,7 @@ class Support:
     pids: CgroupPlace | None = None
     cpu: CgroupPlace | None = None
     kill: CgroupPlace | None = None  # cgroup v2's cgroup.kill
+    freezer: CgroupPlace | None = None  # cgroup v2's cgroup.freeze, or the v1 freezer controller
     missing: tuple[str, ...] = ()  # a sentence per thing that is not enforced, and why
 
     @property
@@ -118,6 +123,8 @@ class Support:
             "memory": memory if self.usable else False,
             "processes": (place(self.pids, f"pids.max={MAX_PROCESSES}") if self.usable else False),
             "cpu_accounting": place(self.cpu, "CPU time of the whole box") if self.usable else False,
+            "suspension": (place(self.freezer, "freezer") or "SIGSTOP over the box's process tree")
+            if self.usable else False,
             "files": f"RLIMIT_FSIZE {MAX_FILE_MB} MiB, RLIMIT_NOFILE {MAX_OPEN_FILES}, no core dumps"
             if self.usable else False,
         }
@@ -170,8 +177,12 @@ def _probe() -> Support:
         missing.append("memory control group (memory capped by RLIMIT_AS instead, which does not count tmpfs)")
     if pids is None:
         missing.append(f"process-count limit (no pids control group; {MAX_PROCESSES} tasks is not enforced)")
+    if places.get("freezer") is None:
+        missing.append("freezer control group (a suspended box is stopped process by process instead, "
+                       "with SIGSTOP passes until one finds nothing running)")
     return Support(bwrap=bwrap, setpriv=setpriv, as_root=as_root, memory=memory, pids=pids,
-                   cpu=places.get("cpu"), kill=places.get("kill"), missing=tuple(missing))
+                   cpu=places.get("cpu"), kill=places.get("kill"), freezer=places.get("freezer"),
+                   missing=tuple(missing))
 
 
 def _try_box(bwrap: str, setpriv: str, as_root: bool) -> str | None:
@@ -207,7 +218,9 @@ def _cgroup_places() -> dict[str, CgroupPlace]:
             found["cpu"] = CgroupPlace(2, parent)  # cpu.stat's usage is in every v2 group
             if "cgroup.kill" in files:  # Linux 5.14 and later
                 found["kill"] = CgroupPlace(2, parent)
-    for feature, controller in (("memory", "memory"), ("pids", "pids"), ("cpu", "cpuacct")):
+            if "cgroup.freeze" in files:  # Linux 5.2 and later
+                found["freezer"] = CgroupPlace(2, parent)
+    for feature, controller in (("memory", "memory"), ("pids", "pids"), ("cpu", "cpuacct"), ("freezer", "freezer")):
         if feature in found or controller not in mounts or controller not in own:
             continue
         parent = mounts[controller] + own[controller].rstrip("/")
@@ -376,9 +389,12 @@ class _Groups:
         self.memory_mb = memory_mb if places.memory else None
         self._cpu_fd: int | None = None
         self._cpu_v2 = False
+        self._freeze_fd: int | None = None  # cgroup.freeze (v2) or freezer.state (v1), open for writing
+        self._frozen_fd: int | None = None  # what says the group is frozen: cgroup.events or freezer.state
+        self._freezer_v2 = False
         made: dict[str, str] = {}  # parent -> folder: one group per hierarchy
         try:
-            for feature in ("memory", "pids", "cpu", "kill"):
+            for feature in ("memory", "pids", "cpu", "kill", "freezer"):
                 place: CgroupPlace | None = getattr(places, feature)
                 if place is None:
                     continue
@@ -393,6 +409,14 @@ class _Groups:
                 self._cpu_v2 = places.cpu is not None and places.cpu.version == 2
                 self._cpu_fd = os.open(os.path.join(self.folders["cpu"],
                                                     "cpu.stat" if self._cpu_v2 else "cpuacct.usage"), os.O_RDONLY)
+            if "freezer" in self.folders:
+                folder = self.folders["freezer"]
+                self._freezer_v2 = places.freezer is not None and places.freezer.version == 2
+                if self._freezer_v2:
+                    self._freeze_fd = os.open(os.path.join(folder, "cgroup.freeze"), os.O_WRONLY)
+                    self._frozen_fd = os.open(os.path.join(folder, "cgroup.events"), os.O_RDONLY)
+                else:
+                    self._freeze_fd = self._frozen_fd = os.open(os.path.join(folder, "freezer.state"), os.O_RDWR)
         except OSError as exc:
             self.remove()
             raise SandboxError(f"cannot make the box's control group: {exc}") from None
@@ -424,8 +448,47 @@ class _Groups:
     def reads_cpu(self) -> bool:
         return self._cpu_fd is not None
 
+    @property
+    def freezes(self) -> bool:
+        return self._freeze_fd is not None
+
+    def freeze(self, wait_s: float) -> bool:
+        """Freeze every process of the group, those it forks meanwhile included (the kernel
+        freezes a new child with its parent's group); whether the whole group is frozen
+        within `wait_s` (a process in the middle of an uninterruptible system call is frozen
+        when it leaves it)."""
+        assert self._freeze_fd is not None and self._frozen_fd is not None
+        os.pwrite(self._freeze_fd, b"1" if self._freezer_v2 else b"FROZEN", 0)
+        deadline = time.monotonic() + wait_s
+        poller: select.poll | None = None
+        while True:
+            state = os.pread(self._frozen_fd, 256, 0)
+            if (b"frozen 1" in state) if self._freezer_v2 else state.startswith(b"FROZEN"):
+                return True
+            left_s = deadline - time.monotonic()
+            if left_s <= 0:
+                return False
+            if self._freezer_v2:  # cgroup.events wakes a poll for priority data when it changes
+                if poller is None:
+                    poller = select.poll()
+                    poller.register(self._frozen_fd, select.POLLPRI)
+                poller.poll(min(left_s, 0.01) * 1000)
+            else:  # the v1 freezer finishes what it could not freeze at once when asked again
+                time.sleep(0.0002)
+                os.pwrite(self._freeze_fd, b"FROZEN", 0)
+
+    def thaw(self) -> None:
+        """Let the group's processes run again."""
+        if self._freeze_fd is not None:
+            try:
+                os.pwrite(self._freeze_fd, b"0" if self._freezer_v2 else b"THAWED", 0)
+            except OSError:
+                pass  # the group is being removed
+
     def kill(self) -> None:
-        """cgroup v2: SIGKILL every process in the group at once."""
+        """cgroup v2: SIGKILL every process in the group at once (thawed first: a process
+        frozen by the v1 freezer does not die until it is thawed)."""
+        self.thaw()
         folder = self.folders.get("kill")
         if folder is not None:
             try:
@@ -459,9 +522,10 @@ class _Groups:
 
     def remove(self) -> None:
         """Close the files and remove the groups (each must be empty by now)."""
-        if self._cpu_fd is not None:
-            os.close(self._cpu_fd)
-        self._cpu_fd = None
+        for fd in dict.fromkeys((self._cpu_fd, self._freeze_fd, self._frozen_fd)):
+            if fd is not None:
+                os.close(fd)
+        self._cpu_fd = self._freeze_fd = self._frozen_fd = None
         for folder in dict.fromkeys(self.folders.values()):
             _remove_group(folder, _GROUP_GONE_WAIT_S)  # else left empty, swept by a later run
         self.folders = {}
@@ -495,6 +559,45 @@ class Box:
         except BaseException:
             self.groups.remove()
             raise
+
+    # --- the running box: given the pid of the process launched with `argv` ----------------
+    def launched(self, pid: int) -> None:
+        """The box's first process (the prelude, then bubblewrap) has been started as `pid`."""
+        self._launched_pid = pid
+        self._keepers: set[int] = set()
+        self._bot_pid: int | None = None
+
+    def bot_pid(self) -> int | None:
+        """The bot's own process (the box init's child), once it has run the bot's program."""
+        if self._bot_pid is None:
+            inits = children(self._launched_pid)
+            bots = children(inits[0]) if inits else []
+            if bots and read_proc(f"/proc/{bots[0]}/comm") not in (None, b"bwrap\n"):  # it has run exec
+                self._keepers = {self._launched_pid, inits[0]}
+                self._bot_pid = bots[0]
+        return self._bot_pid
+
+    def keepers(self) -> set[int]:
+        """bubblewrap's processes: the one launched and the box's init (its child). They are
+        never signalled one by one: their death would SIGKILL the box at once, and a PID
+        namespace's init does not take SIGCONT from outside reliably."""
+        if self._keepers:
+            return self._keepers
+        return {self._launched_pid, *children(self._launched_pid)}
+
+    @property
+    def freezes(self) -> bool:
+        """Whether the box is suspended by the freezer (else process by process, by the caller)."""
+        return self.groups.freezes
+
+    def suspend(self) -> bool:
+        """Freeze every process of the box, bubblewrap's and any it forks meanwhile;
+        whether all were frozen within FREEZE_WAIT_S."""
+        return self.groups.freeze(FREEZE_WAIT_S)
+
+    def resume(self) -> None:
+        """Thaw the box (a no-op when it is not frozen)."""
+        self.groups.thaw()
 
     def cpu_ms(self) -> float | None:
         """The box's CPU time from its control group, or None when there is no such group."""

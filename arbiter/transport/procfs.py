@@ -1,0 +1,88 @@
+"""Reading /proc: one process's files, its children, its state; signals that tolerate a gone process.
+
+Shared by the process owner (`process.py`) and the box's keeper (`sandbox.py`); Linux only.
+"""
+from __future__ import annotations
+
+import os
+
+STAT_MAX_BYTES = 2048  # a stat line: 52 numbers of at most 20 digits and a 64-byte name at most
+
+
+def read_proc(path: str, max_bytes: int | None = None) -> bytes | None:
+    """A /proc file's contents, or None when the process is gone. With `max_bytes`, one read
+    of at most that much: enough for a file of one short record (a `stat` line, a `syscall`),
+    which the kernel hands over whole in one read, and a system call fewer than to the end."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        if max_bytes is not None:
+            return os.read(fd, max_bytes)
+        chunks = []
+        while chunk := os.read(fd, 65536):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def stat_fields(pid: int) -> list[bytes] | None:
+    """Fields of /proc/PID/stat after the command name: [0] is field 3 (state)."""
+    data = read_proc(f"/proc/{pid}/stat", STAT_MAX_BYTES)
+    if not data:
+        return None
+    return data.rsplit(b")", 1)[1].split()
+
+
+def open_proc(path: str) -> int | None:
+    try:
+        return os.open(path, os.O_RDONLY)
+    except OSError:
+        return None
+
+
+def pread_proc(fd: int | None, path: str, max_bytes: int = 65536) -> bytes | None:
+    """An open /proc file read again from the start, else the file at `path` read afresh.
+
+    `max_bytes` is worth keeping small for the files read on every move: Python allocates
+    that much, and a sysctl file (ns_last_pid) has the kernel zero that much, per read."""
+    if fd is None:
+        return read_proc(path)
+    try:
+        return os.pread(fd, max_bytes, 0)
+    except OSError:
+        return None  # the process is gone
+
+
+def children(pid: int) -> list[int]:
+    """The pids of a process's children (of all its threads); empty when it is gone."""
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return []
+    listed = b" ".join(read_proc(f"/proc/{pid}/task/{tid}/children") or b"" for tid in tids)
+    return [int(child) for child in listed.split()]
+
+
+def is_running(pid: int) -> bool:
+    """Whether the process exists and is neither stopped nor a zombie."""
+    fields = stat_fields(pid)
+    return fields is not None and fields[0] not in (b"T", b"t", b"Z")
+
+
+def reap(pid: int) -> None:
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        pass
+
+
+def kill(pid: int, signum: int) -> None:
+    try:
+        os.kill(pid, signum)
+    except (ProcessLookupError, PermissionError):
+        pass
