@@ -210,6 +210,7 @@ class _Referee:
         self.cancel = cancel
         self.on_turn = on_turn
         self.moves: list[MoveRecord] = []
+        self.cleanup_problems: list[str] = []  # what the arbiter failed to tidy after the game: noted, blames no bot
         replay = game.new_state()
         for text in opening:
             seat = replay.current_player
@@ -559,7 +560,10 @@ class _Referee:
         for seat in self.seats:
             if seat.process is not None and seat.channel is not None:
                 self._discard_late_output(seat)
-                seat.channel.close()
+                try:
+                    seat.channel.close()
+                except (OSError, RecursionError) as exc:  # the game stands; the arbiter says what it left
+                    self.cleanup_problems.append(f"the arbiter could not clean up after {seat.label}: {exc}")
 
     def _last_lines(self, seat: _Seat) -> list[str]:
         """What a bot is sent after the game's last move: the moves it has not seen, then `Quit`.
@@ -618,7 +622,7 @@ class _Referee:
             winner=winner,
             termination=ending.termination,
             offender=ending.offender,
-            detail=ending.detail,
+            detail="; ".join([ending.detail, *self.cleanup_problems]),
             started_at=started_at,
             duration_s=round(duration_s, 3),
             logs=[str(s.log_path) if s.log_path is not None else None for s in self.seats],

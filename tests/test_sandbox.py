@@ -277,3 +277,47 @@ def test_cpu_used_while_suspended_is_charged_to_the_thief_and_recorded(monkeypat
     assert record.time_used_ms[0] >= record.suspended_cpu_ms[0]
     assert record.time_used_ms[0] > thief_moves_cpu + 10  # wall clock, plus the stolen CPU
     assert not live_marked(marker)
+
+
+def test_a_zmq_bot_cannot_write_in_its_seat_folder_and_the_game_stands(tmp_path: Path) -> None:
+    """5,000 folders nested in a seat folder used to make its removal raise RecursionError and
+    end `arbiter run` (and every resume) with an internal error: the folder is now shown
+    read-only in the box, so the bot can make nothing there, and its game ends normally."""
+    assert support().usable, support().describe()
+    marker = new_marker()
+    attacker = replace(bot("nest_seat_folder_bot.py", "nester", marker), transport="zmq")
+    victim = replace(honest(marker), transport="zmq")
+    record = play_game(find_game("limit-nim"), [attacker, victim], time=GAME_TIME, log_dir=tmp_path)
+    log = Path(record.logs[0]).read_text(errors="replace")
+    assert "ATTACK nest_seat_folder: blocked: stopped after 0 folders: Read-only file system" in log, log[-2000:]
+    assert record.termination is Termination.NORMAL, record.detail
+    assert live_marked(marker) == []
+    assert not list(Path("/tmp").glob("arbiter-seat-*/d"))
+
+
+def test_a_tree_deeper_than_the_recursion_limit_is_removed_without_following_links(tmp_path: Path) -> None:
+    """What the arbiter removes (a seat folder) is removed at any depth (Python 3.11's
+    shutil.rmtree raises RecursionError past about 1,000), and a link in it is removed as a
+    link: what it leads to is never touched."""
+    from arbiter.transport.sandbox import remove_tree
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("not yours")
+    top = tmp_path / "seat"
+    top.mkdir()
+    fd = os.open(top, os.O_RDONLY)
+    for _ in range(sys.getrecursionlimit() + 200):
+        os.mkdir("d", dir_fd=fd)
+        os.symlink(str(outside), "link", dir_fd=fd)
+        inner = os.open("d", os.O_RDONLY, dir_fd=fd)
+        os.close(fd)
+        fd = inner
+    os.symlink(str(outside / "keep.txt"), "file-link", dir_fd=fd)
+    os.close(fd)
+    remove_tree(str(top))
+    assert not top.exists()
+    assert (outside / "keep.txt").read_text() == "not yours"
+    link = tmp_path / "just-a-link"
+    link.symlink_to(outside)
+    remove_tree(str(link))
+    assert not link.exists() and outside.is_dir()

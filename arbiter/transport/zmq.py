@@ -36,7 +36,6 @@ import atexit
 import logging
 import math
 import os
-import shutil
 import tempfile
 import threading
 import time
@@ -55,7 +54,7 @@ from .endpoints import (Endpoint, EndpointError, LeaseCancelled, SocketSpec, che
                         socket_problems)
 from .keys import KeyPair, read_key_file
 from .process import BotProcess, LaunchError, StderrDrain
-from .sandbox import SandboxSpec, support
+from .sandbox import SandboxSpec, remove_tree, support
 
 log = logging.getLogger(__name__)
 
@@ -588,6 +587,13 @@ class ZmqChannel:
         if self._shut:
             return
         self._shut = True
+        try:
+            self._close_socket()
+        finally:
+            if self._seat_dir is not None:
+                remove_tree(str(self._seat_dir))  # OSError: the referee notes it, the game stands
+
+    def _close_socket(self) -> None:
         if self._gate is not None:
             self._gate.forget(self._domain)
         self._socket.disable_monitor()
@@ -595,8 +601,6 @@ class ZmqChannel:
         self._socket.close()  # LINGER_MS: a `Quit` just sent still goes out
         if self._key_file is not None:
             self._key_file.unlink(missing_ok=True)
-        if self._seat_dir is not None:
-            shutil.rmtree(self._seat_dir, ignore_errors=True)
         if self._finished is None:
             self._finished = Closed("the arbiter closed the channel")
 
@@ -648,7 +652,7 @@ def launch_zmq_bot(command: Sequence[str], *, label: str, bind: str | None = Non
         if key_file is not None:
             key_file.unlink(missing_ok=True)
         if seat_dir is not None:
-            shutil.rmtree(seat_dir, ignore_errors=True)
+            remove_tree(str(seat_dir))
         raise
     bot_env[ENV_ENDPOINT] = connectable(channel.endpoint)
     try:
