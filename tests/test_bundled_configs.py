@@ -36,7 +36,7 @@ def test_bundled_config_runs_without_faults(path: Path, tmp_path: Path) -> None:
 
 
 # All that may differ between two runs (and whether the bots were boxed, which the second run changes).
-TIMINGS = ("started_at", "duration_s", "time_used_ms", "startup_ms", "logs", "sandboxed")
+TIMINGS = ("started_at", "duration_s", "time_used_ms", "startup_ms", "logs", "sandboxed", "suspended_cpu_ms")
 
 
 def played(records: list[dict]) -> list[dict]:

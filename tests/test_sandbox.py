@@ -21,7 +21,7 @@ from arbiter.tournament.config import load_config
 from arbiter.tournament.runner import sandbox_line, sandbox_report
 from arbiter.tournament.validate import ConfigError
 from arbiter.transport.sandbox import SandboxSpec, Support, support
-from referee_support import ROOT, bot, honest, live_marked, new_marker
+from referee_support import BOTS, RANDOM_BOT as RANDOM, ROOT, bot, honest, live_marked, new_marker
 
 GAME_TIME = TimeControl(time_ms=5000)
 
@@ -321,3 +321,60 @@ def test_a_tree_deeper_than_the_recursion_limit_is_removed_without_following_lin
     link.symlink_to(outside)
     remove_tree(str(link))
     assert not link.exists() and outside.is_dir()
+
+
+def test_a_link_planted_in_a_writable_folder_named_by_the_command_shows_nothing(tmp_path: Path) -> None:
+    """`python bot.py cache/book.txt` with `write: cache`: the bot makes cache/book.txt a link
+    to another entrant's folder. The next run's box does not follow it (a path inside a
+    writable folder is shown by that folder, never resolved), and a link the command names
+    outside its writable folders is refused with the config, before the first game."""
+    assert support().usable, support().describe()
+    mine, bob = tmp_path / "alice", tmp_path / "bob"
+    (mine / "cache").mkdir(parents=True)
+    bob.mkdir()
+    (bob / "bot.py").write_text("SECRET_STRATEGY = 42\n")
+    marker = new_marker()  # the book does not exist yet: the bot makes it, as a link
+    thief = replace(bot("plant_link_bot.py", "alice", marker, "cache/book.txt", BOOK="cache/book.txt", TARGET=str(bob)),
+                    cwd=str(mine), sandbox=SandboxSpec(read=(str(BOTS),), write=(str(mine / "cache"),)))
+    logs = []
+    for game in range(2):
+        sandbox_module._box_view.cache_clear()  # a box's view is worked out once per arbiter process: a new run
+        record = play_game(find_game("limit-nim"), [thief, honest(marker)], time=GAME_TIME, log_dir=tmp_path / str(game))
+        assert record.termination is Termination.NORMAL, record.detail
+        logs.append(Path(record.logs[0]).read_text(errors="replace"))
+    assert (mine / "cache" / "book.txt").is_symlink()  # planted in the first game
+    assert all("ATTACK plant_link: blocked" in log and "SECRET_STRATEGY" not in log for log in logs), logs
+    config = tmp_path / "contest.yaml"
+    config.write_text(
+        "name: linked\ngame: limit-nim\nplayers:\n"
+        f"  - {{name: alice, command: {sys.executable} {BOTS / 'plant_link_bot.py'} cache/book.txt, cwd: {mine},\n"
+        f"     sandbox: {{write: [{mine / 'cache'}]}}}}\n"
+        f"  - {{name: bob, command: {sys.executable} {bob / 'bot.py'}, cwd: {bob}}}\n")
+    config_module_load = load_config(config)  # inside a write folder: shown by the folder, never resolved
+    assert config_module_load.players[0].sandbox is not None
+    (mine / "book2.txt").symlink_to(bob)
+    config.write_text(config.read_text().replace("cache/book.txt,", "book2.txt,"))
+    with pytest.raises(ConfigError) as refused:
+        load_config(config)
+    assert f"players[0].command: book2.txt is a link to {bob}, in another player's folder" in str(refused.value)
+
+
+def test_a_shown_path_that_leads_to_the_results_is_refused(tmp_path: Path) -> None:
+    """A link (or a read: path) to the results folder or the config is refused, by key."""
+    results = tmp_path / "results" / "linked"
+    results.mkdir(parents=True)
+    (results / "games.jsonl").write_text("")
+    bot_dir = tmp_path / "alice"
+    bot_dir.mkdir()
+    (bot_dir / "book.txt").symlink_to(results / "games.jsonl")
+    config = tmp_path / "configs" / "contest.yaml"
+    config.parent.mkdir()
+    config.write_text(
+        "name: linked\ngame: limit-nim\nplayers:\n"
+        f"  - {{name: alice, command: {sys.executable} {RANDOM} {bot_dir / 'book.txt'}}}\n"
+        f"  - {{name: bob, command: {sys.executable} {RANDOM}, sandbox: {{read: [{config}]}}}}\n")
+    with pytest.raises(ConfigError) as refused:
+        load_config(config)
+    text = str(refused.value)
+    assert f"players[0].command: {bot_dir / 'book.txt'} is a link to {results / 'games.jsonl'}, which holds {results}" in text
+    assert f"players[1].sandbox.read: {config} shows {config}, which holds {config}" in text

@@ -14,12 +14,12 @@ import socket as sockets
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Sequence
 
 from ..games import Game, GameError, find_game, game_names
 from ..referee import PlayerSpec, TimeControl
 from ..transport.keys import KeyFileError, read_key_file, read_public_key
-from ..transport.sandbox import SandboxSpec, support
+from ..transport.sandbox import SandboxSpec, ShownPaths, shown_path_problems, support
 from ..transport.endpoints import DEFAULT_CONNECT_WAIT_MS, SocketSpec, socket_problems
 from .validate import ConfigError, KeyPath, Mapping, Problems, boolean, integer, load_yaml, number, one_of, text
 
@@ -303,6 +303,8 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
     results = top.get("results", None, text)
     results_dir = (folder / results) if results else (folder.parent / "results" / str(name))
     cluster = _read_cluster(problems, top.raw("cluster"), folder, players)
+    if sandbox_mode != "off":
+        _check_shown_paths(problems, players, hidden=(str(source.resolve()), str(results_dir.resolve())))
     if problems.messages or game is None:
         return None
     return TournamentConfig(
@@ -404,6 +406,17 @@ def _hiding(player: PlayerSpec, results_dir: Path) -> PlayerSpec:
     def keep(path: str) -> bool:
         return not (results_dir == Path(path) or Path(path) in results_dir.parents)
     return replace(player, sandbox=SandboxSpec(read=tuple(filter(keep, box.read)), write=tuple(filter(keep, box.write))))
+
+
+def _check_shown_paths(problems: Problems, players: Sequence[PlayerSpec], hidden: tuple[str, ...]) -> None:
+    """Every path a boxed player's box would show, resolved once before the first game: none
+    may lead to the config, the results or another player's folders (docs/security.md)."""
+    launched = [(index, p) for index, p in enumerate(players) if p.transport != "remote"]
+    shown = [ShownPaths(p.command, p.cwd, p.sandbox or SandboxSpec()) for _, p in launched]
+    for at, key, message in shown_path_problems(shown, hidden=hidden):
+        index, player = launched[at]
+        if player.sandbox is not None:
+            problems.add(("players", index, *key.split(".")), message)
 
 
 def without_sandbox(config: TournamentConfig) -> TournamentConfig:

@@ -635,8 +635,8 @@ def _box_view(bwrap: str, setpriv: str, as_root: bool, command: tuple[str, ...],
     every path resolved through its links) took 0.5 ms of the arbiter's CPU a launch, 40% of a
     boxed launch's. A path that changes between two games of one run is seen as it was at
     the first (the box shows what was resolved then)."""
-    return tuple(_bwrap_argv(bwrap, setpriv, as_root, command, cwd=cwd, read=(*read, *_named_paths(command, cwd)),
-                             write=write))
+    return tuple(_bwrap_argv(bwrap, setpriv, as_root, command, cwd=cwd,
+                             read=(*read, *_named_paths(command, cwd, write)), write=write))
 
 
 def _bwrap_argv(bwrap: str, setpriv: str, as_root: bool, command: Sequence[str], *, cwd: str,
@@ -732,21 +732,93 @@ def _within(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
-def _named_paths(command: Sequence[str], cwd: str) -> list[str]:
+def _named_paths(command: Sequence[str], cwd: str, write: Sequence[str] = ()) -> list[str]:
     """What the bot needs to start: its program (and, for an interpreter, its installation),
-    every existing path among its arguments, and the arbiter's bot kit and bundled players."""
+    every existing path among its arguments, and the arbiter's bot kit and bundled players.
+    A path inside one of its `write` folders is left out: that folder shows it as it is at
+    every moment, and what the bot made there (a link) is never followed."""
     paths = [str(_PACKAGE_DIR)]
     if (_PLAYERS_DIR / "__init__.py").is_file():
         paths.append(str(_PLAYERS_DIR))
-    program = os.path.join(cwd, command[0])
-    paths += [program, *_installations(program)]
-    for word in command[1:]:
-        if word and not word.startswith("-"):
-            candidate = os.path.join(cwd, word)
-            if os.path.exists(candidate):
-                # An interpreter among the arguments (`env X=1 python bot.py`) needs its installation too.
-                paths += [candidate, *_installations(candidate)]
+    for index, word in enumerate(command):
+        if index > 0 and (not word or word.startswith("-")):
+            continue
+        candidate = os.path.join(cwd, word)
+        if any(_within(os.path.abspath(candidate), folder) for folder in write):
+            continue
+        if index == 0 or os.path.exists(candidate):
+            # An interpreter among the arguments (`env X=1 python bot.py`) needs its installation too.
+            paths += [candidate, *_installations(candidate)]
     return paths
+
+
+@dataclass(frozen=True)
+class ShownPaths:
+    """What one player's box would show from its own settings, for `shown_path_problems`."""
+
+    command: tuple[str, ...]
+    cwd: str | None
+    spec: SandboxSpec
+
+    def named(self) -> list[tuple[str, str, str]]:
+        """(key, word as given, absolute path) of every path the box shows for this player
+        (its program, the existing paths among its arguments, cwd, read, write), but not
+        those inside its write folders (shown by the folder, never resolved)."""
+        workdir = os.path.abspath(self.cwd or os.getcwd())
+        found: list[tuple[str, str, str]] = []
+        for index, word in enumerate(self.command):
+            if index > 0 and (not word or word.startswith("-")):
+                continue
+            program = shutil.which(word) if index == 0 and "/" not in word else None
+            path = os.path.abspath(os.path.join(workdir, program or word))
+            if os.path.lexists(path) and not any(_within(path, folder) for folder in self.spec.write):
+                found.append(("command", word, path))
+        if self.cwd is not None:
+            found.append(("cwd", self.cwd, workdir))
+        found += [("sandbox.read", path, path) for path in self.spec.read]
+        found += [("sandbox.write", path, path) for path in self.spec.write]
+        return found
+
+    def own_folders(self) -> list[str]:
+        """The folders that are this player's own, as its settings name them (no link followed):
+        each named path's folder (a file's parent), its cwd, and its read and write paths."""
+        folders = []
+        for key, _, path in self.named():
+            if _system_path(path):
+                continue
+            named_folder = os.path.isdir(path) and not os.path.islink(path)
+            folders.append(path if key != "command" or named_folder else os.path.dirname(path))
+        return folders
+
+
+def shown_path_problems(players: Sequence[ShownPaths], *, hidden: Sequence[str]) -> list[tuple[int, str, str]]:
+    """(player index, key, sentence) for every path a box would show that leads, itself or
+    through a link, into one of the `hidden` paths (the config file, the results folder) or
+    into another player's own folders: checked once, before the first game, so that a link a
+    bot plants in a folder it may write (`cache/book.txt -> ../bob/`) is refused, not shown."""
+    owns = [[os.path.realpath(folder) for folder in player.own_folders()] for player in players]
+    problems = []
+    for index, player in enumerate(players):
+        mine = owns[index]
+        for key, word, path in player.named():
+            target = os.path.realpath(path)
+            how = f"{word} is a link to {target}" if target != os.path.abspath(path) else f"{word} shows {target}"
+            hides = [h for h in hidden if _within(target, h)]
+            others = [folder for other, folders in enumerate(owns) if other != index for folder in folders
+                      if _within(target, folder) and not any(_within(target, m) for m in mine)]
+            if hides:
+                problems.append((index, key, f"{how}, which holds {hides[0]}; a shown path must not lead "
+                                             "to the config or the results"))
+            elif others and target != os.path.abspath(path):
+                problems.append((index, key, f"{how}, in another player's folder ({others[0]}); a shown path "
+                                             "must not lead outside the player's own folders"))
+    return problems
+
+
+def _system_path(path: str) -> bool:
+    """Whether a path is part of the system's runtime, or an interpreter's installation."""
+    return any(_within(path, folder) for folder in SYSTEM_DIRS) or bool(_installations(path)) \
+        or _within(path, sys.base_prefix) or _within(path, sys.prefix)
 
 
 def _resolved(command: Sequence[str], cwd: str) -> list[str]:
@@ -824,4 +896,5 @@ def _give_to_box(path: str, as_root: bool) -> None:
         raise SandboxError(f"cannot prepare the writable folder {path}: {exc}") from None
 
 
-__all__ = ["BOX_UID", "STDIN_FD", "STDOUT_FD", "Box", "SandboxError", "SandboxSpec", "Support", "remove_tree", "support"]
+__all__ = ["BOX_UID", "STDIN_FD", "STDOUT_FD", "Box", "SandboxError", "SandboxSpec", "ShownPaths", "Support",
+           "remove_tree", "shown_path_problems", "support"]
