@@ -11,6 +11,7 @@ import json
 import os
 import re
 import shutil
+import sqlite3
 import subprocess
 import sys
 from dataclasses import replace
@@ -297,7 +298,10 @@ def condition_cases(when: ArgIn | ArgHasBits | None,
     return cases
 
 
-def row_cases(row: Refusal) -> list[tuple[str, int, tuple[object, ...]]]:
+Case = tuple[str, int, tuple[object, ...]]  # (label, number, arguments) of one call to try
+
+
+def row_cases(row: Refusal) -> list[Case]:
     """(label, number, arguments) of every call of a row on this machine, each way it is refused."""
     assert ARCH is not None
     return [(f"{call.name} {label}".strip(), number(call.name), args)
@@ -310,7 +314,11 @@ def marker_errno(index: int) -> int:
     return 1000 + index
 
 
-def run_probe(folder: Path, program: bytes | None, cases: Sequence[tuple[str, int, tuple[object, ...]]]) -> dict[str, int]:
+def all_row_cases() -> list[Case]:
+    return [case for row in REFUSED for case in row_cases(row)]
+
+
+def run_probe(folder: Path, program: bytes | None, cases: Sequence[Case]) -> dict[str, int]:
     done = boxed([sys.executable, "/tmp/probe/probe.py", json.dumps(cases)], program, folder)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
@@ -319,14 +327,14 @@ def run_probe(folder: Path, program: bytes | None, cases: Sequence[tuple[str, in
 @pytest.fixture(scope="module")
 def refused_as_filtered(folder: Path) -> dict[str, int]:
     """Each case of every row under the real filter."""
-    return run_probe(folder, seccomp.build_filter(), [case for row in REFUSED for case in row_cases(row)])
+    return run_probe(folder, seccomp.build_filter(), all_row_cases())
 
 
 @pytest.fixture(scope="module")
 def refused_as_marked(folder: Path) -> dict[str, int]:
     """Each case of every row under a filter whose row i answers `marker_errno(i)`."""
     marked = [replace(row, errno=marker_errno(index)) for index, row in enumerate(REFUSED)]
-    return run_probe(folder, seccomp.build_filter(refused=marked), [case for row in REFUSED for case in row_cases(row)])
+    return run_probe(folder, seccomp.build_filter(refused=marked), all_row_cases())
 
 
 def row_id(row: Refusal) -> str:
@@ -350,7 +358,8 @@ def test_each_refused_call_fails_with_its_rows_errno(index: int, row: Refusal, r
 # (what is tried, the call, its arguments, the errno the filter gives)
 ATTACKS: list[tuple[str, str, tuple[object, ...], int]] = [
     ("keyctl: the uid's keyring", "keyctl", (0, -4, 1), errno.ENOSYS),  # KEYCTL_GET_KEYRING_ID, KEY_SPEC_USER_KEYRING
-    ("add_key: a key", "add_key", ("s:user", "s:arbiter-probe", "s:1", 1, -2), errno.ENOSYS),  # to the process's keyring
+    ("add_key: a key to the process's keyring", "add_key", ("s:user", "s:arbiter-probe", "s:1", 1, -2),
+     errno.ENOSYS),
     ("io_uring_setup: a ring", "io_uring_setup", (4, "BUF"), errno.ENOSYS),
     ("clone: a user namespace", "clone", (0x10000000 | 17, 0, 0, 0, 0), errno.EPERM),  # CLONE_NEWUSER | SIGCHLD
     ("clone: a user and a network namespace", "clone", (0x50000000 | 17, 0, 0, 0, 0), errno.EPERM),
@@ -363,7 +372,7 @@ ATTACKS: list[tuple[str, str, tuple[object, ...], int]] = [
 ]
 
 
-def attack_cases() -> list[tuple[str, int, tuple[object, ...]]]:
+def attack_cases() -> list[Case]:
     return [(label, number(name), args) for label, name, args, _ in ATTACKS]
 
 
@@ -486,7 +495,9 @@ const fs = require("fs");
 fs.readFileSync("/tmp/probe/shared.txt");
 if (execFileSync("/bin/echo", ["child"]).toString() !== "child\n") process.exit(1);
 new Worker("require('worker_threads').parentPort.postMessage(6 * 7)", { eval: true })
-  .on("message", (n) => { fs.promises.readFile("/tmp/probe/shared.txt").then(() => console.log(n === 42 ? "played" : "wrong")); });
+  .on("message", (n) => {
+    fs.promises.readFile("/tmp/probe/shared.txt").then(() => console.log(n === 42 ? "played" : "wrong"));
+  });
 '''
 
 RUNTIMES = [
@@ -514,6 +525,22 @@ def test_a_runtime_starts_and_plays_under_the_filter(folder: Path, name: str, co
 
 
 @needs_box
+def test_sqlite_reads_a_database_without_locks_as_the_docs_say(folder: Path) -> None:
+    """docs/security.md tells entrants to open SQLite with `immutable=1` or `nolock=1`."""
+    with sqlite3.connect(folder / "book.db") as book:
+        book.execute("CREATE TABLE IF NOT EXISTS openings (move)")
+        book.execute("INSERT INTO openings VALUES ('e4')")
+    (folder / "book.db").chmod(0o444)
+    read = ("import sqlite3, sys; "
+            "print(sqlite3.connect(sys.argv[1], uri=True, timeout=0).execute('SELECT move FROM openings').fetchall())")
+    for uri in ("file:/tmp/probe/book.db?immutable=1", "file:/tmp/probe/book.db?mode=ro&nolock=1"):
+        done = boxed([sys.executable, "-c", read, uri], seccomp.build_filter(), folder)
+        assert done.stdout.strip() == "[('e4',)]", done.stderr
+    locking = boxed([sys.executable, "-c", read, "file:/tmp/probe/book.db?mode=ro"], seccomp.build_filter(), folder)
+    assert "database is locked" in locking.stderr
+
+
+@needs_box
 def test_c_threads_run_under_the_filter(folder: Path) -> None:
     done = boxed([compiled(folder, "threads", THREADS_C)], seccomp.build_filter(), folder)
     assert (done.returncode, done.stdout.strip()) == (0, "56"), done.stderr
@@ -523,7 +550,8 @@ def test_c_threads_run_under_the_filter(folder: Path) -> None:
 @pytest.mark.skipif(not AS_ROOT, reason="the box's user is only changed when the arbiter is root")
 def test_setpriv_drops_to_the_box_user_under_the_filter(folder: Path) -> None:
     """`boxed` runs setpriv after bubblewrap has applied the filter, as the box's /bin/sh shim does."""
-    done = boxed(["/bin/sh", "-c", "id -u; id -g; id -G; grep CapEff /proc/self/status"], seccomp.build_filter(), folder)
+    done = boxed(["/bin/sh", "-c", "id -u; id -g; id -G; grep CapEff /proc/self/status"], seccomp.build_filter(),
+                 folder)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == [str(BOX_UID), str(BOX_UID), str(BOX_UID), "CapEff:", "0000000000000000"]
 
@@ -533,10 +561,12 @@ def test_setpriv_drops_to_the_box_user_under_the_filter(folder: Path) -> None:
 @pytest.mark.skipif(seccomp.unsupported_reason() is not None, reason="this machine has no filter")
 def test_the_filter_file_is_private_written_once_and_removed_at_exit() -> None:
     script = ("import threading; from arbiter.transport import seccomp\n"
-              "paths = set(); threads = [threading.Thread(target=lambda: paths.add(seccomp.filter_file())) for _ in range(8)]\n"
+              "paths = set()\n"
+              "threads = [threading.Thread(target=lambda: paths.add(seccomp.filter_file())) for _ in range(8)]\n"
               "[t.start() for t in threads]; [t.join() for t in threads]\n"
               "import os, stat; (path,) = paths\n"
-              "print(path, oct(stat.S_IMODE(os.stat(path).st_mode)), oct(stat.S_IMODE(os.stat(os.path.dirname(path)).st_mode)),"
+              "mode = lambda p: oct(stat.S_IMODE(os.stat(p).st_mode))\n"
+              "print(path, mode(path), mode(os.path.dirname(path)),"
               " open(path, 'rb').read() == seccomp.build_filter())\n")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, check=True)
     path, file_mode, folder_mode, same = done.stdout.split()

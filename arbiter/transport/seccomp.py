@@ -98,7 +98,7 @@ F_NOTIFY = 1026
 REFUSED: tuple[Refusal, ...] = (
     Refusal(_calls("add_key", "keyctl", "request_key"), errno.ENOSYS,
             "The kernel keeps keyrings per user, not per box: boxes that share a uid could pass "
-            "messages through them (ENOSYS, as on a kernel built without keys)."),
+            "messages through them."),
     Refusal(_calls("io_uring_setup", "io_uring_enter", "io_uring_register"), errno.ENOSYS,
             "A large kernel interface behind many privilege escalations; runtimes that try it "
             "(libuv) fall back to ordinary calls on ENOSYS."),
@@ -130,14 +130,15 @@ REFUSED: tuple[Refusal, ...] = (
             "Hardware ports and custom segment tables (x86_64 only) serve drivers and 16-bit code, "
             "and old exploits."),
     Refusal((Call("ioctl", ArgIn(1, (TIOCSTI,), "`TIOCSTI`")),), errno.EPERM,
-            "It types characters into a terminal's input, to be read by whoever owns the terminal."),
+            "It types characters into a terminal's input as if its owner had typed them."),
     Refusal((Call("flock"),
              Call("fcntl", ArgIn(1, (F_GETLK, F_SETLK, F_SETLKW, F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW),
                                  "`F_GETLK`, `F_SETLK`, `F_SETLKW`, `F_OFD_GETLK`, `F_OFD_SETLK`, `F_OFD_SETLKW`"))),
             errno.ENOLCK,
             "A lock on a file two boxes both see (any system file, though read-only) is a bit one box "
             "sets and the other reads."),
-    Refusal((*_calls("inotify_init", "inotify_init1", "fanotify_init"), Call("fcntl", ArgIn(1, (F_NOTIFY,), "`F_NOTIFY`"))),
+    Refusal((*_calls("inotify_init", "inotify_init1", "fanotify_init"),
+             Call("fcntl", ArgIn(1, (F_NOTIFY,), "`F_NOTIFY`"))),
             errno.ENOSYS,
             "Watching a file or folder two boxes both see tells one box when the other opens or reads it."),
 )
@@ -157,7 +158,7 @@ class Arch:
 
 # arch/x86/entry/syscalls/syscall_64.tbl (checked against asm/unistd_64.h by the tests).
 _X86_64 = {
-    "ioctl": 16, "fcntl": 72, "flock": 73, "ptrace": 101, "syslog": 103, "vhangup": 153,
+    "ioctl": 16, "clone": 56, "fcntl": 72, "flock": 73, "ptrace": 101, "syslog": 103, "vhangup": 153,
     "modify_ldt": 154, "pivot_root": 155, "adjtimex": 159, "chroot": 161, "acct": 163,
     "settimeofday": 164, "mount": 165, "umount2": 166, "swapon": 167, "swapoff": 168, "reboot": 169,
     "sethostname": 170, "setdomainname": 171, "iopl": 172, "ioperm": 173, "init_module": 175,
@@ -165,7 +166,7 @@ _X86_64 = {
     "request_key": 249, "keyctl": 250, "inotify_init": 253, "unshare": 272, "inotify_init1": 294,
     "perf_event_open": 298, "fanotify_init": 300, "name_to_handle_at": 303, "open_by_handle_at": 304,
     "clock_adjtime": 305, "setns": 308, "process_vm_readv": 310, "process_vm_writev": 311,
-    "finit_module": 313, "kexec_file_load": 320, "bpf": 321, "userfaultfd": 323, "clone": 56,
+    "finit_module": 313, "kexec_file_load": 320, "bpf": 321, "userfaultfd": 323,
 }
 # include/uapi/asm-generic/unistd.h, which aarch64 uses (checked against it by the tests).
 _AARCH64 = {
@@ -228,7 +229,7 @@ def _arg_low_at(index: int) -> int:
     return 16 + 8 * index
 
 
-Insn = tuple[int, int, int, int]
+_Insn = tuple[int, int, int, int]  # (code, jt, jf, k)
 
 
 def build_filter(machine: str | None = None, refused: Sequence[Refusal] = REFUSED) -> bytes | None:
@@ -244,14 +245,17 @@ def build_filter(machine: str | None = None, refused: Sequence[Refusal] = REFUSE
     return b"".join(_INSN.pack(*insn) for insn in _program(arch, refused))
 
 
-def _program(arch: Arch, refused: Sequence[Refusal]) -> list[Insn]:
-    program: list[Insn] = [(_LD_W_ABS, 0, 0, _ARCH_AT), (_JEQ, 1, 0, arch.audit_arch),
+def _program(arch: Arch, refused: Sequence[Refusal]) -> list[_Insn]:
+    program: list[_Insn] = [(_LD_W_ABS, 0, 0, _ARCH_AT), (_JEQ, 1, 0, arch.audit_arch),
                            (_RET, 0, 0, _RET_KILL_PROCESS), (_LD_W_ABS, 0, 0, _NR_AT)]
     if arch.x32_bit:
         program += [(_JSET, 0, 1, arch.x32_bit), (_RET, 0, 0, _RET_KILL_PROCESS)]
     # A flat list of comparisons: the kernel (5.11+) caches the verdict of every call whose
-    # path looks at nothing but the number and the arch, so an allowed call never runs it.
-    for number, rules in _rules_by_number(arch, refused).items():
+    # path looks at nothing but the number and the arch, so most calls never run it. Those
+    # that do, fcntl, ioctl and clone, common in every runtime, are compared first.
+    by_number = _rules_by_number(arch, refused)
+    conditional_first = sorted(by_number.items(), key=lambda item: all(when is None for when, _ in item[1]))
+    for number, rules in conditional_first:
         body = _checks(rules)
         program += [_jump(_JEQ, number, 0, len(body)), *body]
     program.append((_RET, 0, 0, _RET_ALLOW))
@@ -269,7 +273,7 @@ def _rules_by_number(arch: Arch, refused: Sequence[Refusal]) -> dict[int, list[t
     return rules
 
 
-def _checks(rules: list[tuple[Condition | None, int]]) -> list[Insn]:
+def _checks(rules: list[tuple[Condition | None, int]]) -> list[_Insn]:
     """What runs once the number matched: each condition in turn, then the call's verdict
     when none held (its unconditional errno, or allowed); every path returns."""
     verdicts = list(dict.fromkeys(code for when, code in rules if when is not None))
@@ -287,15 +291,18 @@ def _checks(rules: list[tuple[Condition | None, int]]) -> list[Insn]:
         else:
             tests.append((_JSET, when.mask, verdicts.index(code)))
     first_verdict = len(tests) + 1  # after the tests and the fall-through return
-    body: list[Insn] = []
+    body: list[_Insn] = []
     for at, (opcode, k, verdict) in enumerate(tests):
-        body.append((opcode, 0, 0, k) if opcode == _LD_W_ABS else _jump(opcode, k, first_verdict + verdict - at - 1, 0))
+        if opcode == _LD_W_ABS:
+            body.append((opcode, 0, 0, k))
+        else:
+            body.append(_jump(opcode, k, first_verdict + verdict - at - 1, 0))
     body.append((_RET, 0, 0, _RET_ALLOW if always is None else _RET_ERRNO | always))
     body += [(_RET, 0, 0, _RET_ERRNO | code) for code in verdicts]
     return body
 
 
-def _jump(opcode: int, k: int, jt: int, jf: int) -> Insn:
+def _jump(opcode: int, k: int, jt: int, jf: int) -> _Insn:
     # Classic BPF jumps forward at most 255 instructions; a rule book that needs more must
     # be laid out differently, not silently truncated.
     if not (0 <= jt <= 255 and 0 <= jf <= 255):
