@@ -65,7 +65,8 @@ def attack_env(script: str, decoys: dict[str, Path], listen_port: int, target_po
 
 
 ATTACKS = ["steal_files_bot.py", "tamper_results_bot.py", "kill_opponent_bot.py", "kill_opponent_stop",
-           "forge_output_bot.py", "network_bot.py", "escape_bot.py", "shm_memory_bot.py", "disk_fill_bot.py"]
+           "forge_output_bot.py", "network_bot.py", "escape_bot.py", "shm_memory_bot.py", "disk_fill_bot.py",
+           "kernel_channel_bot.py"]
 
 
 def play_attack(script: str, decoys: dict[str, Path], tmp_path: Path, *, boxed: bool):
@@ -120,6 +121,10 @@ def test_an_attack_from_inside_a_box_fails_and_the_victim_is_not_blamed(script: 
     ("network_bot.py", "connected to 127.0.0.1"),
     ("shm_memory_bot.py", "touched 96 MiB"),
     ("disk_fill_bot.py", "wrote 100 MiB"),
+    ("kernel_channel_bot.py", "ATTACK keyring: SUCCEEDED"),
+    ("kernel_channel_bot.py", "ATTACK flock: SUCCEEDED"),
+    ("kernel_channel_bot.py", "ATTACK io_uring: SUCCEEDED"),
+    ("kernel_channel_bot.py", "ATTACK userns: SUCCEEDED"),
 ])
 def test_the_same_attack_succeeds_without_the_box(script: str, proof: str, decoys, tmp_path: Path) -> None:
     """The attacks are real: unboxed, each gets through (none of these harms the machine)."""

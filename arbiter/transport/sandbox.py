@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from .procfs import children, read_proc
+from .seccomp import filter_file, unsupported_reason
 
 BOX_UID = BOX_GID = 61000  # the unprivileged user a boxed bot runs as when the arbiter is root
 TMPFS_MB = 64  # size of a box's private /tmp, and of its /dev/shm
@@ -99,6 +100,7 @@ class Support:
     cpu: CgroupPlace | None = None
     kill: CgroupPlace | None = None  # cgroup v2's cgroup.kill
     freezer: CgroupPlace | None = None  # cgroup v2's cgroup.freeze, or the v1 freezer controller
+    seccomp: str | None = None  # the file holding the system-call filter (seccomp.py), if there is one
     missing: tuple[str, ...] = ()  # a sentence per thing that is not enforced, and why
 
     @property
@@ -127,6 +129,9 @@ class Support:
             if self.usable else False,
             "files": f"RLIMIT_FSIZE {MAX_FILE_MB} MiB, RLIMIT_NOFILE {MAX_OPEN_FILES}, no core dumps"
             if self.usable else False,
+            "system_calls": ("seccomp: keyrings, io_uring, namespaces, mounts, ptrace, bpf, perf events, "
+                             "file locks and watches refused (docs/security.md)")
+            if self.usable and self.seccomp else False,
         }
 
     def describe(self) -> str:
@@ -136,7 +141,8 @@ class Support:
         limits = [name for name, p in (("memory", self.memory), ("processes", self.pids)) if p]
         text = "bots are sandboxed (bubblewrap"
         text += f", uid {BOX_UID}" if self.as_root else ", user namespace"
-        text += f"; cgroup limits: {', '.join(limits)})" if limits else ")"
+        text += f"; cgroup limits: {', '.join(limits)}" if limits else ""
+        text += "; system-call filter)" if self.seccomp else ")"
         if self.missing:
             text += "; not enforced: " + "; ".join(self.missing)
         return text
@@ -164,9 +170,15 @@ def _probe() -> Support:
         missing.append("bubblewrap (bwrap) is not installed: apt-get install bubblewrap")
     if setpriv is None:
         missing.append("setpriv (util-linux) is not installed")
+    seccomp_file = filter_file()
+    if seccomp_file is None:
+        missing.append(unsupported_reason() or "no system-call filter")
     if bwrap is not None and setpriv is not None:
-        why = _try_box(bwrap, setpriv, as_root)
-        if why is not None:
+        why = _try_box(bwrap, setpriv, as_root, seccomp_file)
+        if why is not None and seccomp_file is not None and _try_box(bwrap, setpriv, as_root, None) is None:
+            missing.append(f"no system-call filter: bubblewrap cannot load it here ({why})")
+            seccomp_file = None
+        elif why is not None:
             missing.append(f"bubblewrap cannot make a box here: {why}")
             bwrap = None
     places = _cgroup_places()
@@ -182,12 +194,13 @@ def _probe() -> Support:
                        "with SIGSTOP passes until one finds nothing running)")
     return Support(bwrap=bwrap, setpriv=setpriv, as_root=as_root, memory=memory, pids=pids,
                    cpu=places.get("cpu"), kill=places.get("kill"), freezer=places.get("freezer"),
-                   missing=tuple(missing))
+                   seccomp=seccomp_file, missing=tuple(missing))
 
 
-def _try_box(bwrap: str, setpriv: str, as_root: bool) -> str | None:
+def _try_box(bwrap: str, setpriv: str, as_root: bool, seccomp: str | None) -> str | None:
     """Run `true` in a box like a bot's; None if it worked, else why not."""
-    argv = _launcher_argv(_bwrap_argv(bwrap, setpriv, as_root, ["/bin/true"], cwd="/tmp", read=(), write=()))
+    argv = _launcher_argv(_bwrap_argv(bwrap, setpriv, as_root, ["/bin/true"], cwd="/tmp", read=(), write=(),
+                                      seccomp=seccomp is not None), seccomp=seccomp)
     try:
         done = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                               stderr=subprocess.PIPE, timeout=_PROBE_TIMEOUT_S, env={"PATH": BOX_PATH})
@@ -554,11 +567,11 @@ class Box:
         self.groups = _Groups(places, memory_mb)
         # Without a memory group the cap is on address space (mmap included).
         address_space_mb = None if self.groups.memory_mb is not None else memory_mb
-        bwrap = _box_view(places.bwrap, places.setpriv, places.as_root, tuple(command), workdir,
-                          tuple(read), tuple(write))
+        bwrap = _box_view(places.bwrap, places.setpriv, places.as_root, places.seccomp is not None,
+                          tuple(command), workdir, tuple(read), tuple(write))
         try:
             self.argv = _launcher_argv(bwrap, groups=tuple(dict.fromkeys(self.groups.folders.values())),
-                                       address_space_mb=address_space_mb)
+                                       address_space_mb=address_space_mb, seccomp=places.seccomp)
         except BaseException:
             self.groups.remove()
             raise
@@ -628,7 +641,7 @@ class Box:
 
 
 @functools.lru_cache(maxsize=256)
-def _box_view(bwrap: str, setpriv: str, as_root: bool, command: tuple[str, ...], cwd: str,
+def _box_view(bwrap: str, setpriv: str, as_root: bool, seccomp: bool, command: tuple[str, ...], cwd: str,
               read: tuple[str, ...], write: tuple[str, ...]) -> tuple[str, ...]:
     """`_bwrap_argv` for a player's box, worked out once per arbiter process: the same player's
     box shows the same paths in every game, and finding them (the interpreter's installation,
@@ -636,14 +649,17 @@ def _box_view(bwrap: str, setpriv: str, as_root: bool, command: tuple[str, ...],
     boxed launch's. A path that changes between two games of one run is seen as it was at
     the first (the box shows what was resolved then)."""
     return tuple(_bwrap_argv(bwrap, setpriv, as_root, command, cwd=cwd,
-                             read=(*read, *_named_paths(command, cwd, write)), write=write))
+                             read=(*read, *_named_paths(command, cwd, write)), write=write, seccomp=seccomp))
 
 
 def _bwrap_argv(bwrap: str, setpriv: str, as_root: bool, command: Sequence[str], *, cwd: str,
-                read: Sequence[str], write: Sequence[str]) -> list[str]:
-    """bubblewrap's command line for a box around `command`, run from `cwd`."""
+                read: Sequence[str], write: Sequence[str], seccomp: bool) -> list[str]:
+    """bubblewrap's command line for a box around `command`, run from `cwd` (with the
+    system-call filter read from SECCOMP_FD when `seccomp`)."""
     argv = [bwrap, "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
             "--die-with-parent", "--hostname", "box"]
+    if seccomp:
+        argv += ["--seccomp", str(SECCOMP_FD)]
     if not as_root:
         argv.append("--unshare-user")  # unprivileged: the namespaces need a user namespace
     for path in SYSTEM_DIRS:
@@ -675,11 +691,12 @@ def _bwrap_argv(bwrap: str, setpriv: str, as_root: bool, command: Sequence[str],
 # bubblewrap's own two processes close: so only the bot holds its pipes, and the arbiter
 # sees the end of file when the bot closes its output, not when the whole box has gone.
 STDIN_FD, STDOUT_FD = 3, 4
+SECCOMP_FD = 5  # the filter's file, which bubblewrap reads and closes before the bot starts
 _STDIO_SHIM = 'exec 0<&3 1>&4 3<&- 4>&- && exec "$@"'
 
 
 def _launcher_argv(bwrap: Sequence[str], *, groups: Sequence[str] = (),
-                   address_space_mb: int | None = None) -> list[str]:
+                   address_space_mb: int | None = None, seccomp: str | None = None) -> list[str]:
     """The command the arbiter starts for a box: a `/bin/sh` prelude that moves itself into
     the box's control groups, sets the box's limits, puts the bot's pipes (its standard
     input and output) on descriptors 3 and 4 with /dev/null on 0 and 1, and becomes
@@ -692,6 +709,8 @@ def _launcher_argv(bwrap: Sequence[str], *, groups: Sequence[str] = (),
     if address_space_mb is not None:
         steps.append(f"ulimit -v {address_space_mb << 10}")
     steps.append(f'exec {STDIN_FD}<&0 {STDOUT_FD}>&1 </dev/null >/dev/null')
+    if seccomp is not None:
+        steps.append(f"exec {SECCOMP_FD}<{shlex.quote(seccomp)}")
     steps.append('exec "$@"')
     return ["/bin/sh", "-c", "; ".join(steps), "box-launch", *bwrap]
 
