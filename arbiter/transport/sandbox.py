@@ -123,7 +123,8 @@ class Support:
             "filesystem": "system runtime and the bot's own files, read-only; private /tmp" if self.usable else False,
             "network": "none (own loopback only)" if self.usable else False,
             "memory": memory if self.usable else False,
-            "processes": (place(self.pids, f"pids.max={MAX_PROCESSES}") if self.usable else False),
+            "processes": (place(self.pids, f"pids.max={MAX_PROCESSES}") or self._nproc_in_namespace()
+                          if self.usable else False),
             "cpu_accounting": place(self.cpu, "CPU time of the whole box") if self.usable else False,
             "suspension": (place(self.freezer, "freezer") or "SIGSTOP over the box's process tree")
             if self.usable else False,
@@ -134,14 +135,23 @@ class Support:
             if self.usable and self.seccomp else False,
         }
 
+    def _nproc_in_namespace(self) -> str | bool:
+        """Not root, without a pids group: RLIMIT_NPROC, which the kernel counts per user
+        namespace, so in the box's own namespace it counts the box's tasks alone."""
+        return f"RLIMIT_NPROC={MAX_PROCESSES} in the box's own user namespace" if not self.as_root else False
+
     def describe(self) -> str:
         """One line for a run's header."""
         if not self.usable:
             return "bots are NOT sandboxed: " + "; ".join(self.missing)
         limits = [name for name, p in (("memory", self.memory), ("processes", self.pids)) if p]
+        rlimits = [] if self.memory else ["memory by RLIMIT_AS"]
+        if self.pids is None and not self.as_root:
+            rlimits.append(f"processes by RLIMIT_NPROC={MAX_PROCESSES} in the box's user namespace")
         text = "bots are sandboxed (bubblewrap"
         text += f", uid {BOX_UID}" if self.as_root else ", user namespace"
         text += f"; cgroup limits: {', '.join(limits)}" if limits else ""
+        text += f"; {', '.join(rlimits)}" if rlimits else ""
         text += "; system-call filter)" if self.seccomp else ")"
         if self.missing:
             text += "; not enforced: " + "; ".join(self.missing)
@@ -187,7 +197,7 @@ def _probe() -> Support:
     memory, pids = places.get("memory"), places.get("pids")
     if memory is None:
         missing.append("memory control group (memory capped by RLIMIT_AS instead, which does not count tmpfs)")
-    if pids is None:
+    if pids is None and as_root:  # not root: RLIMIT_NPROC, counted in the box's own user namespace
         missing.append(f"process-count limit (no pids control group; {MAX_PROCESSES} tasks is not enforced)")
     if places.get("freezer") is None:
         missing.append("freezer control group (a suspended box is stopped process by process instead, "
@@ -684,7 +694,13 @@ def _bwrap_argv(bwrap: str, setpriv: str, as_root: bool, command: Sequence[str],
     if as_root:  # root in the box only to become the box's user; setpriv drops it all
         argv += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
         prefix += [f"--reuid={BOX_UID}", f"--regid={BOX_GID}", "--clear-groups", "--bounding-set=-all"]
-    return [*argv, "--", "/bin/sh", "-c", _STDIO_SHIM, "box", *prefix, "--", *command]
+    # Not root: the process cap is RLIMIT_NPROC, set inside the box (so after bubblewrap made
+    # its user namespace, whose own count then holds only the box's tasks; set before, it would
+    # also cap the namespace's share of every process of the arbiter's user).
+    # (bash says -u, dash -p).
+    cap = f"{{ ulimit -u {MAX_PROCESSES} 2>/dev/null || ulimit -p {MAX_PROCESSES}; }}"
+    shim = _STDIO_SHIM if as_root else f"{cap} && {_STDIO_SHIM}"
+    return [*argv, "--", "/bin/sh", "-c", shim, "box", *prefix, "--", *command]
 
 
 # The bot's stdin and stdout come in as descriptors 3 and 4 (`STDIN_FD`, `STDOUT_FD`), which
