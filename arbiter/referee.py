@@ -415,8 +415,19 @@ class _Referee:
                     seat.cpu_mark_ms = cpu_ms()  # read once stopped: any CPU after this was used suspended
                 elif process is not None:
                     process.track_descendants()  # so that none escapes the end of the game
-                return fault
+                return fault or self._check_write_cap(seat)
             move_start, cpu_move_start = arrived, cpu_now  # another move is due in the same turn
+
+    @staticmethod
+    def _check_write_cap(seat: _Seat) -> _Ending | None:
+        """After a boxed bot's turn (it is stopped: it writes only on its turn), its write
+        folders must hold no more than their cap (docs/security.md); breaking it is its fault."""
+        if seat.process is None or seat.process.box is None or seat.spec.sandbox is None:
+            return None
+        broken = seat.spec.sandbox.write_cap_broken()
+        if broken is None:
+            return None
+        return _Ending(Termination.CRASH, seat.index, f"{seat.label} broke the limits of its sandbox: {broken}")
 
     def _await_line(self, seat: _Seat, wall_deadline: float, cpu_turn_start: float,
                     cpu_move_start: float, budget_ms: float) -> ReadResult:

@@ -417,3 +417,43 @@ def test_an_ordinary_user_gets_a_process_cap_and_a_fork_bomb_stops_at_it() -> No
     assert line.startswith("ATTACK fork_bomb: blocked: forked "), line
     forked = int(line.split("forked ")[1].split()[0])
     assert 100 <= forked < 128, line  # the bot itself and bubblewrap's init's child count too
+
+
+@pytest.mark.parametrize("count, size_kb, cap, broken", [
+    (20, 1024, {"write_mb": 10}, True),  # 20 MiB in a 10 MiB cap
+    (100, 0, {"write_files": 50}, True),  # 100 files where 50 may be
+    (20, 100, {"write_mb": 10, "write_files": 50}, False),  # 2 MiB in 20 files: within both
+])
+def test_a_write_folder_stops_at_its_cap(count: int, size_kb: int, cap: dict, broken: bool, tmp_path: Path) -> None:
+    """A `write:` folder holds at most `write_mb` and `write_files` (256 MiB and 10,000 by
+    default); a bot that puts more there loses by a recorded fault, checked after each of its
+    turns (its box is frozen between them, so that is when it can have written)."""
+    assert support().usable, support().describe()
+    folder = tmp_path / "cache"
+    marker = new_marker()
+    filler = replace(bot("write_fill_bot.py", "filler", marker, FOLDER=str(folder), COUNT=str(count),
+                         SIZE_KB=str(size_kb)),
+                     sandbox=SandboxSpec(read=(str(BOTS),), write=(str(folder),), **cap))
+    record = play_game(find_game("limit-nim"), [filler, honest(marker)], time=GAME_TIME, log_dir=tmp_path)
+    if broken:
+        assert (record.termination, record.offender) == (Termination.CRASH, 0), record.detail
+        assert "seat 0 (filler) broke the limits of its sandbox: its write folders hold more than their cap" \
+            in record.detail
+    else:
+        assert record.termination is Termination.NORMAL, record.detail
+    assert live_marked(marker) == []
+
+
+def test_the_write_caps_are_config_keys(tmp_path: Path) -> None:
+    config = tmp_path / "contest.yaml"
+    config.write_text(
+        "name: capped\ngame: limit-nim\nplayers:\n"
+        f"  - {{name: a, command: {sys.executable} {RANDOM}, sandbox: {{write: [cache], write_mb: 8, write_files: 99}}}}\n"
+        f"  - {{name: b, command: {sys.executable} {RANDOM}, sandbox: {{write: [cache2]}}}}\n")
+    a, b = load_config(config).players
+    assert (a.sandbox.write_mb, a.sandbox.write_files) == (8, 99)
+    assert (b.sandbox.write_mb, b.sandbox.write_files) == (256, 10000)
+    config.write_text(config.read_text().replace("write_mb: 8", "write_mb: 0"))
+    with pytest.raises(ConfigError) as refused:
+        load_config(config)
+    assert "players[0].sandbox.write_mb: 0 is not allowed" in str(refused.value)

@@ -19,7 +19,7 @@ from typing import Any, Literal, Sequence
 from ..games import Game, GameError, find_game, game_names
 from ..referee import PlayerSpec, TimeControl
 from ..transport.keys import KeyFileError, read_key_file, read_public_key
-from ..transport.sandbox import SandboxSpec, ShownPaths, shown_path_problems, support
+from ..transport.sandbox import WRITE_FILES, WRITE_MB, SandboxSpec, ShownPaths, shown_path_problems, support
 from ..transport.endpoints import DEFAULT_CONNECT_WAIT_MS, SocketSpec, socket_problems
 from .validate import ConfigError, KeyPath, Mapping, Problems, boolean, integer, load_yaml, number, one_of, text
 
@@ -29,7 +29,7 @@ TIME_KEYS = ("time_ms", "move_ms", "clock", "suspend_idle", "memory_mb", "startu
 SOCKET_KEYS = ("transport", "bind", "connect", "public_key", "connect_wait_ms")  # docs/config.md, Players over sockets
 PLAYER_KEYS = ("name", "command", "cwd", "env", "dialect", "sandbox") + TIME_KEYS + SOCKET_KEYS
 SANDBOX_MODES = ("on", "off", "required")  # the run's `sandbox:` (docs/security.md)
-SANDBOX_KEYS = ("read", "write")  # a player's `sandbox:` mapping
+SANDBOX_KEYS = ("read", "write", "write_mb", "write_files")  # a player's `sandbox:` mapping
 TOP_KEYS = (
     "name", "game", "params", "format", "games_per_pairing", "games_per_group", "rounds", "openings", "time",
     "concurrency", "scoring", "players", "gauntlet", "results", "candidate", "baseline", "sprt",
@@ -405,7 +405,7 @@ def _hiding(player: PlayerSpec, results_dir: Path) -> PlayerSpec:
         return player
     def keep(path: str) -> bool:
         return not (results_dir == Path(path) or Path(path) in results_dir.parents)
-    return replace(player, sandbox=SandboxSpec(read=tuple(filter(keep, box.read)), write=tuple(filter(keep, box.write))))
+    return replace(player, sandbox=replace(box, read=tuple(filter(keep, box.read)), write=tuple(filter(keep, box.write))))
 
 
 def _check_shown_paths(problems: Problems, players: Sequence[PlayerSpec], hidden: tuple[str, ...]) -> None:
@@ -436,7 +436,7 @@ def _read_sandbox(problems: Problems, path: KeyPath, value: Any, folder: Path, c
     if not m.ok:
         return SandboxSpec(read=tuple(own))
     found: dict[str, list[str]] = {}
-    for key in SANDBOX_KEYS:
+    for key in ("read", "write"):
         paths = m.raw(key) or []
         if isinstance(paths, str):
             paths = [paths]
@@ -449,7 +449,9 @@ def _read_sandbox(problems: Problems, path: KeyPath, value: Any, folder: Path, c
                 problems.add(path + (key,), f"{shown!r} is not allowed: no such file or folder ({resolved})")
             if resolved == "/":
                 problems.add(path + (key,), f"{shown!r} is not allowed: the whole filesystem")
-    return SandboxSpec(read=tuple(own + found["read"]), write=tuple(found["write"]))
+    return SandboxSpec(read=tuple(own + found["read"]), write=tuple(found["write"]),
+                       write_mb=m.get("write_mb", WRITE_MB, integer(1)),
+                       write_files=m.get("write_files", WRITE_FILES, integer(1)))
 
 
 def _read_time(problems: Problems, path: KeyPath, value: Any, base: TimeControl,

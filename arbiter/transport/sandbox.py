@@ -70,12 +70,43 @@ class SandboxError(Exception):
     """A box could not be made though the machine offers sandboxing (the arbiter's problem)."""
 
 
+WRITE_MB = 256  # the default cap on what a player's write folders hold together...
+WRITE_FILES = 10000  # ...and on how many files, folders and links are in them
+
+
 @dataclass(frozen=True)
 class SandboxSpec:
-    """What one player's box shows beyond the defaults: extra absolute paths, read-only or writable."""
+    """What one player's box shows beyond the defaults: extra absolute paths, read-only or
+    writable, and the cap on what the writable folders may hold."""
 
     read: tuple[str, ...] = ()
     write: tuple[str, ...] = ()
+    write_mb: int = WRITE_MB
+    write_files: int = WRITE_FILES
+
+    def write_cap_broken(self) -> str | None:
+        """Why the write folders hold more than their cap, or None (read without following a
+        link; the walk stops as soon as the cap is passed, so it costs at most the cap)."""
+        if not self.write:
+            return None
+        size, entries = 0, 0
+        limit = self.write_mb << 20
+        pending = list(self.write)
+        while pending:
+            try:
+                with os.scandir(pending.pop()) as found:
+                    for entry in found:
+                        entries += 1
+                        if entry.is_dir(follow_symlinks=False):
+                            pending.append(entry.path)
+                        elif entry.is_file(follow_symlinks=False):
+                            size += entry.stat(follow_symlinks=False).st_size
+                        if size > limit or entries > self.write_files:
+                            return (f"its write folders hold more than their cap of {self.write_mb} MiB in "
+                                    f"{self.write_files} files (sandbox: write_mb, write_files)")
+            except OSError:
+                continue  # gone meanwhile, or unreadable: nothing of it counts
+        return None
 
 
 # --- what the machine offers ---------------------------------------------------------
