@@ -575,6 +575,9 @@ class _Referee:
                     seat.channel.close()
                 except (OSError, RecursionError) as exc:  # the game stands; the arbiter says what it left
                     self.cleanup_problems.append(f"the arbiter could not clean up after {seat.label}: {exc}")
+            if seat.process is not None and seat.process.drain.problem is not None:
+                self.cleanup_problems.append(f"the arbiter could not keep {seat.label}'s log: "
+                                             f"{seat.process.drain.problem}")
 
     def _last_lines(self, seat: _Seat) -> list[str]:
         """What a bot is sent after the game's last move: the moves it has not seen, then `Quit`.

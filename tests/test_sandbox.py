@@ -457,3 +457,16 @@ def test_the_write_caps_are_config_keys(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as refused:
         load_config(config)
     assert "players[0].sandbox.write_mb: 0 is not allowed" in str(refused.value)
+
+
+def test_a_log_that_cannot_be_written_costs_nothing_but_the_log(tmp_path: Path) -> None:
+    """A bot's log that cannot be opened (here its name is taken by a folder) is said in the
+    record; the bot's stderr is still read, so a bot that writes a lot there never blocks and
+    is never blamed, and the game stands."""
+    marker = new_marker()
+    chatty = bot("stderr_flood_bot.py", "chatty", marker)
+    (tmp_path / "seat0-chatty.log").mkdir()
+    record = play_game(find_game("limit-nim"), [chatty, honest(marker)], time=GAME_TIME, log_dir=tmp_path)
+    assert record.termination is Termination.NORMAL, record.detail
+    assert "the arbiter could not keep seat 0 (chatty)'s log" in record.detail
+    assert live_marked(marker) == []

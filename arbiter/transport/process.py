@@ -301,11 +301,17 @@ class StderrDrain:
         self._tail = b""
         self.logged_bytes = 0
         self.discarded_bytes = 0
+        self.problem: str | None = None  # why the log could not be kept, if it could not
         self._thread = threading.Thread(target=self._run, name=f"stderr-{fd}", daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
-        log = open(self._log_path, "wb", buffering=0) if self._log_path else None
+        log = None
+        if self._log_path is not None:
+            try:
+                log = open(self._log_path, "wb", buffering=0)
+            except OSError as exc:  # the bot's stderr is still read to its end (discarded), never left to fill
+                self.problem = f"its log {self._log_path} could not be written: {exc.strerror}"
         poller = select.poll()
         poller.register(self._fd, select.POLLIN)
         try:
