@@ -311,8 +311,8 @@ def worker_problems(report: WorkerReport, *, boxed: bool, cores: float) -> list[
     elif digest != source_digest():
         found.append(f"{different_arbiter(digest, source_digest())}; install the same code there (the same commit)")
     if boxed and not report.can_box:
-        found.append(f"cannot sandbox bots ({report.box}); install bubblewrap there, or set sandbox: off "
-                     "for trusted bots")
+        found.append(f"cannot sandbox bots ({report.box}); make it able to (docs/security.md), or set "
+                     "sandbox: off for trusted bots")
     if cores < 1:
         found.append(f"has no `{RESOURCE}` resource, so no game would ever run there: restart it with "
                      f"--resources {RESOURCE}=N, N at most its cores ({report.cores})")

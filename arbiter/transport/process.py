@@ -157,7 +157,7 @@ def launch_side_by_side(launches: Sequence[Callable[[], T]]) -> list[T | BaseExc
     waiting: an unboxed launch runs Python between fork and exec, 3 to 4 ms here), so the last
     bot of a game is not held up by the launches before it. They run on threads kept for the
     life of the process, never on short-lived ones: an unboxed bot's parent-death signal, and
-    bubblewrap's `--die-with-parent`, fire when the *thread* that started them ends. A single
+    a box's own (sandbox.py), fire when the *thread* that started them ends. A single
     launch runs on the caller's thread, as every launch did before (a game's thread, which
     outlives its bots)."""
     global _LAUNCHERS
@@ -362,8 +362,8 @@ class StderrDrain:
 
 def _prepare_child(parent_pid: int, memory_bytes: int | None, prctl: object) -> None:
     """Runs in the child of an unsandboxed bot between fork and exec: parent-death signal,
-    subreaper, the memory cap. (A boxed bot needs none of it here: bubblewrap dies with its
-    parent, the PID namespace holds every descendant, and the box's prelude sets its limits.)"""
+    subreaper, the memory cap. (A boxed bot needs none of it here: its box dies with its
+    parent, holds every descendant, and sets its limits: sandbox.py.)"""
     prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # type: ignore[operator]
     # A subreaper (kept across exec): while the bot lives, every process it starts stays in
     # its tree, even one that leaves its session with setsid() and loses its parent.
@@ -411,7 +411,7 @@ class BotProcess:
         self._walk_checked = 0.0
         self._last_pid_seen: bytes | None = None  # the last pid read by `cpu_ms`, and when
         self._last_pid_at = float("-inf")
-        # A box's control group counts the CPU time of all its processes, dead or alive.
+        # A box may count the CPU time of all its processes, dead or alive, in one reading.
         self._box_cpu = box is not None and box.cpu_ms() is not None
 
     @classmethod
@@ -484,7 +484,7 @@ class BotProcess:
         signal sent to its group), then walks of its tree that stop each process found, until
         a walk finds every process stopped and none it had not seen before (a process that
         forks and exits in a loop leaves children the previous walk did not list). In a box
-        without a freezer, bubblewrap's two processes are spared (`Box.keepers`); the first
+        without a freezer, the box's own keepers are spared (`Box.keepers`); the first
         time, only once the bot's own process exists."""
         if self.box is not None and self.box.freezes:
             self.box.suspend()
@@ -529,7 +529,7 @@ class BotProcess:
         self._stopped = []
 
     def _box_started(self) -> set[int]:
-        """bubblewrap's processes of the box, once the bot's own process exists: waited for
+        """The box's keepers (`Box.keepers`), once the bot's own process exists: waited for
         up to BOX_START_WAIT_S, so that no bot starts unstopped."""
         assert self.box is not None
         deadline = time.monotonic() + BOX_START_WAIT_S
@@ -554,7 +554,7 @@ class BotProcess:
 
     def waits_for_input(self) -> bool:
         """Whether the bot has finished starting, as far as its processes show: every thread
-        of every process of the bot (bubblewrap's own apart) is asleep, and the main thread of
+        of every process of the bot (its box's keepers apart) is asleep, and the main thread of
         the bot's own process (the command's) not in a timed sleep (`sleep()`, `nanosleep`),
         so it waits for something from outside: its input.
 
@@ -605,7 +605,7 @@ class BotProcess:
         # As in `cpu_ms`: while no pid has been handed out since the last walk, the tree holds
         # no process that walk did not find (a full walk is still made every CPU_RECHECK_S, for
         # a fork that raced the last one). This keeps a turn of a bot that starts nothing at one
-        # small read, boxed or not (a box's tree is bubblewrap's two processes and the bot).
+        # small read, boxed or not (a box's tree is its two keepers and the bot).
         now = time.monotonic()
         # The referee reads the CPU time just before it ends a turn: its pid reading is fresh.
         if now - self._last_pid_at < LAST_PID_FRESH_S:
@@ -668,8 +668,8 @@ class BotProcess:
     def terminate(self) -> None:
         """SIGTERM the bot's process group, and SIGCONT so that a stopped bot sees it.
 
-        In a box (thawed first), every process but bubblewrap's own two: their death would
-        SIGKILL the box at once, and the bot is owed the same grace for SIGTERM as unboxed."""
+        In a box (thawed first), every process but the box's keepers (`Box.keepers`), whose
+        death would end the box at once: the bot is owed the same grace for SIGTERM as unboxed."""
         if self.box is None:
             self._signal_group(signal.SIGTERM)
             self._signal_group(signal.SIGCONT)
