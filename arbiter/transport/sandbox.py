@@ -4,8 +4,9 @@ This module owns every privilege and every limit of a sandboxed bot, and nothing
 knows how the box is made. `BotProcess.launch` (the only place that starts a process)
 asks it for a `Box`: the command to run instead of the bot's (a `/bin/sh` prelude that joins
 the box's control groups and sets its limits, then bubblewrap around the bot), and the
-environment. While the bot lives the box reads its CPU time; afterwards it says why it was
-stopped (memory, process count) and is removed.
+environment. While the bot lives the box is its keeper: it finds the bot's own process and
+its own two (`keepers`), freezes and thaws it, reads its CPU time and kills it whole;
+afterwards it says why it was stopped (memory, process count) and is removed.
 
 What a box is, on a machine that offers it all:
 - **identity**: when the arbiter runs as root, the bot runs as `BOX_UID`/`BOX_GID`, an
@@ -23,7 +24,18 @@ What a box is, on a machine that offers it all:
   own loopback. A ZeroMQ bot's seat is a unix socket in a folder bound into its box alone.
 - **limits**: memory through the control group (heap, shared memory and tmpfs pages
   alike), at most `MAX_PROCESSES` tasks, files of at most `MAX_FILE_MB`, no core dumps,
-  at most `MAX_OPEN_FILES` descriptors. Without a memory control group, `RLIMIT_AS`.
+  at most `MAX_OPEN_FILES` descriptors. Without a memory control group, `RLIMIT_AS`;
+  without a pids group and not root, `RLIMIT_NPROC` set inside the box's own user namespace.
+  Its write folders hold at most `write_mb` and `write_files` (`SandboxSpec.write_cap_broken`,
+  which the referee asks after each of the bot's turns).
+- **system calls**: the seccomp filter of `seccomp.py` (keyrings, locks, namespaces, mounts,
+  io_uring, ptrace, bpf...), loaded by bubblewrap from a file the prelude opens.
+- **suspension**: the keeper freezes the whole box between turns (the freezer control
+  group), children it forks meanwhile included; `BotProcess` stops it by SIGSTOP walks only
+  where there is no freezer.
+- **what it shows**: every path is resolved once (`_box_view`), and `shown_path_problems`
+  refuses, when the config is read, one that leads to the config, the results or another
+  player's folder; a path inside a write folder is shown by that folder, never resolved.
 - **the whole tree**: every process of the box is in its PID namespace, whose init is a
   descendant of the launched process; when the bot's first process ends, or that init is
   killed, the kernel kills everything else in the box. The control group also gives the
