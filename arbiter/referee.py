@@ -629,7 +629,7 @@ class _Referee:
             scores, winner, outcome = state.scores, state.winner(), state.outcome
         return GameRecord(
             game=game.name,
-            params={name: _json_param(game, name) for name in game.params},
+            params=game.json_params(),
             players=[PlayerRef(s.spec.name, s.spec.command_text()) for s in self.seats],
             moves=self.moves,
             scores=list(scores),
@@ -648,14 +648,6 @@ class _Referee:
                        for s in self.seats],
             suspended_cpu_ms=[round(s.suspended_cpu_ms, 3) for s in self.seats],
         )
-
-
-def _json_param(game: Game[Any], name: str) -> Any:
-    """A parameter as JSON: numbers and text as they are, anything else in its text form."""
-    value = game.params[name]
-    if isinstance(value, (bool, int, float, str)):
-        return value
-    return game.format_param(name)
 
 
 __all__ = ["STARTUP_TIMEOUT", "GameAborted", "PlayerSpec", "TimeControl", "play_game"]

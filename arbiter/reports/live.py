@@ -29,7 +29,7 @@ from aiohttp import web
 from ..errors import UsageError, show_path
 from ..games import Game, State
 from ..records import GameRecord, MoveRecord, PlayerRef, Termination
-from ..referee import TimeControl, _json_param
+from ..referee import TimeControl
 from ..tournament.config import SprtSettings
 from ..tournament.runner import IDENTITY_FILE
 from ..tournament.schedule import ScheduledGame
@@ -322,7 +322,7 @@ class LiveState:
             game, names = r.game, r.scheduled.seats
             # The page draws a running game as a record so far: the viewer's own encoding and boards.
             so_far = GameRecord(
-                game=game.name, params={name: _json_param(game, name) for name in game.params},
+                game=game.name, params=game.json_params(),
                 players=[PlayerRef(name, "") for name in names], moves=r.moves, scores=list(r.state.scores),
                 winner=None, termination=Termination.NORMAL, offender=None, detail="", started_at=r.started_at,
                 duration_s=now - r.started, logs=[None] * len(names),
