@@ -26,7 +26,7 @@ def preflight(config: TournamentConfig, note: Callable[[str], None]) -> None:
     for player in config.players:
         if player.transport == "remote":  # not launched by the arbiter: nothing to start for a check
             continue
-        time = player.time or config.time
+        time = player.clock(config.time)
         note(f"checking {player.name} before the first game (check: true)")
         target = CheckTarget(config.game_name, dict(config.params), player, time_ms=time.time_ms,
                              memory_mb=time.memory_mb, duties=PREFLIGHT_DUTIES)

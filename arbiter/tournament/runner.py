@@ -96,7 +96,7 @@ def play_conditions(config: TournamentConfig) -> dict[str, Any]:
     """The config values that change how a game is played, not which games are played: each
     player's time control and memory limit, whether it runs sandboxed (on this machine), and
     the seed of the bots. Resuming requires them unchanged."""
-    return {"time": {p.name: asdict(p.time or config.time) for p in config.players}, "seed": config.seed,
+    return {"time": {p.name: asdict(p.clock(config.time)) for p in config.players}, "seed": config.seed,
             "sandboxed": sandbox_report(config)["sandboxed"]}
 
 
@@ -427,7 +427,7 @@ class TournamentRunner:
         setup = self.game_setup(scheduled)
         options: dict[str, Any] = {}  # no on_turn unless watched: a test's fake `play` need not take one
         if self.watch is not None:
-            clocks = [player.time or setup.time for player in setup.players]
+            clocks = [player.clock(setup.time) for player in setup.players]
             options["on_turn"] = self.watch.game_started(scheduled, self.game, clocks)
         try:
             return self.play(self.game, list(setup.players), time=setup.time, opening=setup.opening,
