@@ -38,7 +38,7 @@ from ..records import GameRecord, arbiter_version
 from ..referee import GameAborted, PlayerSpec, play_game
 from ..transport.sandbox import support
 from .config import ClusterSpec, TournamentConfig, unstartable
-from .runner import GameSetup
+from .pool import GameSetup
 from .schedule import ScheduledGame
 
 RESOURCE = "cores"  # each worker's `--resources cores=N`; a game takes one
@@ -102,7 +102,7 @@ class Cluster:
 
 
 class ClusterPool:
-    """The runner's pool on a cluster (runner.GamePool): a task per game, a local future per
+    """The runner's pool on a cluster (pool.GamePool): a task per game, a local future per
     task, and the logs written into the results folder before the record is handed over."""
 
     def __init__(self, cluster: Cluster, config: TournamentConfig,

@@ -12,7 +12,7 @@ import os
 import shutil
 import threading
 import time
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import asdict, dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -23,11 +23,12 @@ import yaml
 from ..errors import UsageError
 from ..games import Game, State
 from ..records import GameRecord, game_places
-from ..referee import GameAborted, PlayerSpec, TimeControl, play_game
+from ..referee import GameAborted, TimeControl, play_game
 from ..transport.sandbox import support
 from .audit import replay_problem
 from .config import TournamentConfig
 from .preflight import preflight
+from .pool import GamePool, GameSetup, LocalPool
 from .progress import Progress
 from .schedule import ScheduledGame, fixed_schedule, planned_games, schedule_identity, swiss_round
 from .store import GameStore, hold_results_folder
@@ -216,59 +217,6 @@ class _Pending:
                 return scheduled
             self.deferred.append(scheduled)
         return None
-
-
-@dataclass(frozen=True)
-class GameSetup:
-    """Everything that decides how one scheduled game is played, here or on a cluster's worker."""
-
-    players: tuple[PlayerSpec, ...]  # in seat order, each with the game's $ARBITER_SEED
-    time: TimeControl
-    opening: tuple[str, ...]
-    log_prefix: str  # of the game's log file names
-
-
-class GamePool(Protocol):
-    """Where games are played: threads of this process (`LocalPool`) or a Dask cluster
-    (`cluster.ClusterPool`). The runner keeps `slots` games submitted and records each
-    result itself, so the records have one writer wherever the games run."""
-
-    slots: int
-
-    def submit(self, scheduled: ScheduledGame) -> Future[GameRecord]:
-        """Start (or queue) one game; its future gives the referee's record, or raises
-        GameAborted when the game was stopped."""
-        ...
-
-    def stop(self) -> None:
-        """End the running games (their futures raise GameAborted) and drop those not started."""
-        ...
-
-    def close(self) -> None:
-        """Release the pool once no future is pending."""
-        ...
-
-
-class LocalPool:
-    """Games in threads of this process, `slots` at once."""
-
-    def __init__(self, slots: int, play_one: Callable[[ScheduledGame], GameRecord], cancel: threading.Event) -> None:
-        self.slots = slots
-        self._play_one = play_one
-        self._cancel = cancel
-        self._threads = ThreadPoolExecutor(max_workers=slots, thread_name_prefix="game")
-
-    def submit(self, scheduled: ScheduledGame) -> Future[GameRecord]:
-        """Play the game in a thread of this process."""
-        return self._threads.submit(self._play_one, scheduled)
-
-    def stop(self) -> None:
-        """Set the cancel flag every running game's referee watches; unstarted ones are cancelled."""
-        self._cancel.set()
-
-    def close(self) -> None:
-        """Wait for the threads to end."""
-        self._threads.shutdown(wait=True)
 
 
 class GameWatch(Protocol):
