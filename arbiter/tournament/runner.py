@@ -30,7 +30,8 @@ from .config import TournamentConfig
 from .preflight import preflight
 from .pool import GamePool, GameSetup, LocalPool
 from .progress import Progress
-from .schedule import ScheduledGame, fixed_schedule, planned_games, schedule_identity, swiss_round
+from .resume import play_conditions, refuse_changed_conditions, refuse_changed_schedule, sandboxed_players, schedule_identity
+from .schedule import ScheduledGame, fixed_schedule, planned_games, swiss_round
 from .store import GameStore, hold_results_folder
 
 if TYPE_CHECKING:
@@ -54,7 +55,7 @@ class RunOutcome:
 
 def prepare_results(config: TournamentConfig, *, fresh: bool) -> GameStore:
     """Set up the held results folder (with `fresh`, emptied of a previous run's files);
-    refuse a resume whose schedule changed."""
+    refuse a resume whose schedule or play conditions changed (arbiter/tournament/resume.py)."""
     folder = config.results_dir
     identity = schedule_identity(config)
     identity_path = folder / IDENTITY_FILE
@@ -68,17 +69,11 @@ def prepare_results(config: TournamentConfig, *, fresh: bool) -> GameStore:
         (folder / "logs").mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise UsageError(f"cannot prepare results folder {folder}: {exc.strerror}") from None
+    games = len(GameStore(folder / "games.jsonl").load())
     if identity_path.exists():
-        changed = [key for key in identity if read_description(folder).get("schedule", {}).get(key) != identity[key]]
-        if changed:
-            raise UsageError(
-                f"{folder} holds a tournament with a different schedule (changed: {', '.join(changed)}). "
-                f"Resuming would mix two tournaments. Run with --fresh to discard its "
-                f"{len(GameStore(folder / 'games.jsonl').load())} recorded games and start over, "
-                "or set another `name:`/`results:` in the config."
-            )
+        refuse_changed_schedule(folder, read_description(folder).get("schedule", {}), identity, games)
     conditions = play_conditions(config)
-    refuse_changed_conditions(folder, read_description(folder).get("conditions"), conditions)
+    refuse_changed_conditions(folder, read_description(folder).get("conditions"), conditions, games)
     description = {
         "name": config.name,
         "schedule": identity,
@@ -93,47 +88,13 @@ def prepare_results(config: TournamentConfig, *, fresh: bool) -> GameStore:
     return store
 
 
-def play_conditions(config: TournamentConfig) -> dict[str, Any]:
-    """The config values that change how a game is played, not which games are played: each
-    player's time control and memory limit, whether it runs sandboxed (on this machine), and
-    the seed of the bots. Resuming requires them unchanged."""
-    return {"time": {p.name: asdict(p.clock(config.time)) for p in config.players}, "seed": config.seed,
-            "sandboxed": sandbox_report(config)["sandboxed"]}
-
-
-def refuse_changed_conditions(folder: Path, before: Any, now: dict[str, Any]) -> None:
-    """UsageError naming each changed value when recorded games were played under other
-    conditions; a folder without games, or from before conditions were kept, is accepted."""
-    games = len(GameStore(folder / "games.jsonl").load())
-    if not isinstance(before, dict) or not games:
-        return
-    changed = [f"{name}'s {key} {old!r} -> {limits.get(key)!r}"
-               for name, limits in now["time"].items()
-               for key, old in before.get("time", {}).get(name, limits).items()
-               if key in limits and limits[key] != old]
-    if before.get("seed", now["seed"]) != now["seed"]:
-        changed.append(f"seed {before['seed']!r} -> {now['seed']!r}")
-    boxed = {True: "sandboxed", False: "not sandboxed"}
-    changed += [f"{name} {boxed[old]} -> {boxed[now['sandboxed'][name]]}"
-                for name, old in before.get("sandboxed", {}).items()
-                if name in now["sandboxed"] and now["sandboxed"][name] != old]
-    if changed:
-        raise UsageError(
-            f"{folder} holds {games} games played under other conditions (changed: {'; '.join(changed)}). "
-            "Resuming would mix games played two ways, and the records would not say which is which. "
-            "Run with --fresh to discard them and start over, or set another `name:`/`results:` in the config "
-            "(concurrency and output options may change freely)."
-        )
-
-
 def sandbox_report(config: TournamentConfig) -> dict[str, Any]:
     """What boxed the bots of this run (docs/security.md): the mode, each launched player's
     state, and what this machine enforces."""
     offered = support()
-    launched = [p for p in config.players if p.transport != "remote"]
     return {
         "mode": config.sandbox,
-        "sandboxed": {p.name: p.sandbox is not None and offered.usable for p in launched},
+        "sandboxed": sandboxed_players(config, offered.usable),
         "machine": offered.describe(),
         "enforced": offered.enforced(),
     }

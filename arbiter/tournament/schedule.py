@@ -179,28 +179,6 @@ def _group_without_repeats(order: list[str], met: set[frozenset[str]], seats: in
     return None
 
 
-def schedule_identity(config: TournamentConfig) -> dict[str, Any]:
-    """The config values that determine the schedule; resuming requires them unchanged."""
-    return {
-        "game": config.game_name,
-        "params": {k: str(v) for k, v in config.params.items()},
-        "format": config.format,
-        "games_per_pairing": config.games_per_pairing,
-        "rounds": config.rounds,
-        "openings": {
-            "random_moves": config.openings.random_moves,
-            "seed": config.openings.seed,
-            "lines": [list(line) for line in config.openings.lines],
-        },
-        "players": [p.name for p in config.players],
-        "candidate": config.candidate,
-        # An SPRT's hypotheses fix what its games are for; max_games may grow on resume.
-        "sprt": None if config.sprt is None else {
-            "elo0": config.sprt.elo0, "elo1": config.sprt.elo1, "alpha": config.sprt.alpha, "beta": config.sprt.beta,
-        },
-    }
-
-
 def planned_games(config: TournamentConfig) -> int:
     """How many games the whole tournament will play."""
     if config.sprt is not None:
