@@ -1,6 +1,6 @@
 """What must match for a resume, read from one table per config record.
 
-A results folder's description (tournament.json) keeps what fixed its schedule and the
+A results folder's description (store.TournamentDescription) keeps what fixed its schedule and the
 conditions its games were played under. Every field of the config's records says here which
 it is:
 
@@ -73,7 +73,7 @@ def sandboxed_players(config: TournamentConfig, usable: bool) -> dict[str, bool]
     return {p.name: p.sandbox is not None and usable for p in config.players if p.transport != "remote"}
 
 
-# TournamentConfig's fields. The order of the entries is their order in tournament.json.
+# TournamentConfig's fields. The order of the entries is their order in the description.
 CONFIG_RULES: dict[str, Rule] = {
     "game_name": Rule(SCHEDULE, "game", lambda c: c.game_name),
     "params": Rule(SCHEDULE, "params", lambda c: {k: str(v) for k, v in c.params.items()}),
@@ -87,7 +87,8 @@ CONFIG_RULES: dict[str, Rule] = {
     "sprt": Rule(SCHEDULE, "sprt", lambda c: None if c.sprt is None else _scheduled(c.sprt, SPRT_RULES)),
     "time": Rule(CONDITION, "time", player_time_controls),  # every TimeControl field, compared one by one
     "seed": Rule(CONDITION, "seed", lambda c: c.seed),
-    "sandbox": Rule(CONDITION, "sandboxed", lambda c: sandboxed_players(c, support().usable)),  # folded into each player's `sandbox` by the config
+    # The run's `sandbox:` is folded into each player's own by the config.
+    "sandbox": Rule(CONDITION, "sandboxed", lambda c: sandboxed_players(c, support().usable)),
     "scoring": Rule(RECORDS),  # each record's points; the store's audit refuses points another scoring gives
     "name": Rule(FREE),  # it names the default results folder: another name is another folder
     "source": Rule(FREE),

@@ -1,15 +1,12 @@
 """Running a tournament: games in parallel, each record on disk before it is counted, resumable.
 
-The results folder holds `games.jsonl` (the source of truth), `logs/`, a copy of the
-config and `tournament.json` (what fixes the schedule). Running again plays only the
-games without a record.
+The results folder (arbiter/tournament/store.py) holds the records (the source of truth),
+the bots' logs, a copy of the config and the tournament's description (what fixes the
+schedule). Running again plays only the games without a record.
 """
 from __future__ import annotations
 
 import hashlib
-import json
-import os
-import shutil
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, wait
@@ -32,13 +29,10 @@ from .pool import GamePool, GameSetup, LocalPool
 from .progress import Progress
 from .resume import play_conditions, refuse_changed_conditions, refuse_changed_schedule, sandboxed_players, schedule_identity
 from .schedule import ScheduledGame, fixed_schedule, planned_games, swiss_round
-from .store import GameStore, hold_results_folder
+from .store import GameStore, ResultsFolder, TournamentDescription, game_log_prefix, hold_results_folder
 
 if TYPE_CHECKING:
     from .cluster import Cluster
-
-IDENTITY_FILE = "tournament.json"
-
 
 class Interrupted(Exception):
     """The run was stopped (Ctrl-C); finished games are on disk, running ones abandoned."""
@@ -56,35 +50,21 @@ class RunOutcome:
 def prepare_results(config: TournamentConfig, *, fresh: bool) -> GameStore:
     """Set up the held results folder (with `fresh`, emptied of a previous run's files);
     refuse a resume whose schedule or play conditions changed (arbiter/tournament/resume.py)."""
-    folder = config.results_dir
+    folder = ResultsFolder(config.results_dir)
     identity = schedule_identity(config)
-    identity_path = folder / IDENTITY_FILE
-    store = GameStore(folder / "games.jsonl", players=[p.name for p in config.players], audit=partial(replay_problem, scoring=config.scoring))
-    try:
-        if fresh:
-            for name in ("games.jsonl", IDENTITY_FILE, "config.yaml", "standings.txt", "standings.md",
-                         "summary.json", "report.html"):
-                (folder / name).unlink(missing_ok=True)
-            shutil.rmtree(folder / "logs", ignore_errors=True)
-        (folder / "logs").mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UsageError(f"cannot prepare results folder {folder}: {exc.strerror}") from None
-    games = len(GameStore(folder / "games.jsonl").load())
-    if identity_path.exists():
-        refuse_changed_schedule(folder, read_description(folder).get("schedule", {}), identity, games)
+    store = folder.store(players=[p.name for p in config.players], audit=partial(replay_problem, scoring=config.scoring))
+    folder.prepare(fresh=fresh)
+    games = len(folder.store().load())
+    before = folder.read_description()
+    if before is not None:
+        refuse_changed_schedule(folder.path, before.schedule, identity, games)
     conditions = play_conditions(config)
-    refuse_changed_conditions(folder, read_description(folder).get("conditions"), conditions, games)
-    description = {
-        "name": config.name,
-        "schedule": identity,
-        "scoring": asdict(config.scoring),
-        "time": asdict(config.time),
-        "planned": planned_games(config),
-        "conditions": conditions,
-        "sandbox": sandbox_report(config),
-    }
-    _write_whole(identity_path, json.dumps(description, indent=2) + "\n")
-    _write_whole(folder / "config.yaml", f"# copy of {config.source}\n" + yaml.safe_dump(config.raw, sort_keys=False))
+    refuse_changed_conditions(folder.path, before and before.conditions, conditions, games)
+    folder.write_description(TournamentDescription(
+        name=config.name, schedule=identity, scoring=asdict(config.scoring), time=asdict(config.time),
+        planned=planned_games(config), conditions=conditions, sandbox=sandbox_report(config),
+    ))
+    folder.write_config_copy(f"# copy of {config.source}\n" + yaml.safe_dump(config.raw, sort_keys=False))
     return store
 
 
@@ -113,31 +93,6 @@ def sandbox_line(config: TournamentConfig) -> str | None:
     why = report["machine"] if wanted else "sandbox: off in the config or on the command line"
     return (f"WARNING: {', '.join(loose)} NOT sandboxed ({why}); such a bot can read, change or kill "
             "anything the arbiter can")
-
-
-def read_description(folder: Path) -> dict[str, Any]:
-    """The results folder's `tournament.json` (what fixes the schedule), or {} if there is none."""
-    path = folder / IDENTITY_FILE
-    if not path.exists():
-        return {}
-    try:
-        description = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"{path} cannot be read ({exc}); it is rewritten by `arbiter run CONFIG` "
-                         "with that folder's config") from None
-    if not isinstance(description, dict):
-        raise UsageError(f"{path} is not a tournament description (a JSON object)")
-    return description
-
-
-def _write_whole(path: Path, text: str) -> None:
-    """Replace a file at once (a stop mid-write leaves the old file, never half a new one)."""
-    partial = path.with_name(path.name + ".partial")
-    try:
-        partial.write_text(text, encoding="utf-8")
-        os.replace(partial, path)
-    except OSError as exc:
-        raise UsageError(f"cannot write {path}: {exc.strerror}") from None
 
 
 SEED_VARIABLE = "ARBITER_SEED"  # docs/protocol.md: the game's seed, for bots that play at random
@@ -329,7 +284,7 @@ class TournamentRunner:
         return GameSetup(
             players=tuple(replace(config.player(name), env={**config.player(name).env, **seed})
                           for name in scheduled.seats),
-            time=config.time, opening=tuple(scheduled.opening), log_prefix=f"{scheduled.id}-",
+            time=config.time, opening=tuple(scheduled.opening), log_prefix=game_log_prefix(scheduled.id),
         )
 
     def _play_one(self, scheduled: ScheduledGame) -> GameRecord:
@@ -340,7 +295,7 @@ class TournamentRunner:
             options["on_turn"] = self.watch.game_started(scheduled, self.game, clocks)
         try:
             return self.play(self.game, list(setup.players), time=setup.time, opening=setup.opening,
-                             log_dir=self.config.results_dir / "logs", log_prefix=setup.log_prefix,
+                             log_dir=ResultsFolder(self.config.results_dir).logs, log_prefix=setup.log_prefix,
                              cancel=self.cancel, **options)
         finally:
             if self.watch is not None:
@@ -357,8 +312,8 @@ class TournamentRunner:
 
 def stopped_note(results_dir: Path, again: str) -> str:
     """What to tell the user after Ctrl-C: what is safe on disk and how to resume."""
-    games = results_dir / "games.jsonl"
-    return (f"stopped: {len(GameStore(games).load())} games are recorded in {games}; running games were "
+    folder = ResultsFolder(results_dir)
+    return (f"stopped: {len(folder.store().load())} games are recorded in {folder.games}; running games were "
             f"abandoned and every bot ended. To resume, run the same command again: {again}")
 
 
