@@ -27,7 +27,8 @@ from .config import TournamentConfig
 from .preflight import preflight
 from .pool import GamePool, GameSetup, LocalPool
 from .progress import Progress
-from .resume import play_conditions, refuse_changed_conditions, refuse_changed_schedule, sandboxed_players, schedule_identity
+from .resume import (play_conditions, refuse_changed_conditions, refuse_changed_schedule, sandboxed_players,
+                     schedule_identity)
 from .schedule import ScheduledGame, fixed_schedule, planned_games, swiss_round
 from .store import GameStore, ResultsFolder, TournamentDescription, game_log_prefix, hold_results_folder
 
@@ -52,7 +53,8 @@ def prepare_results(config: TournamentConfig, *, fresh: bool) -> GameStore:
     refuse a resume whose schedule or play conditions changed (arbiter/tournament/resume.py)."""
     folder = ResultsFolder(config.results_dir)
     identity = schedule_identity(config)
-    store = folder.store(players=[p.name for p in config.players], audit=partial(replay_problem, scoring=config.scoring))
+    store = folder.store(players=[p.name for p in config.players],
+                         audit=partial(replay_problem, scoring=config.scoring))
     folder.prepare(fresh=fresh)
     games = len(folder.store().load())
     before = folder.read_description()
