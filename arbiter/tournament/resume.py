@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from ..errors import UsageError
@@ -149,7 +150,7 @@ def play_conditions(config: TournamentConfig) -> dict[str, Any]:
     return _entries(config, CONDITION)
 
 
-def refuse_changed_schedule(folder: object, before: Mapping[str, Any], now: dict[str, Any], games: int) -> None:
+def refuse_changed_schedule(folder: Path, before: Mapping[str, Any], now: dict[str, Any], games: int) -> None:
     """UsageError naming each changed schedule entry (`before` is the description's; a
     missing entry counts as changed unless it is null now)."""
     changed = [key for key in now if before.get(key) != now[key]]
@@ -162,7 +163,7 @@ def refuse_changed_schedule(folder: object, before: Mapping[str, Any], now: dict
         )
 
 
-def refuse_changed_conditions(folder: object, before: Any, now: dict[str, Any], games: int) -> None:
+def refuse_changed_conditions(folder: Path, before: Any, now: dict[str, Any], games: int) -> None:
     """UsageError naming each changed value when `games` recorded games were played under
     other conditions; a folder without games, or from before conditions were kept, is accepted."""
     if not isinstance(before, dict) or not games:

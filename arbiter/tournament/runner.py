@@ -35,6 +35,7 @@ from .store import GameStore, ResultsFolder, TournamentDescription, game_log_pre
 if TYPE_CHECKING:
     from .cluster import Cluster
 
+
 class Interrupted(Exception):
     """The run was stopped (Ctrl-C); finished games are on disk, running ones abandoned."""
 
