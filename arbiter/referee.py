@@ -82,6 +82,10 @@ class PlayerSpec:
         """The command as recorded: the shell-quoted words, or where a remote bot is."""
         return self.socket.describe() if self.transport == "remote" else shlex.join(self.command)
 
+    def clock(self, default: TimeControl) -> TimeControl:
+        """This seat's time control: its own, or else the game's `default`."""
+        return self.time or default
+
 
 class GameAborted(Exception):
     """`play_game` was cancelled; every bot process has already been ended."""
@@ -131,7 +135,7 @@ def play_game(game: Game[Any], players: Sequence[PlayerSpec], *, time: TimeContr
     """
     state = _check_arguments(game, players, opening, time)
     seats = [
-        _Seat(k, spec, spec.time or time, _log_path(log_dir, log_prefix, k, spec.name))
+        _Seat(k, spec, spec.clock(time), _log_path(log_dir, log_prefix, k, spec.name))
         for k, spec in enumerate(players)
     ]
     if log_dir is not None:
@@ -175,7 +179,7 @@ def _check_arguments(game: Game[Any], players: Sequence[PlayerSpec], opening: Se
         if spec.transport == "zmq" and spec.sandbox is not None and spec.socket.bind:
             raise ValueError(f"seat {k} ({spec.name}): a sandboxed bot reaches its seat through a private socket "
                              "the arbiter makes; bind: needs the sandbox off for this player")
-        if spec.transport == "remote" and (spec.time or time).clock != "wall":
+        if spec.transport == "remote" and spec.clock(time).clock != "wall":
             raise ValueError(f"seat {k} ({spec.name}): a remote bot's time can only be measured with clock: wall")
         if opening and spec.dialect == "codecup":
             raise ValueError(
@@ -629,7 +633,7 @@ class _Referee:
             scores, winner, outcome = state.scores, state.winner(), state.outcome
         return GameRecord(
             game=game.name,
-            params={name: _json_param(game, name) for name in game.params},
+            params=game.json_params(),
             players=[PlayerRef(s.spec.name, s.spec.command_text()) for s in self.seats],
             moves=self.moves,
             scores=list(scores),
@@ -648,14 +652,6 @@ class _Referee:
                        for s in self.seats],
             suspended_cpu_ms=[round(s.suspended_cpu_ms, 3) for s in self.seats],
         )
-
-
-def _json_param(game: Game[Any], name: str) -> Any:
-    """A parameter as JSON: numbers and text as they are, anything else in its text form."""
-    value = game.params[name]
-    if isinstance(value, (bool, int, float, str)):
-        return value
-    return game.format_param(name)
 
 
 __all__ = ["STARTUP_TIMEOUT", "GameAborted", "PlayerSpec", "TimeControl", "play_game"]

@@ -241,26 +241,37 @@ def _information(theta: np.ndarray, games: np.ndarray) -> np.ndarray:
 
 
 def _maximize_likelihood(score: np.ndarray, games: np.ndarray) -> np.ndarray:
-    """Newton's method with backtracking on the concave log-likelihood; last player held at 0."""
+    """The Bradley-Terry strengths (natural units) that maximize the likelihood; last player held at 0."""
+    return _newton_maximum(
+        len(score), lambda theta: _log_likelihood(theta, score),
+        lambda theta: ((score - games * _win_probability(theta)).sum(axis=1), _information(theta, games)),
+        "Bradley-Terry")
+
+
+def _newton_maximum(m: int, log_likelihood: Callable[[np.ndarray], float],
+                    gradient_information: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
+                    model: str) -> np.ndarray:
+    """Newton's method with backtracking on a concave log-likelihood of `m` strengths, the
+    last held at 0 (the likelihood depends on differences only); the maximizing strengths.
+    Bradley-Terry and Plackett-Luce both fit with it."""
     import numpy as np
-    m = len(score)
     theta = np.zeros(m)
-    best = _log_likelihood(theta, score)
+    best = log_likelihood(theta)
     for _ in range(500):
-        gradient = (score - games * _win_probability(theta)).sum(axis=1)
+        gradient, info = gradient_information(theta)
         step = np.zeros(m)
-        step[:-1] = np.linalg.solve(_information(theta, games)[:-1, :-1], gradient[:-1])
+        step[:-1] = np.linalg.solve(info[:-1, :-1], gradient[:-1])
         length = 1.0
         while True:
             candidate = theta + length * step
-            value = _log_likelihood(candidate, score)
+            value = log_likelihood(candidate)
             if value >= best - 1e-12 * abs(best) or length < 1e-9:
                 break
             length /= 2
         theta, best = candidate, value
         if np.max(np.abs(length * step)) < 1e-11:
             return theta
-    raise ArithmeticError("Bradley-Terry maximum likelihood did not converge")
+    raise ArithmeticError(f"{model} maximum likelihood did not converge")
 
 
 # --- Plackett-Luce ratings from rankings ----------------------------------------------------------
@@ -376,23 +387,9 @@ def _fit_rankings(events: ChoiceEvents, met: np.ndarray, pinned: int | None) -> 
             for members in ((int(i), int(j)), (int(j), int(i))):
                 events[members] = events.get(members, 0.0) + 0.5 * VIRTUAL_DRAWS
     by_size = _events_by_size(events)
-    theta = np.zeros(m)
-    best = _ranking_log_likelihood(theta, by_size)
-    for _ in range(500):
-        gradient, info = _ranking_gradient_information(theta, by_size, m)
-        step = np.zeros(m)
-        step[:-1] = np.linalg.solve(info[:-1, :-1], gradient[:-1])
-        length = 1.0
-        while True:
-            candidate = theta + length * step
-            value = _ranking_log_likelihood(candidate, by_size)
-            if value >= best - 1e-12 * abs(best) or length < 1e-9:
-                break
-            length /= 2
-        theta, best = candidate, value
-        if np.max(np.abs(length * step)) < 1e-11:
-            return _elo_with_deviations(theta, _ranking_gradient_information(theta, by_size, m)[1], pinned)
-    raise ArithmeticError("Plackett-Luce maximum likelihood did not converge")
+    theta = _newton_maximum(m, lambda theta: _ranking_log_likelihood(theta, by_size),
+                            lambda theta: _ranking_gradient_information(theta, by_size, m), "Plackett-Luce")
+    return _elo_with_deviations(theta, _ranking_gradient_information(theta, by_size, m)[1], pinned)
 
 
 def _events_by_size(events: ChoiceEvents) -> list[tuple[np.ndarray, np.ndarray]]:

@@ -16,7 +16,7 @@ from ..errors import UsageError, show_path
 from ..games import find_game
 from ..tournament.progress import TolerantStream
 from .outputs import check_output_file, check_output_folder
-from .play import DIALECTS, _params, _player
+from .players import DIALECTS, command_player, game_params
 from .sandbox_options import add_sandbox_options, sandbox_from_args, warn_if_unsandboxed
 
 DEFAULT_LOG_DIR = Path("results") / "check"
@@ -55,7 +55,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Check the bot and print the checklist; 0 if every scenario passed, 1 if not."""
-    params = _params(args.param)
+    params = game_params(args.param)
     find_game(args.game, **params)  # an unknown game or parameter is a usage error, before any bot runs
     if args.time_ms <= 0:
         raise UsageError(f"--time-ms must be a positive number of milliseconds, not {args.time_ms}")
@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     warn_if_unsandboxed(sandbox is not None, "check")
     if sandbox is not None:  # an author checks their own bot from its folder: the box shows it (read-only)
         sandbox = replace(sandbox, read=(os.getcwd(), *sandbox.read))
-    player = replace(_player(0, args.command, args.dialect, args.transport, sandbox), cwd=os.getcwd())
+    player = replace(command_player(0, args.command, args.dialect, args.transport, sandbox), cwd=os.getcwd())
     target = CheckTarget(game_name=args.game, params=params, player=player, time_ms=args.time_ms)
     # With the checklist on stdout, the text for people goes to stderr, and a stderr that cannot
     # be written must not cost the checklist.

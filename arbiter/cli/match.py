@@ -23,7 +23,7 @@ from ..stats import elo_from_wdl
 from ..tournament.config import MAX_NAME_BYTES, config_from_data
 from ..tournament.progress import Progress, describe_result
 from ..tournament.runner import Interrupted, run_tournament, sandbox_line, stopped_note
-from .play import _params, player_name
+from .players import game_params, player_name
 from .sandbox_options import add_sandbox_options
 
 COMMAND_LINE = Path("command line")  # what config errors from flags are attributed to
@@ -89,7 +89,7 @@ def flags_to_config(args: argparse.Namespace) -> dict[str, Any]:
                                           ("startup_ms", args.startup_ms)) if value is not None}
     data: dict[str, Any] = {
         "name": "match", "results": str(Path(args.results).resolve()), "game": args.game,
-        "params": _params(args.param), "format": "round-robin", "games_per_pairing": args.games,
+        "params": game_params(args.param), "format": "round-robin", "games_per_pairing": args.games,
         "openings": openings or None, "time": time,
         # The bots run from here; an absolute cwd keeps the folder's copy runnable with `arbiter run`.
         "players": [{"name": name, "command": command, "cwd": os.getcwd()}

@@ -3,9 +3,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import shlex
-import shutil
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
@@ -15,15 +12,13 @@ from ..errors import UsageError, show_path
 from ..games import State, find_game
 from ..records import GameRecord, game_places
 from ..reports.html import write_game_page
-from ..referee import PlayerSpec, TimeControl, play_game
+from ..referee import TimeControl, play_game
 from ..tournament.progress import TolerantStream, ordinal
-from ..transport.sandbox import SandboxSpec
 from .outputs import check_output_file, check_output_folder
+from .players import DIALECTS, command_player, game_params
 from .sandbox_options import add_sandbox_options, sandbox_from_args, warn_if_unsandboxed
 
 DEFAULT_LOG_DIR = Path("results") / "play"
-DIALECTS = ("arbiter", "codecup")
-INTERPRETERS = {"python", "python3", "pypy", "pypy3", "node", "java", "ruby", "perl", "sh", "bash", "dotnet"}
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -70,7 +65,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Validate the command line, play the game, report it."""
-    params = _params(args.param)
+    params = game_params(args.param)
     game = find_game(args.game, **params)
     if len(args.commands) != game.num_players:
         raise UsageError(
@@ -93,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     sandbox = sandbox_from_args(args)
     warn_if_unsandboxed(sandbox is not None, "play")
     env = _env(args.env)
-    players = [_player(seat, text, dialect, args.transport, sandbox, env)
+    players = [command_player(seat, text, dialect, args.transport, sandbox, env)
                for seat, (text, dialect) in enumerate(zip(args.commands, dialects))]
     time = TimeControl(time_ms=args.time_ms, move_ms=args.move_ms, clock=args.clock, startup_ms=args.startup_ms)
 
@@ -138,16 +133,6 @@ def _write_files(record: GameRecord, json_path: Path | None, html_path: Path | N
     return html_path
 
 
-def _params(pairs: list[str]) -> dict[str, str]:
-    params = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise UsageError(f"-p {pair!r}: write a game parameter as KEY=VALUE, e.g. -p rows=5")
-        params[key] = value
-    return params
-
-
 def _env(pairs: list[str]) -> dict[str, str]:
     """`--env NAME=VALUE` words as a mapping; UsageError naming a malformed one."""
     env = {}
@@ -157,34 +142,6 @@ def _env(pairs: list[str]) -> dict[str, str]:
             raise UsageError(f"--env {pair!r}: write NAME=VALUE")
         env[name] = value
     return env
-
-
-def _player(seat: int, text: str, dialect: str, transport: str = "pipe",
-            sandbox: SandboxSpec | None = SandboxSpec(), env: dict[str, str] | None = None) -> PlayerSpec:
-    """One seat's command line, split and checked that its program exists."""
-    try:
-        command = tuple(shlex.split(text))
-    except ValueError as exc:
-        raise UsageError(f"seat {seat}'s command {text!r} cannot be split: {exc}") from None
-    if not command:
-        raise UsageError(f"seat {seat}'s command is empty")
-    program = command[0]
-    if "/" in program:
-        if not (os.path.isfile(program) and os.access(program, os.X_OK)):
-            raise UsageError(f"seat {seat}'s command: {program!r} is not an executable file")
-    elif shutil.which(program) is None:
-        raise UsageError(f"seat {seat}'s command: {program!r} is not found on PATH")
-    return PlayerSpec(name=player_name(command), command=command, dialect=dialect,  # type: ignore[arg-type]
-                      transport=transport, sandbox=sandbox, env=env or {})  # type: ignore[arg-type]
-
-
-def player_name(command: tuple[str, ...]) -> str:
-    """A short name for a command: the script's or program's file name without extension."""
-    words = list(command)
-    if Path(words[0]).name.rstrip("0123456789.") in INTERPRETERS:
-        scripts = [w for w in words[1:] if not w.startswith("-")]
-        words = scripts or words
-    return Path(words[0]).stem or words[0]
 
 
 def _board_printer(out: TextIO, names: list[str]) -> Callable[[State[Any]], None]:

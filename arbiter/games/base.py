@@ -150,6 +150,12 @@ class Game(ABC, Generic[Move]):
         """One parameter's value in the same text form `Param.parse` reads."""
         return str(self.params[name])
 
+    def json_params(self) -> dict[str, Any]:
+        """Every parameter as a game record keeps it (docs/records.md, `params`): numbers and
+        text as they are, anything else in the text form `format_param` gives and `-p` takes."""
+        return {name: value if isinstance(value, (bool, int, float, str)) else self.format_param(name)
+                for name, value in self.params.items()}
+
     def describe(self) -> str:
         """The game name with its parameters, e.g. `dots-and-triangles rows=4 players=2`."""
         text = self.param_text()

@@ -18,10 +18,8 @@ from typing import Any, Iterable
 
 from ..errors import UsageError
 from ..records import GameRecord, Termination
-from ..tournament.store import GameStore
+from ..tournament.store import ResultsFolder
 from .board_geometry import Board, board_for
-
-REPORT_FILE = "report.html"
 
 # One game as the page reads it; `frames` is present only for boards of kind `text`.
 GAME_FIELDS = (
@@ -204,23 +202,23 @@ def render_page(data: dict[str, Any], title: str) -> str:
 
 def write_tournament_report(results_dir: Path) -> Path:
     """Write `report.html` into a results folder from its games.jsonl and summary.json."""
-    results_dir = Path(results_dir)
-    summary_path = results_dir / "summary.json"
+    folder = ResultsFolder(Path(results_dir))
+    summary_path = folder.summary
     try:
         summary = json.loads(summary_path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise ReportError(f"cannot read {summary_path}: {exc.strerror}") from None
     except ValueError as exc:
         raise ReportError(f"{summary_path}: not valid JSON ({exc})") from None
-    games_path = results_dir / "games.jsonl"
+    games_path = folder.games
     records = []
-    for number, line in enumerate(GameStore(games_path).load(), 1):
+    for number, line in enumerate(folder.store().load(), 1):
         try:
             records.append(GameRecord.from_json(line))
         except (KeyError, TypeError, ValueError) as exc:
             raise ReportError(f"{games_path}: record {number} is not a game record ({exc!r})") from None
     data = tournament_page_data(summary, records)
-    path = results_dir / REPORT_FILE
+    path = folder.report
     try:
         path.write_text(render_page(data, f"{summary['name']} · arbiter report"), encoding="utf-8")
     except OSError as exc:

@@ -2,7 +2,7 @@
 
 `LiveServer` serves one results folder read-only over HTTP (aiohttp, in a thread of its own):
 `/` is the same page as report.html with the data of the moment, `/events` pushes what changes
-as server-sent events. Records come from `games.jsonl`, read as it grows, so `arbiter serve`
+as server-sent events. Records come from the folder's `games.jsonl`, read as it grows, so `arbiter serve`
 watches a run started elsewhere exactly as `arbiter run --serve` watches its own. The running
 games come only from the run itself: `RunFeed` is the runner's `GameWatch`, and its `on_turn`
 callback, which runs on the referee's hot path, does nothing but append the new moves and a
@@ -29,18 +29,18 @@ from aiohttp import web
 from ..errors import UsageError, show_path
 from ..games import Game, State
 from ..records import GameRecord, MoveRecord, PlayerRef, Termination
-from ..referee import TimeControl, _json_param
+from ..referee import TimeControl
 from ..tournament.config import SprtSettings
-from ..tournament.runner import IDENTITY_FILE
 from ..tournament.schedule import ScheduledGame
 from ..tournament.sprt import SprtTest
+from ..tournament.store import ResultsFolder
 from .html import GAME_FIELDS, PageData, render_page, tournament_tables
 from .results import load_results
 from .standings import compute_standings, summary_json
 
 LOOPBACK = "127.0.0.1"
 PUMP_S = 0.1  # how often the server thread takes in the runner's notes
-SCAN_S = 0.5  # how often it looks at games.jsonl and tournament.json
+SCAN_S = 0.5  # how often it looks at the records and the description
 RESULTS_MIN_S = 0.5  # standings are recomputed at most this often (the whole table each time)
 RUNNING_MIN_S = 0.2  # running boards are pushed at most this often
 LEFT_KEEP_S = 5.0  # an ended game stays in "now playing" until its record is read, at most this long
@@ -135,6 +135,7 @@ class LiveState:
 
     def __init__(self, folder: Path, *, feed: RunFeed | None, logs: bool) -> None:
         self.folder = folder
+        self.results = ResultsFolder(folder)
         self.feed = feed
         self.logs = logs
         self.running: dict[str, _Running] = {}
@@ -147,7 +148,7 @@ class LiveState:
         self.record_ids: set[str] = set()
         self.offset = 0
         self.partial = b""
-        self.identity_stamp: tuple[int, int] | None | str = "unread"  # tournament.json's mtime and size
+        self.identity_stamp: tuple[int, int] | None | str = "unread"  # the description's mtime and size
         self.meta: dict[str, Any] | None = None
         self.tables: dict[str, Any] = {}
         self.sprt: dict[str, Any] | None = None
@@ -160,11 +161,10 @@ class LiveState:
 
     # -- reading the folder --
     def scan(self) -> None:
-        """Take in a changed tournament.json and the records appended to games.jsonl."""
-        identity = self.folder / IDENTITY_FILE
-        games = self.folder / "games.jsonl"
+        """Take in a changed description and the records appended since the last scan."""
+        games = self.results.games
         try:
-            stat = identity.stat()
+            stat = self.results.description_file.stat()
             stamp: tuple[int, int] | None = (stat.st_mtime_ns, stat.st_size)
         except OSError:
             stamp = None
@@ -280,17 +280,19 @@ class LiveState:
     def _sprt_status(self) -> dict[str, Any] | None:
         """The test's LLR against its bounds, for a `format: sprt` folder."""
         try:
-            description = json.loads((self.folder / IDENTITY_FILE).read_text(encoding="utf-8"))
-            schedule = description["schedule"]
+            description = self.results.read_description()
+            if description is None:
+                return None
+            schedule = description.schedule
             hypotheses = schedule.get("sprt")
             if schedule.get("format") != "sprt" or not isinstance(hypotheses, dict):
                 return None
-            settings = SprtSettings(**hypotheses, max_games=int(description.get("planned", 1000)))
+            settings = SprtSettings(**hypotheses, max_games=int(description.planned or 1000))
             candidate, baseline = schedule["players"]
             test = SprtTest(settings, candidate, baseline)
             for record in self.records:
                 test.add(record)
-        except (OSError, ValueError, KeyError, TypeError):
+        except (UsageError, ValueError, KeyError, TypeError):
             return None
         elo = test.elo()
         return {"candidate": candidate, "baseline": baseline, "llr": test.state.llr, "lower": test.state.lower,
@@ -322,7 +324,7 @@ class LiveState:
             game, names = r.game, r.scheduled.seats
             # The page draws a running game as a record so far: the viewer's own encoding and boards.
             so_far = GameRecord(
-                game=game.name, params={name: _json_param(game, name) for name in game.params},
+                game=game.name, params=game.json_params(),
                 players=[PlayerRef(name, "") for name in names], moves=r.moves, scores=list(r.state.scores),
                 winner=None, termination=Termination.NORMAL, offender=None, detail="", started_at=r.started_at,
                 duration_s=now - r.started, logs=[None] * len(names),
@@ -573,16 +575,11 @@ class LiveServer:
         game, seat = request.match_info["game"], request.match_info["seat"]
         if game not in self.state.record_ids and game not in self.state.running or not seat.isdigit():
             return web.Response(status=404, text="no such game\n")
-        prefix = f"{game}-seat{int(seat)}-"
-        logs = self.folder / "logs"
-        try:
-            # Only a file directly in logs/ named for that game and seat: no path from the request is opened.
-            names = sorted(n for n in os.listdir(logs) if n.startswith(prefix) and n.endswith(".log"))
-        except OSError:
-            names = []
-        if not names:
+        # Only a file directly in logs/ named for that game and seat: no path from the request is opened.
+        logs = self.state.results.seat_logs(game, int(seat))
+        if not logs:
             return web.Response(status=404, text="no log for that seat\n")
-        data = (logs / names[0]).read_bytes()
+        data = logs[0].read_bytes()
         return web.Response(body=data, content_type="text/plain", charset="utf-8")
 
 

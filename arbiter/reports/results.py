@@ -1,22 +1,21 @@
-"""A results folder read back: records from `games.jsonl`, settings from `tournament.json`."""
+"""A results folder read back: its records, and the settings its description keeps."""
 from __future__ import annotations
 
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from ..errors import UsageError, show_path
 from ..tournament.audit import replay_problem, scoring_of
-from ..tournament.runner import IDENTITY_FILE, read_description
-from ..tournament.store import GameStore
+from ..tournament.store import ResultsFolder, TournamentDescription
 from .standings import compute_standings, write_standings
 
 
-def sandbox_status(records: list[dict[str, Any]], described: Any) -> dict[str, Any]:
+def sandbox_status(records: list[dict[str, Any]], described: Mapping[str, Any] | None) -> dict[str, Any]:
     """Whether the bots of these games ran sandboxed, from the records themselves (each says so
-    per seat), with what the machine enforced (tournament.json); `line` says it in a sentence
-    for the standings, loud when a launched bot played unsandboxed."""
-    described = described if isinstance(described, dict) else {}
+    per seat), with what the machine enforced (the description's `sandbox`); `line` says it in a
+    sentence for the standings, loud when a launched bot played unsandboxed."""
+    described = described or {}
     loose: dict[str, int] = {}
     games: dict[str, int] = {}
     unknown = 0
@@ -48,19 +47,22 @@ def sandbox_status(records: list[dict[str, Any]], described: Any) -> dict[str, A
 
 def load_results(folder: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The records and a description of the tournament (name, game, format, settings)."""
-    games = folder / "games.jsonl"
+    results = ResultsFolder(folder)
     if not folder.exists():
         raise UsageError(f"{show_path(folder)} does not exist")
     if not folder.is_dir():
-        raise UsageError(f"{show_path(folder)} is a file, not a results folder (give the folder that holds games.jsonl)")
-    if not games.is_file() and not (folder / IDENTITY_FILE).is_file():  # a run stopped before its first game has only the latter
-        raise UsageError(f"{show_path(folder)} is not a results folder: it has no games.jsonl")
-    description = read_description(folder)
-    schedule = description.get("schedule", {})
-    records = GameStore(games, players=schedule.get("players", []), audit=partial(replay_problem, scoring=scoring_of(description.get("scoring")))).load()
+        raise UsageError(f"{show_path(folder)} is a file, not a results folder "
+                         f"(give the folder that holds {results.games.name})")
+    # A run stopped before its first game has a description and no records.
+    if not results.games.is_file() and not results.description_file.is_file():
+        raise UsageError(f"{show_path(folder)} is not a results folder: it has no {results.games.name}")
+    description = results.read_description() or TournamentDescription()
+    schedule = description.schedule
+    records = results.store(players=schedule.get("players", []),
+                            audit=partial(replay_problem, scoring=scoring_of(description.scoring))).load()
     first = records[0] if records else {}
     meta = {
-        "name": description.get("name", folder.name),
+        "name": description.name if description.name is not None else folder.name,
         "game": schedule.get("game", first.get("game")),
         "params": first.get("params", schedule.get("params", {})),
         "format": schedule.get("format"),
@@ -68,12 +70,12 @@ def load_results(folder: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
             "games_per_pairing": schedule.get("games_per_pairing"),
             "rounds": schedule.get("rounds"),
             "openings": schedule.get("openings"),
-            "time": description.get("time"),
+            "time": description.time,
         },
-        "scoring": description.get("scoring", {"win": 1.0, "draw": 0.5, "loss": 0.0}),
+        "scoring": description.scoring if description.scoring is not None else {"win": 1.0, "draw": 0.5, "loss": 0.0},
         "players_listed": schedule.get("players", []),
-        "totals": {"planned": description.get("planned", len(records))},
-        "sandbox": sandbox_status(records, description.get("sandbox")),
+        "totals": {"planned": description.planned if description.planned is not None else len(records)},
+        "sandbox": sandbox_status(records, description.sandbox),
     }
     return records, meta
 

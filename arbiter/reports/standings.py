@@ -18,6 +18,7 @@ from tabulate import tabulate
 from ..records import game_places
 from ..stats import EloEstimate, elo_from_wdl, plackett_luce
 from ..tournament.progress import ordinal
+from ..tournament.store import ResultsFolder
 
 FAULT_KINDS = ("timeout", "crash", "malformed", "illegal", "protocol")
 
@@ -200,7 +201,7 @@ HEADERS = ["#", "player", "games", "W", "D", "L", "points", "score %", "Elo [95%
 def format_standings(standings: Standings, *, markdown: bool = False) -> str:
     """The standings table, the crosstable and the head-to-head line, as text or Markdown."""
     fmt = "github" if markdown else "simple"
-    if not standings.players:  # no record and no tournament.json naming the players
+    if not standings.players:  # no record and no description naming the players
         return f"No players and {standings.games} games recorded: nothing to rank yet.\n"
     parts = [tabulate(standings_rows(standings), headers=standings_headers(standings), tablefmt=fmt,
                       disable_numparse=True)]
@@ -259,9 +260,9 @@ def write_standings(results_dir: Path, standings: Standings, meta: dict[str, Any
     sandbox = (meta.get("sandbox") or {}).get("line")
     after = f"{sandbox}\n" if sandbox else ""  # what boxed the bots: docs/security.md
     text = format_standings(standings) + after
-    (results_dir / "standings.txt").write_text(text, encoding="utf-8")
-    (results_dir / "standings.md").write_text(format_standings(standings, markdown=True) + after, encoding="utf-8")
+    folder = ResultsFolder(results_dir)
+    folder.standings_text.write_text(text, encoding="utf-8")
+    folder.standings_markdown.write_text(format_standings(standings, markdown=True) + after, encoding="utf-8")
     summary = summary_json(standings, meta)
-    (results_dir / "summary.json").write_text(json.dumps(summary, indent=2, allow_nan=False) + "\n",
-                                              encoding="utf-8")
+    folder.summary.write_text(json.dumps(summary, indent=2, allow_nan=False) + "\n", encoding="utf-8")
     return text

@@ -62,7 +62,7 @@ def replay_problem(record: dict[str, Any], scoring: Scoring | None = None) -> st
 
 
 def scoring_of(described: Any) -> Scoring | None:
-    """The Scoring kept in tournament.json (`asdict` of the config's), or None if it has none."""
+    """The Scoring a results folder's description keeps (`asdict` of the config's), or None if it has none."""
     if not isinstance(described, dict):
         return None
     known = {f.name for f in fields(Scoring)}

@@ -8,7 +8,7 @@ from ..errors import UsageError
 from ..referee import PlayerSpec
 from .config import TournamentConfig
 from .schedule import fixed_schedule, planned_games
-from .store import GameStore
+from .store import ResultsFolder
 
 
 def check_in_remote_players(config: TournamentConfig, note: Callable[[str], None], *, fresh: bool = False) -> None:
@@ -17,7 +17,7 @@ def check_in_remote_players(config: TournamentConfig, note: Callable[[str], None
     if not any(p.transport == "remote" for p in config.players):
         return
     from ..transport.zmq import CHECK_IN_QUIET_MS, EndpointError, check_in_remote_seats  # loads ZeroMQ: only here
-    recorded = set() if fresh else {r["id"] for r in GameStore(config.results_dir / "games.jsonl").load()}
+    recorded = set() if fresh else {r["id"] for r in ResultsFolder(config.results_dir).store().load()}
     players = {f"remote player {p.name}": p for p in remote_players_due(config, recorded)}
     if not players:
         return

@@ -4,7 +4,7 @@ The arbiter connects to a Dask scheduler (`cluster:` in the config, or `--cluste
 checks every worker before the first game, and then hands the runner a `ClusterPool`
 instead of its threads. Each worker plays a game with the same referee and sandbox as a
 local run and returns the referee's record with the game's stderr logs; the runner writes
-both, so `games.jsonl` keeps one writer and resume, the lock, standings and reports are
+both, so the records keep one writer and resume, the lock, standings and reports are
 those of a local run. A worker lost mid-game costs nothing but time: Dask runs its task
 again on another worker, and only a finished task's record is ever written.
 
@@ -38,8 +38,9 @@ from ..records import GameRecord, arbiter_version
 from ..referee import GameAborted, PlayerSpec, play_game
 from ..transport.sandbox import support
 from .config import ClusterSpec, TournamentConfig, unstartable
-from .runner import GameSetup
+from .pool import GameSetup
 from .schedule import ScheduledGame
+from .store import ResultsFolder
 
 RESOURCE = "cores"  # each worker's `--resources cores=N`; a game takes one
 CONNECT_TIMEOUT_S = 10  # to reach the scheduler
@@ -102,7 +103,7 @@ class Cluster:
 
 
 class ClusterPool:
-    """The runner's pool on a cluster (runner.GamePool): a task per game, a local future per
+    """The runner's pool on a cluster (pool.GamePool): a task per game, a local future per
     task, and the logs written into the results folder before the record is handed over."""
 
     def __init__(self, cluster: Cluster, config: TournamentConfig,
@@ -163,7 +164,7 @@ class ClusterPool:
 
     def _keep_logs(self, played: PlayedGame) -> GameRecord:
         """Write the game's logs into the results folder; the record names them there."""
-        folder = self._config.results_dir / "logs"
+        folder = ResultsFolder(self._config.results_dir).logs
         paths: dict[str, str] = {}
         for name, content in played.logs:
             path = folder / Path(name).name  # a plain file name, whatever the worker said

@@ -21,6 +21,7 @@ from ..referee import PlayerSpec, TimeControl
 from ..transport.keys import KeyFileError, read_key_file, read_public_key
 from ..transport.sandbox import WRITE_FILES, WRITE_MB, SandboxSpec, ShownPaths, shown_path_problems, support
 from ..transport.endpoints import DEFAULT_CONNECT_WAIT_MS, SocketSpec, socket_problems
+from .plan import OpeningError, group_count, make_opening
 from .validate import ConfigError, KeyPath, Mapping, Problems, boolean, integer, load_yaml, number, one_of, text
 
 Format = Literal["round-robin", "gauntlet", "swiss", "sprt"]
@@ -290,7 +291,6 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
     if fmt != "sprt" and players and len(names) < seats:
         problems.add(("players",), f"{len(names)} players cannot fill the {seats} seats of {game_name} "
                                    f"players={seats}: give at least {seats} players")
-    from .schedule import group_count  # schedule builds on this module
     groups = group_count(str(fmt), len(names), seats, rounds or 0) if len(names) >= seats else 0
     if groups * per_pairing > MAX_PLANNED_GAMES:
         key = "games_per_group" if top.has("games_per_group") else "games_per_pairing"
@@ -735,7 +735,6 @@ def _read_openings(problems: Problems, value: Any, folder: Path, game: Game[Any]
     if not m.has("file"):
         openings = Openings(random_moves=m.get("random_moves", 0, integer(0, 64)), seed=m.get("seed", 0, integer(0)))
         if openings.random_moves and game is not None:
-            from .schedule import OpeningError, make_opening  # schedule builds on this module
             try:
                 make_opening(game, openings.random_moves, openings.seed, 0)
             except OpeningError as exc:

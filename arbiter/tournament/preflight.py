@@ -8,6 +8,7 @@ from typing import Callable
 from ..check import CheckTarget, run_check
 from ..errors import UsageError
 from .config import TournamentConfig
+from .store import ResultsFolder
 
 # The protocol's duties, judged under the tournament's own clock: the timing scenarios
 # (small clock, move cap, start-up), other parameters and other seat counts are not what
@@ -26,11 +27,11 @@ def preflight(config: TournamentConfig, note: Callable[[str], None]) -> None:
     for player in config.players:
         if player.transport == "remote":  # not launched by the arbiter: nothing to start for a check
             continue
-        time = player.time or config.time
+        time = player.clock(config.time)
         note(f"checking {player.name} before the first game (check: true)")
         target = CheckTarget(config.game_name, dict(config.params), player, time_ms=time.time_ms,
                              memory_mb=time.memory_mb, duties=PREFLIGHT_DUTIES)
-        log_dir = config.results_dir / "logs" / f"check-{player.name}"
+        log_dir = ResultsFolder(config.results_dir).check_logs(player.name)
         try:
             report = run_check(target, log_dir=log_dir, concurrency=min(2, config.concurrency))
         except ValueError as exc:

@@ -1,18 +1,15 @@
 """Running a tournament: games in parallel, each record on disk before it is counted, resumable.
 
-The results folder holds `games.jsonl` (the source of truth), `logs/`, a copy of the
-config and `tournament.json` (what fixes the schedule). Running again plays only the
-games without a record.
+The results folder (arbiter/tournament/store.py) holds the records (the source of truth),
+the bots' logs, a copy of the config and the tournament's description (what fixes the
+schedule). Running again plays only the games without a record.
 """
 from __future__ import annotations
 
 import hashlib
-import json
-import os
-import shutil
 import threading
 import time
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import asdict, dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -23,19 +20,20 @@ import yaml
 from ..errors import UsageError
 from ..games import Game, State
 from ..records import GameRecord, game_places
-from ..referee import GameAborted, PlayerSpec, TimeControl, play_game
+from ..referee import GameAborted, TimeControl, play_game
 from ..transport.sandbox import support
 from .audit import replay_problem
 from .config import TournamentConfig
 from .preflight import preflight
+from .pool import GamePool, GameSetup, LocalPool
 from .progress import Progress
-from .schedule import ScheduledGame, fixed_schedule, planned_games, schedule_identity, swiss_round
-from .store import GameStore, hold_results_folder
+from .resume import (play_conditions, refuse_changed_conditions, refuse_changed_schedule, sandboxed_players,
+                     schedule_identity)
+from .schedule import ScheduledGame, fixed_schedule, planned_games, swiss_round
+from .store import GameStore, ResultsFolder, TournamentDescription, game_log_prefix, hold_results_folder
 
 if TYPE_CHECKING:
     from .cluster import Cluster
-
-IDENTITY_FILE = "tournament.json"
 
 
 class Interrupted(Exception):
@@ -53,86 +51,33 @@ class RunOutcome:
 
 def prepare_results(config: TournamentConfig, *, fresh: bool) -> GameStore:
     """Set up the held results folder (with `fresh`, emptied of a previous run's files);
-    refuse a resume whose schedule changed."""
-    folder = config.results_dir
+    refuse a resume whose schedule or play conditions changed (arbiter/tournament/resume.py)."""
+    folder = ResultsFolder(config.results_dir)
     identity = schedule_identity(config)
-    identity_path = folder / IDENTITY_FILE
-    store = GameStore(folder / "games.jsonl", players=[p.name for p in config.players], audit=partial(replay_problem, scoring=config.scoring))
-    try:
-        if fresh:
-            for name in ("games.jsonl", IDENTITY_FILE, "config.yaml", "standings.txt", "standings.md",
-                         "summary.json", "report.html"):
-                (folder / name).unlink(missing_ok=True)
-            shutil.rmtree(folder / "logs", ignore_errors=True)
-        (folder / "logs").mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UsageError(f"cannot prepare results folder {folder}: {exc.strerror}") from None
-    if identity_path.exists():
-        changed = [key for key in identity if read_description(folder).get("schedule", {}).get(key) != identity[key]]
-        if changed:
-            raise UsageError(
-                f"{folder} holds a tournament with a different schedule (changed: {', '.join(changed)}). "
-                f"Resuming would mix two tournaments. Run with --fresh to discard its "
-                f"{len(GameStore(folder / 'games.jsonl').load())} recorded games and start over, "
-                "or set another `name:`/`results:` in the config."
-            )
+    store = folder.store(players=[p.name for p in config.players],
+                         audit=partial(replay_problem, scoring=config.scoring))
+    folder.prepare(fresh=fresh)
+    games = len(folder.store().load())
+    before = folder.read_description()
+    if before is not None:
+        refuse_changed_schedule(folder.path, before.schedule, identity, games)
     conditions = play_conditions(config)
-    refuse_changed_conditions(folder, read_description(folder).get("conditions"), conditions)
-    description = {
-        "name": config.name,
-        "schedule": identity,
-        "scoring": asdict(config.scoring),
-        "time": asdict(config.time),
-        "planned": planned_games(config),
-        "conditions": conditions,
-        "sandbox": sandbox_report(config),
-    }
-    _write_whole(identity_path, json.dumps(description, indent=2) + "\n")
-    _write_whole(folder / "config.yaml", f"# copy of {config.source}\n" + yaml.safe_dump(config.raw, sort_keys=False))
+    refuse_changed_conditions(folder.path, before and before.conditions, conditions, games)
+    folder.write_description(TournamentDescription(
+        name=config.name, schedule=identity, scoring=asdict(config.scoring), time=asdict(config.time),
+        planned=planned_games(config), conditions=conditions, sandbox=sandbox_report(config),
+    ))
+    folder.write_config_copy(f"# copy of {config.source}\n" + yaml.safe_dump(config.raw, sort_keys=False))
     return store
-
-
-def play_conditions(config: TournamentConfig) -> dict[str, Any]:
-    """The config values that change how a game is played, not which games are played: each
-    player's time control and memory limit, whether it runs sandboxed (on this machine), and
-    the seed of the bots. Resuming requires them unchanged."""
-    return {"time": {p.name: asdict(p.time or config.time) for p in config.players}, "seed": config.seed,
-            "sandboxed": sandbox_report(config)["sandboxed"]}
-
-
-def refuse_changed_conditions(folder: Path, before: Any, now: dict[str, Any]) -> None:
-    """UsageError naming each changed value when recorded games were played under other
-    conditions; a folder without games, or from before conditions were kept, is accepted."""
-    games = len(GameStore(folder / "games.jsonl").load())
-    if not isinstance(before, dict) or not games:
-        return
-    changed = [f"{name}'s {key} {old!r} -> {limits.get(key)!r}"
-               for name, limits in now["time"].items()
-               for key, old in before.get("time", {}).get(name, limits).items()
-               if key in limits and limits[key] != old]
-    if before.get("seed", now["seed"]) != now["seed"]:
-        changed.append(f"seed {before['seed']!r} -> {now['seed']!r}")
-    boxed = {True: "sandboxed", False: "not sandboxed"}
-    changed += [f"{name} {boxed[old]} -> {boxed[now['sandboxed'][name]]}"
-                for name, old in before.get("sandboxed", {}).items()
-                if name in now["sandboxed"] and now["sandboxed"][name] != old]
-    if changed:
-        raise UsageError(
-            f"{folder} holds {games} games played under other conditions (changed: {'; '.join(changed)}). "
-            "Resuming would mix games played two ways, and the records would not say which is which. "
-            "Run with --fresh to discard them and start over, or set another `name:`/`results:` in the config "
-            "(concurrency and output options may change freely)."
-        )
 
 
 def sandbox_report(config: TournamentConfig) -> dict[str, Any]:
     """What boxed the bots of this run (docs/security.md): the mode, each launched player's
     state, and what this machine enforces."""
     offered = support()
-    launched = [p for p in config.players if p.transport != "remote"]
     return {
         "mode": config.sandbox,
-        "sandboxed": {p.name: p.sandbox is not None and offered.usable for p in launched},
+        "sandboxed": sandboxed_players(config, offered.usable),
         "machine": offered.describe(),
         "enforced": offered.enforced(),
     }
@@ -151,31 +96,6 @@ def sandbox_line(config: TournamentConfig) -> str | None:
     why = report["machine"] if wanted else "sandbox: off in the config or on the command line"
     return (f"WARNING: {', '.join(loose)} NOT sandboxed ({why}); such a bot can read, change or kill "
             "anything the arbiter can")
-
-
-def read_description(folder: Path) -> dict[str, Any]:
-    """The results folder's `tournament.json` (what fixes the schedule), or {} if there is none."""
-    path = folder / IDENTITY_FILE
-    if not path.exists():
-        return {}
-    try:
-        description = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"{path} cannot be read ({exc}); it is rewritten by `arbiter run CONFIG` "
-                         "with that folder's config") from None
-    if not isinstance(description, dict):
-        raise UsageError(f"{path} is not a tournament description (a JSON object)")
-    return description
-
-
-def _write_whole(path: Path, text: str) -> None:
-    """Replace a file at once (a stop mid-write leaves the old file, never half a new one)."""
-    partial = path.with_name(path.name + ".partial")
-    try:
-        partial.write_text(text, encoding="utf-8")
-        os.replace(partial, path)
-    except OSError as exc:
-        raise UsageError(f"cannot write {path}: {exc.strerror}") from None
 
 
 SEED_VARIABLE = "ARBITER_SEED"  # docs/protocol.md: the game's seed, for bots that play at random
@@ -216,59 +136,6 @@ class _Pending:
                 return scheduled
             self.deferred.append(scheduled)
         return None
-
-
-@dataclass(frozen=True)
-class GameSetup:
-    """Everything that decides how one scheduled game is played, here or on a cluster's worker."""
-
-    players: tuple[PlayerSpec, ...]  # in seat order, each with the game's $ARBITER_SEED
-    time: TimeControl
-    opening: tuple[str, ...]
-    log_prefix: str  # of the game's log file names
-
-
-class GamePool(Protocol):
-    """Where games are played: threads of this process (`LocalPool`) or a Dask cluster
-    (`cluster.ClusterPool`). The runner keeps `slots` games submitted and records each
-    result itself, so the records have one writer wherever the games run."""
-
-    slots: int
-
-    def submit(self, scheduled: ScheduledGame) -> Future[GameRecord]:
-        """Start (or queue) one game; its future gives the referee's record, or raises
-        GameAborted when the game was stopped."""
-        ...
-
-    def stop(self) -> None:
-        """End the running games (their futures raise GameAborted) and drop those not started."""
-        ...
-
-    def close(self) -> None:
-        """Release the pool once no future is pending."""
-        ...
-
-
-class LocalPool:
-    """Games in threads of this process, `slots` at once."""
-
-    def __init__(self, slots: int, play_one: Callable[[ScheduledGame], GameRecord], cancel: threading.Event) -> None:
-        self.slots = slots
-        self._play_one = play_one
-        self._cancel = cancel
-        self._threads = ThreadPoolExecutor(max_workers=slots, thread_name_prefix="game")
-
-    def submit(self, scheduled: ScheduledGame) -> Future[GameRecord]:
-        """Play the game in a thread of this process."""
-        return self._threads.submit(self._play_one, scheduled)
-
-    def stop(self) -> None:
-        """Set the cancel flag every running game's referee watches; unstarted ones are cancelled."""
-        self._cancel.set()
-
-    def close(self) -> None:
-        """Wait for the threads to end."""
-        self._threads.shutdown(wait=True)
 
 
 class GameWatch(Protocol):
@@ -420,18 +287,18 @@ class TournamentRunner:
         return GameSetup(
             players=tuple(replace(config.player(name), env={**config.player(name).env, **seed})
                           for name in scheduled.seats),
-            time=config.time, opening=tuple(scheduled.opening), log_prefix=f"{scheduled.id}-",
+            time=config.time, opening=tuple(scheduled.opening), log_prefix=game_log_prefix(scheduled.id),
         )
 
     def _play_one(self, scheduled: ScheduledGame) -> GameRecord:
         setup = self.game_setup(scheduled)
         options: dict[str, Any] = {}  # no on_turn unless watched: a test's fake `play` need not take one
         if self.watch is not None:
-            clocks = [player.time or setup.time for player in setup.players]
+            clocks = [player.clock(setup.time) for player in setup.players]
             options["on_turn"] = self.watch.game_started(scheduled, self.game, clocks)
         try:
             return self.play(self.game, list(setup.players), time=setup.time, opening=setup.opening,
-                             log_dir=self.config.results_dir / "logs", log_prefix=setup.log_prefix,
+                             log_dir=ResultsFolder(self.config.results_dir).logs, log_prefix=setup.log_prefix,
                              cancel=self.cancel, **options)
         finally:
             if self.watch is not None:
@@ -448,8 +315,8 @@ class TournamentRunner:
 
 def stopped_note(results_dir: Path, again: str) -> str:
     """What to tell the user after Ctrl-C: what is safe on disk and how to resume."""
-    games = results_dir / "games.jsonl"
-    return (f"stopped: {len(GameStore(games).load())} games are recorded in {games}; running games were "
+    folder = ResultsFolder(results_dir)
+    return (f"stopped: {len(folder.store().load())} games are recorded in {folder.games}; running games were "
             f"abandoned and every bot ended. To resume, run the same command again: {again}")
 
 

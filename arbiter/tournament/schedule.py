@@ -9,7 +9,6 @@ the rounds before it, so a resumed run computes the same games. docs/config.md, 
 from __future__ import annotations
 
 import math
-import random
 from dataclasses import dataclass
 from itertools import combinations, islice, permutations
 from typing import Any, Sequence
@@ -17,14 +16,7 @@ from typing import Any, Sequence
 from ..errors import UsageError
 from ..games import Game
 from .config import TournamentConfig
-
-# Round robin plays every group of `seats` players while there are at most this many groups
-# (e.g. 10 players in groups of 3: 120); beyond, a balanced design (`balanced_groups`).
-ALL_GROUPS_MAX = 200
-
-
-class OpeningError(UsageError):
-    """No random opening of the configured length leaves the game unfinished."""
+from .plan import ALL_GROUPS_MAX, group_count, make_opening
 
 
 @dataclass(frozen=True)
@@ -35,27 +27,6 @@ class ScheduledGame:
     round: int
     seats: tuple[str, ...]
     opening: tuple[str, ...]
-
-
-def make_opening(game: Game[Any], moves: int, seed: int, index: int) -> tuple[str, ...]:
-    """The `index`-th random opening: `moves` random legal moves that do not end the game.
-
-    Each opening has its own random stream, so opening k is the same whatever the count.
-    """
-    rng = random.Random(f"opening:{seed}:{index}")
-    for _attempt in range(100):
-        state = game.new_state()
-        played: list[str] = []
-        for _ in range(moves):
-            move = rng.choice(state.legal_moves())
-            played.append(game.format_move(move))
-            state.apply(move)
-            if state.is_over():
-                break
-        if not state.is_over():
-            return tuple(played)
-    raise OpeningError(f"cannot find a {moves}-move opening that leaves {game.describe()} unfinished "
-                       "(use fewer openings.random_moves)")
 
 
 def opening_for(config: TournamentConfig, game: Game[Any], index: int) -> tuple[str, ...]:
@@ -173,19 +144,6 @@ def gauntlet_groups(candidate: str, field: Sequence[str], seats: int) -> list[tu
     return groups
 
 
-def group_count(fmt: str, players: int, seats: int, rounds: int) -> int:
-    """How many groups a format plays (in Swiss: over all rounds), without building them."""
-    if fmt == "round-robin":
-        every = math.comb(players, seats)
-        return every if seats == 2 or every <= ALL_GROUPS_MAX else math.ceil(
-            players * (players - 1) / (seats * (seats - 1)))
-    if fmt == "gauntlet":
-        return 1 if players - 1 == seats - 1 else players - 1
-    if fmt == "swiss":
-        return players // seats * rounds
-    return 0
-
-
 def swiss_round(config: TournamentConfig, round_no: int, points: dict[str, float],
                 met: set[frozenset[str]], byes: set[str]) -> tuple[list[ScheduledGame], list[str]]:
     """The games of Swiss round `round_no` (1-based) and the players who sit it out.
@@ -219,28 +177,6 @@ def _group_without_repeats(order: list[str], met: set[frozenset[str]], seats: in
         if tail is not None:
             return [group] + tail
     return None
-
-
-def schedule_identity(config: TournamentConfig) -> dict[str, Any]:
-    """The config values that determine the schedule; resuming requires them unchanged."""
-    return {
-        "game": config.game_name,
-        "params": {k: str(v) for k, v in config.params.items()},
-        "format": config.format,
-        "games_per_pairing": config.games_per_pairing,
-        "rounds": config.rounds,
-        "openings": {
-            "random_moves": config.openings.random_moves,
-            "seed": config.openings.seed,
-            "lines": [list(line) for line in config.openings.lines],
-        },
-        "players": [p.name for p in config.players],
-        "candidate": config.candidate,
-        # An SPRT's hypotheses fix what its games are for; max_games may grow on resume.
-        "sprt": None if config.sprt is None else {
-            "elo0": config.sprt.elo0, "elo1": config.sprt.elo1, "alpha": config.sprt.alpha, "beta": config.sprt.beta,
-        },
-    }
 
 
 def planned_games(config: TournamentConfig) -> int:

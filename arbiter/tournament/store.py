@@ -1,15 +1,38 @@
-"""The results folder: `games.jsonl`, append-only and fsynced, tolerant of a torn last line,
-and the lock that keeps two runs from appending to one folder at once."""
+"""The results folder: the one module that names its files and reads and writes its formats.
+
+`games.jsonl` (the source of truth) is append-only and fsynced, tolerant of a torn last line
+(`GameStore`); `tournament.json` is the tournament's description (`TournamentDescription`),
+rewritten whole; `logs/` holds the bots' stderr; the standings, `summary.json` and
+`report.html` are recomputed from the records by the reports, at the paths `ResultsFolder`
+gives; `.arbiter.lock` keeps two runs from appending to one folder at once.
+docs/records.md, The results folder, describes each file.
+"""
 from __future__ import annotations
 
 import fcntl
 import json
 import os
+import shutil
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Collection, Iterator
+from typing import Any, Callable, Collection, Iterator, Mapping
 
 from ..errors import UsageError, show_path
+
+GAMES_FILE = "games.jsonl"
+DESCRIPTION_FILE = "tournament.json"
+CONFIG_COPY_FILE = "config.yaml"
+LOGS_FOLDER = "logs"
+STANDINGS_TEXT_FILE = "standings.txt"
+STANDINGS_MARKDOWN_FILE = "standings.md"
+SUMMARY_FILE = "summary.json"
+REPORT_FILE = "report.html"
+LOCK_FILE = ".arbiter.lock"
+RESULTS_MARKS = (GAMES_FILE, DESCRIPTION_FILE, LOCK_FILE)  # files that make a folder a results folder
+# The description's format. 1: the first to say (its `schema` key); a file without one (0) is
+# read the same way. A change that older arbiters would misread raises it.
+DESCRIPTION_SCHEMA = 1
 
 
 class GameStore:
@@ -121,8 +144,154 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-LOCK_FILE = ".arbiter.lock"
-RESULTS_MARKS = ("games.jsonl", "tournament.json", LOCK_FILE)  # files that make a folder a results folder
+@dataclass(frozen=True)
+class TournamentDescription:
+    """What `tournament.json` holds: the tournament's name, what fixed its schedule and the
+    conditions its games were played under (both checked on resume, arbiter/tournament/resume.py),
+    its scoring and time control, the number of planned games, and what boxed the bots.
+    A folder written by an older arbiter may lack any of them: they read as empty or None."""
+
+    name: str | None = None
+    schedule: Mapping[str, Any] = field(default_factory=dict)  # resume.schedule_identity
+    scoring: Mapping[str, Any] | None = None  # the config's Scoring, as `asdict` gives it
+    time: Mapping[str, Any] | None = None  # the config's TimeControl, as `asdict` gives it
+    planned: int | None = None
+    conditions: Mapping[str, Any] | None = None  # resume.play_conditions
+    sandbox: Mapping[str, Any] | None = None  # runner.sandbox_report
+    schema: int = DESCRIPTION_SCHEMA
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON object `tournament.json` holds."""
+        return {"schema": self.schema, "name": self.name, "schedule": dict(self.schedule),
+                "scoring": self.scoring, "time": self.time, "planned": self.planned,
+                "conditions": self.conditions, "sandbox": self.sandbox}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> TournamentDescription:
+        """Inverse of `to_json`, for any schema up to DESCRIPTION_SCHEMA; a missing or
+        mistyped entry reads as empty, so an older or damaged file is compared, not trusted."""
+        def mapping(key: str) -> Mapping[str, Any] | None:
+            value = data.get(key)
+            return value if isinstance(value, dict) else None
+
+        planned = data.get("planned")
+        name = data.get("name")
+        return cls(name=name if isinstance(name, str) else None, schedule=mapping("schedule") or {},
+                   scoring=mapping("scoring"), time=mapping("time"),
+                   planned=planned if isinstance(planned, int) and not isinstance(planned, bool) else None,
+                   conditions=mapping("conditions"), sandbox=mapping("sandbox"), schema=int(data.get("schema", 0)))
+
+
+@dataclass(frozen=True)
+class ResultsFolder:
+    """A tournament's results folder: where each of its files is, and the description read and written."""
+
+    path: Path
+
+    @property
+    def games(self) -> Path:
+        """`games.jsonl`, the records: the source of truth."""
+        return self.path / GAMES_FILE
+
+    @property
+    def description_file(self) -> Path:
+        """`tournament.json`; read and written with `read_description` and `write_description`."""
+        return self.path / DESCRIPTION_FILE
+
+    @property
+    def logs(self) -> Path:
+        """The folder of the bots' stderr logs, one file per seat per game, named after the game id."""
+        return self.path / LOGS_FOLDER
+
+    @property
+    def standings_text(self) -> Path:
+        return self.path / STANDINGS_TEXT_FILE
+
+    @property
+    def standings_markdown(self) -> Path:
+        return self.path / STANDINGS_MARKDOWN_FILE
+
+    @property
+    def summary(self) -> Path:
+        """`summary.json`, the standings for machines (docs/records.md)."""
+        return self.path / SUMMARY_FILE
+
+    @property
+    def report(self) -> Path:
+        return self.path / REPORT_FILE
+
+    def check_logs(self, player: str) -> Path:
+        """The folder of a player's logs from its check before the first game (`check: true`)."""
+        return self.logs / f"check-{player}"
+
+    def seat_logs(self, game_id: str, seat: int) -> list[Path]:
+        """The stderr logs in `logs/` of one seat of one game (at most one, unless a name
+        was reused), found by listing the folder: no path is built from the arguments."""
+        prefix = f"{game_log_prefix(game_id)}seat{seat}-"  # the referee names a seat's log after its prefix
+        try:
+            names = sorted(n for n in os.listdir(self.logs) if n.startswith(prefix) and n.endswith(".log"))
+        except OSError:
+            names = []
+        return [self.logs / name for name in names]
+
+    def store(self, players: Collection[str] = (),
+              audit: Callable[[dict[str, Any]], str | None] | None = None) -> GameStore:
+        """The records, checked to name only `players` (when given) and by `audit`."""
+        return GameStore(self.games, players=players, audit=audit)
+
+    def prepare(self, *, fresh: bool) -> None:
+        """Make `logs/`; with `fresh`, first delete every file an earlier run wrote here."""
+        try:
+            if fresh:
+                for name in (GAMES_FILE, DESCRIPTION_FILE, CONFIG_COPY_FILE, STANDINGS_TEXT_FILE,
+                             STANDINGS_MARKDOWN_FILE, SUMMARY_FILE, REPORT_FILE):
+                    (self.path / name).unlink(missing_ok=True)
+                shutil.rmtree(self.logs, ignore_errors=True)
+            self.logs.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UsageError(f"cannot prepare results folder {self.path}: {exc.strerror}") from None
+
+    def read_description(self) -> TournamentDescription | None:
+        """The folder's `tournament.json`, or None if there is none; UsageError if it cannot
+        be read, or was written by a newer arbiter."""
+        path = self.description_file
+        if not path.exists():
+            return None
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise UsageError(f"{path} cannot be read ({exc}); it is rewritten by `arbiter run CONFIG` "
+                             "with that folder's config") from None
+        if not isinstance(data, dict):
+            raise UsageError(f"{path} is not a tournament description (a JSON object)")
+        schema = data.get("schema", 0)
+        if not isinstance(schema, int) or isinstance(schema, bool) or schema > DESCRIPTION_SCHEMA:
+            raise UsageError(f"{path} is a tournament description of schema {schema!r}, which this arbiter "
+                             f"(schema {DESCRIPTION_SCHEMA}) cannot read; read it with a newer arbiter")
+        return TournamentDescription.from_json(data)
+
+    def write_description(self, description: TournamentDescription) -> None:
+        """Replace `tournament.json` at once."""
+        write_whole(self.description_file, json.dumps(description.to_json(), indent=2) + "\n")
+
+    def write_config_copy(self, text: str) -> None:
+        """Replace `config.yaml`, the copy of the config as it was read."""
+        write_whole(self.path / CONFIG_COPY_FILE, text)
+
+
+def game_log_prefix(game_id: str) -> str:
+    """What the names of a tournament game's log files start with (the referee adds the seat)."""
+    return f"{game_id}-"
+
+
+def write_whole(path: Path, text: str) -> None:
+    """Replace a file at once (a stop mid-write leaves the old file, never half a new one)."""
+    partial = path.with_name(path.name + ".partial")
+    try:
+        partial.write_text(text, encoding="utf-8")
+        os.replace(partial, path)
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror}") from None
 
 
 @contextmanager

@@ -1,0 +1,57 @@
+"""What a tournament's plan is made of before there is a config: random openings and the
+number of groups a format plays. The config checks its values with them (an opening that can
+be found, a tournament that fits) and the schedule builds its games with them, so both import
+this module and neither imports the other back."""
+from __future__ import annotations
+
+import math
+import random
+from typing import Any
+
+from ..errors import UsageError
+from ..games import Game
+
+# Round robin plays every group of `seats` players while there are at most this many groups
+# (e.g. 10 players in groups of 3: 120); beyond, a balanced design (`balanced_groups`).
+ALL_GROUPS_MAX = 200
+
+
+class OpeningError(UsageError):
+    """No random opening of the configured length leaves the game unfinished."""
+
+
+def make_opening(game: Game[Any], moves: int, seed: int, index: int) -> tuple[str, ...]:
+    """The `index`-th random opening: `moves` random legal moves that do not end the game.
+
+    Each opening has its own random stream, so opening k is the same whatever the count.
+    """
+    rng = random.Random(f"opening:{seed}:{index}")
+    for _attempt in range(100):
+        state = game.new_state()
+        played: list[str] = []
+        for _ in range(moves):
+            move = rng.choice(state.legal_moves())
+            played.append(game.format_move(move))
+            state.apply(move)
+            if state.is_over():
+                break
+        if not state.is_over():
+            return tuple(played)
+    raise OpeningError(f"cannot find a {moves}-move opening that leaves {game.describe()} unfinished "
+                       "(use fewer openings.random_moves)")
+
+
+def group_count(fmt: str, players: int, seats: int, rounds: int) -> int:
+    """How many groups a format plays (in Swiss: over all rounds), without building them."""
+    if fmt == "round-robin":
+        every = math.comb(players, seats)
+        return every if seats == 2 or every <= ALL_GROUPS_MAX else math.ceil(
+            players * (players - 1) / (seats * (seats - 1)))
+    if fmt == "gauntlet":
+        return 1 if players - 1 == seats - 1 else players - 1
+    if fmt == "swiss":
+        return players // seats * rounds
+    return 0
+
+
+__all__ = ["ALL_GROUPS_MAX", "OpeningError", "group_count", "make_opening"]
