@@ -420,3 +420,34 @@ def test_a_tournament_of_pipe_bots_launches_them_from_an_arbiter_without_zeromq_
     assert done.returncode == 0, done.stderr
     games = (tmp_path / "results" / "games.jsonl").read_text().count("\n")
     assert games > 0 and done.stdout.split("\n")[0] == f"[] {2 * games}"
+
+
+def test_a_failure_of_the_machinery_costs_one_game_and_a_resume_plays_it(tmp_path: Path) -> None:
+    """A game whose machinery fails (a box that cannot be made, a folder that cannot be
+    removed: OSError, SandboxError, RecursionError) has no record and blames no bot; the run
+    says so and goes on, the folder notes it in arbiter-faults.jsonl, and a resume plays it."""
+    import io
+    from arbiter.transport.sandbox import SandboxError
+    config_path = write_config(tmp_path, BODY)
+    failures = iter([RecursionError("maximum recursion depth exceeded"), SandboxError("cannot make the box")])
+    failed: list[str] = []
+
+    def flaky_play(game, players, **options):
+        if options["log_prefix"] in ("001-a-c-", "002-b-c-") and options["log_prefix"] not in failed:
+            failed.append(options["log_prefix"])
+            raise next(failures)
+        return fake_play(game, players, **options)
+
+    config = load_config(config_path)
+    stream = io.StringIO()
+    outcome = TournamentRunner(config, prepare_results(config, fresh=False), Progress(stream, tty=False),
+                               play=flaky_play).run()
+    assert (outcome.planned, outcome.played_now, len(outcome.records)) == (12, 10, 10)
+    assert "arbiter fault in game 001-a-c (a vs c): RecursionError" in stream.getvalue()
+    assert "no bot is blamed" in stream.getvalue()
+    faults = [json.loads(line) for line in (tmp_path / "results" / "arbiter-faults.jsonl").read_text().splitlines()]
+    assert sorted(f["id"] for f in faults) == ["001-a-c", "002-b-c"]
+    assert {f["problem"] for f in faults} == {"RecursionError: maximum recursion depth exceeded",
+                                               "SandboxError: cannot make the box"}
+    resumed = run(config_path)
+    assert (resumed.played_now, len(resumed.records)) == (2, 12)

@@ -21,7 +21,7 @@ from ..errors import UsageError
 from ..games import Game, State
 from ..records import GameRecord, game_places
 from ..referee import GameAborted, TimeControl, play_game
-from ..transport.sandbox import support
+from ..transport.sandbox import SandboxError, support
 from .audit import replay_problem
 from .config import TournamentConfig
 from .preflight import preflight
@@ -38,6 +38,12 @@ if TYPE_CHECKING:
 
 class Interrupted(Exception):
     """The run was stopped (Ctrl-C); finished games are on disk, running ones abandoned."""
+
+
+# What the machinery around a game raises when it fails (the machine, not a bot, and not a bug
+# of the arbiter's logic): the box (SandboxError), the files and folders it uses (OSError), a
+# tree too deep to walk (RecursionError).
+MACHINERY_FAILURES = (OSError, SandboxError, RecursionError)
 
 
 @dataclass
@@ -168,6 +174,7 @@ class TournamentRunner:
         self.done_ids = {r["id"] for r in self.records}
         self.game: Game[Any] = config.make_game()
         self.played_now = 0
+        self.arbiter_faults = 0  # games the machinery failed this run (not recorded)
         self._byes: dict[int, set[str]] = {}  # Swiss round -> who sat out, recomputed on resume
         self.watch: GameWatch | None = None
 
@@ -243,8 +250,20 @@ class TournamentRunner:
         return LocalPool(self.config.concurrency, self._play_one, self.cancel)
 
     def _finished(self, scheduled: ScheduledGame, future: Future[GameRecord]) -> None:
-        """A game's future completed: record it (an arbiter bug in it re-raises here)."""
-        self._record(scheduled, future.result())
+        """A game's future completed: record it (an arbiter bug in it re-raises here). A
+        failure of the machinery around the game (a box that cannot be made, a folder that
+        cannot be removed) costs that game only: said on the terminal and noted in the
+        results folder, it has no record and blames no bot, and a resume plays it again."""
+        try:
+            record = future.result()
+        except MACHINERY_FAILURES as exc:
+            problem = f"{type(exc).__name__}: {exc}"
+            self.progress.note(f"arbiter fault in game {scheduled.id} ({' vs '.join(scheduled.seats)}): {problem}; "
+                               "no bot is blamed and the game has no record: a resume plays it again")
+            ResultsFolder(self.config.results_dir).note_arbiter_fault(scheduled.id, scheduled.seats, problem)
+            self.arbiter_faults += 1
+            return
+        self._record(scheduled, record)
 
     # Whether the records decide if another game starts at all (an SPRT's verdict): then a
     # finished game is recorded before the next starts; otherwise the next starts first, and

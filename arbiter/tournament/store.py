@@ -16,7 +16,8 @@ import shutil
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Collection, Iterator, Mapping
+from datetime import datetime, timezone
+from typing import Any, Callable, Collection, Iterator, Mapping, Sequence
 
 from ..errors import UsageError, show_path
 
@@ -28,6 +29,7 @@ STANDINGS_TEXT_FILE = "standings.txt"
 STANDINGS_MARKDOWN_FILE = "standings.md"
 SUMMARY_FILE = "summary.json"
 REPORT_FILE = "report.html"
+ARBITER_FAULTS_FILE = "arbiter-faults.jsonl"  # games the arbiter's own machinery failed: none is a record
 LOCK_FILE = ".arbiter.lock"
 RESULTS_MARKS = (GAMES_FILE, DESCRIPTION_FILE, LOCK_FILE)  # files that make a folder a results folder
 # The description's format. 1: the first to say (its `schema` key); a file without one (0) is
@@ -220,6 +222,25 @@ class ResultsFolder:
     def report(self) -> Path:
         return self.path / REPORT_FILE
 
+    @property
+    def arbiter_faults(self) -> Path:
+        """`arbiter-faults.jsonl`: one line per game the arbiter's machinery could not play
+        (the game has no record, blames no bot, and is played again on a resume)."""
+        return self.path / ARBITER_FAULTS_FILE
+
+    def note_arbiter_fault(self, game_id: str, names: Sequence[str], problem: str) -> None:
+        """Append one arbiter fault, durably (a courtesy: the records never depend on it)."""
+        line = json.dumps({"id": game_id, "names": list(names), "problem": problem,
+                           "at": datetime.now(timezone.utc).isoformat(timespec="milliseconds")},
+                          ensure_ascii=False) + "\n"
+        try:
+            with open(self.arbiter_faults, "a", encoding="utf-8") as faults:
+                faults.write(line)
+                faults.flush()
+                os.fsync(faults.fileno())
+        except OSError:
+            pass  # the terminal has said it already
+
     def check_logs(self, player: str) -> Path:
         """The folder of a player's logs from its check before the first game (`check: true`)."""
         return self.logs / f"check-{player}"
@@ -244,7 +265,7 @@ class ResultsFolder:
         try:
             if fresh:
                 for name in (GAMES_FILE, DESCRIPTION_FILE, CONFIG_COPY_FILE, STANDINGS_TEXT_FILE,
-                             STANDINGS_MARKDOWN_FILE, SUMMARY_FILE, REPORT_FILE):
+                             STANDINGS_MARKDOWN_FILE, SUMMARY_FILE, REPORT_FILE, ARBITER_FAULTS_FILE):
                     (self.path / name).unlink(missing_ok=True)
                 shutil.rmtree(self.logs, ignore_errors=True)
             self.logs.mkdir(parents=True, exist_ok=True)
