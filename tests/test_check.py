@@ -207,7 +207,7 @@ def test_the_command_checks_a_bot_over_zmq(tmp_path, capsys):
 @pytest.mark.parametrize("argv, says", [
     (["check", "no-such-game", "true"], "unknown game"),
     (["check", "limit-nim", "true", "-p", "rows"], "KEY=VALUE"),
-    (["check", "limit-nim", "./no-such-bot"], "not an executable file"),
+    (["check", "limit-nim", "./no-such-bot"], "does not exist (looked in"),
     (["check", "limit-nim", "true", "--time-ms", "0"], "--time-ms"),
 ])
 def test_usage_errors_exit_2_before_any_game(argv, says, capsys, tmp_path):

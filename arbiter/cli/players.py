@@ -2,13 +2,12 @@
 name, and the `-p` game parameters, read the same way by every subcommand that takes them."""
 from __future__ import annotations
 
-import os
 import shlex
-import shutil
 from pathlib import Path
 
 from ..errors import UsageError
 from ..referee import PlayerSpec
+from ..transport.process import unstartable
 from ..transport.sandbox import SandboxSpec
 
 DIALECTS = ("arbiter", "codecup")
@@ -29,19 +28,17 @@ def game_params(pairs: list[str]) -> dict[str, str]:
 
 def command_player(seat: int, text: str, dialect: str, transport: str = "pipe",
                    sandbox: SandboxSpec | None = SandboxSpec(), env: dict[str, str] | None = None) -> PlayerSpec:
-    """One seat's command line, split and checked that its program exists."""
+    """One seat's command line, split and checked that it can start (its program, and the
+    script an interpreter is given)."""
     try:
         command = tuple(shlex.split(text))
     except ValueError as exc:
         raise UsageError(f"seat {seat}'s command {text!r} cannot be split: {exc}") from None
     if not command:
         raise UsageError(f"seat {seat}'s command is empty")
-    program = command[0]
-    if "/" in program:
-        if not (os.path.isfile(program) and os.access(program, os.X_OK)):
-            raise UsageError(f"seat {seat}'s command: {program!r} is not an executable file")
-    elif shutil.which(program) is None:
-        raise UsageError(f"seat {seat}'s command: {program!r} is not found on PATH")
+    why = unstartable(command, None)  # what `arbiter run` refuses, refused here before any game
+    if why is not None:
+        raise UsageError(f"seat {seat}'s command: {why}")
     return PlayerSpec(name=player_name(command), command=command, dialect=dialect,  # type: ignore[arg-type]
                       transport=transport, sandbox=sandbox, env=env or {})  # type: ignore[arg-type]
 

@@ -37,7 +37,8 @@ from ..games import find_game
 from ..records import GameRecord, arbiter_version
 from ..referee import GameAborted, PlayerSpec, play_game
 from ..transport.sandbox import support
-from .config import ClusterSpec, TournamentConfig, unstartable
+from ..transport.process import unstartable
+from .config import ClusterSpec, TournamentConfig
 from .pool import GameSetup
 from .schedule import ScheduledGame
 from .store import ResultsFolder

@@ -9,7 +9,6 @@ import ipaddress
 import os
 import re
 import shlex
-import shutil
 import socket as sockets
 import sys
 from dataclasses import dataclass, field, replace
@@ -20,6 +19,7 @@ from ..games import Game, GameError, find_game, game_names
 from ..referee import PlayerSpec, TimeControl
 from ..transport.keys import KeyFileError, read_key_file, read_public_key
 from ..transport.sandbox import WRITE_FILES, WRITE_MB, SandboxSpec, ShownPaths, shown_path_problems, support
+from ..transport.process import unstartable
 from ..transport.endpoints import DEFAULT_CONNECT_WAIT_MS, SocketSpec, socket_problems
 from .plan import OpeningError, group_count, make_opening
 from .validate import ConfigError, KeyPath, Mapping, Problems, boolean, integer, load_yaml, number, one_of, text
@@ -43,7 +43,6 @@ MAX_CONCURRENCY = 256
 MAX_PLANNED_GAMES = 1_000_000  # the schedule is built in memory before the first game
 MAX_ROUNDS = 10_000
 MAX_MEMORY_MB = 1 << 30  # 1 PiB: above it the limit in bytes no longer fits the kernel's rlimit
-SCRIPT_SUFFIXES = (".py", ".js", ".jar", ".rb", ".pl", ".sh", ".lua", ".php")
 
 
 @dataclass(frozen=True)
@@ -700,32 +699,6 @@ def _read_command(problems: Problems, path: KeyPath, value: Any) -> list[str] | 
     return words
 
 
-def unstartable(command: list[str] | tuple[str, ...], cwd: Path) -> str | None:
-    """Why a command cannot be started from `cwd`, or None if it looks startable.
-
-    Checks the program (on PATH or as a path from cwd) and, for an interpreter given a
-    script, that the script exists.
-    """
-    program = command[0]
-    if os.sep in program:
-        path = Path(program) if os.path.isabs(program) else cwd / program
-        if not path.is_file():
-            return f"{program} does not exist (looked in {cwd})"
-        if not os.access(path, os.X_OK):
-            return f"{program} is not executable (chmod +x it, or run it through its interpreter)"
-    elif shutil.which(program) is None:
-        return f"{program!r} is not found on PATH"
-    for word in command[1:]:
-        if word.startswith("-"):
-            continue
-        if word.endswith(SCRIPT_SUFFIXES):
-            script = Path(word) if os.path.isabs(word) else cwd / word
-            if not script.is_file():
-                return f"script {word} does not exist (looked in {cwd})"
-        break
-    return None
-
-
 def _read_openings(problems: Problems, value: Any, folder: Path, game: Game[Any] | None) -> Openings:
     if value is None:
         return Openings()
@@ -777,4 +750,4 @@ def _read_openings(problems: Problems, value: Any, folder: Path, game: Game[Any]
 
 
 __all__ = ["ClusterSpec", "ConfigError", "Openings", "Scoring", "SprtSettings", "TournamentConfig", "config_from_data", "load_config",
-           "unstartable"]
+           ]

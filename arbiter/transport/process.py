@@ -427,7 +427,9 @@ class BotProcess:
             raise LaunchError("the command is empty")
         box = None
         if sandbox is not None and support().usable:
-            _check_startable(command, cwd)  # inside the box, a missing program would look like a crash
+            why = unstartable(command, cwd)  # inside the box, a missing program would look like a crash
+            if why is not None:
+                raise LaunchError(f"cannot start {command[0]!r}: {why}")
             box = Box(command, cwd=cwd, env=env or {}, spec=sandbox, memory_mb=memory_mb, seat_dir=seat_dir)
         memory_bytes = None
         if memory_mb is not None:
@@ -799,20 +801,36 @@ class BotProcess:
         end_all([self], grace_s=0, term_grace_s=0)
 
 
-def _check_startable(command: Sequence[str], cwd: str | None) -> None:
-    """LaunchError when the program cannot be found or run, or the folder is missing, as an
-    unsandboxed launch would say (in a box it would only be the box's exit status 127)."""
-    if cwd is not None and not os.path.isdir(cwd):
-        raise LaunchError(f"cannot start {command[0]!r} in {cwd}: no such folder")
+# The file names an interpreter is given as its script: `python bot.py`, `node bot.js`...
+SCRIPT_SUFFIXES = (".py", ".js", ".jar", ".rb", ".pl", ".sh", ".lua", ".php")
+
+
+def unstartable(command: Sequence[str], cwd: str | Path | None) -> str | None:
+    """Why a command cannot be started from `cwd` (None: the current folder), or None if it
+    looks startable: the folder, the program (on PATH, or as a path from `cwd`) and, for an
+    interpreter given a script, the script. The one answer to "can this command start?",
+    for the config, the command line and the launch alike."""
+    folder = Path(cwd) if cwd is not None else Path.cwd()
+    if cwd is not None and not folder.is_dir():
+        return f"{cwd} is not a folder"
     program = command[0]
-    if "/" in program:
-        path: str | None = os.path.join(cwd or "", program)
-        ok = path is not None and os.path.isfile(path) and os.access(path, os.X_OK)
-    else:
-        ok = shutil.which(program) is not None
-    if not ok:
-        where = f" in {cwd}" if cwd else ""
-        raise LaunchError(f"cannot start {program!r}{where}: not found or not executable")
+    if os.sep in program:
+        path = Path(program) if os.path.isabs(program) else folder / program
+        if not path.is_file():
+            return f"{program} does not exist (looked in {folder})"
+        if not os.access(path, os.X_OK):
+            return f"{program} is not executable (chmod +x it, or run it through its interpreter)"
+    elif shutil.which(program) is None:
+        return f"{program!r} is not found on PATH"
+    for word in command[1:]:
+        if word.startswith("-"):
+            continue
+        if word.endswith(SCRIPT_SUFFIXES):
+            script = Path(word) if os.path.isabs(word) else folder / word
+            if not script.is_file():
+                return f"script {word} does not exist (looked in {folder})"
+        break
+    return None
 
 
 def _signal_all(members: Sequence[tuple[int, str, int]], session_id: int, signum: int,
