@@ -8,10 +8,10 @@ import shutil
 from pathlib import Path
 
 from ..errors import UsageError
+from ..protocol import DIALECTS
 from ..referee import PlayerSpec
 from ..transport.sandbox import SandboxSpec
 
-DIALECTS = ("arbiter", "codecup")
 INTERPRETERS = {"python", "python3", "pypy", "pypy3", "node", "java", "ruby", "perl", "sh", "bash", "dotnet"}
 
 
