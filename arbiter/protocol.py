@@ -15,12 +15,13 @@ A dialect (`Dialect`) says which of these a bot is sent and when: `ArbiterDialec
 default, and `CodecupDialect`, for entries written for one fixed game as in the contest.
 A player's config names its dialect; `find_dialect` turns the name into the dialect.
 
-The module sits on the transport layer (bytes to lines) and below the referee, at the top
-of the package rather than in `transport/` because every bot imports it at start-up, on
-its clock: the transport package loads `dataclasses` and `typing`, which cost a bot
-milliseconds (benchmarks/bench_startup.py). For the same reason this module imports
-nothing at run time but `types`, which the interpreter has loaded already, and `GameLine`
-is a plain class rather than a frozen dataclass.
+It belongs to the transport layer (which turns bytes into lines; this module says what the
+lines mean) and imports nothing of the layers above. It sits at the top of the package
+rather than in `transport/` because every bot imports it at start-up, on its clock, and the
+transport package loads `dataclasses` and `typing`, which cost a bot milliseconds
+(benchmarks/bench_startup.py). For the same reason it imports nothing at run time but
+`types` (which `site`, and the bot kit, load anyway), and `GameLine` is a plain class
+rather than a frozen dataclass.
 """
 from __future__ import annotations
 
