@@ -178,7 +178,7 @@ class CodecupDialect(Dialect):
     sends_game_line = False
     takes_openings = False  # an opening would make the first line something other than Start or a move
     seats = 2
-    relays_final_moves = False
+    relays_final_moves = False  # what is unsent at the end is the move that ended the game, or the turn that held it
     ends_without_quit = True
 
     @staticmethod
