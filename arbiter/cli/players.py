@@ -8,7 +8,6 @@ import shutil
 from pathlib import Path
 
 from ..errors import UsageError
-from ..protocol import DIALECTS
 from ..referee import PlayerSpec
 from ..transport.sandbox import SandboxSpec
 
