@@ -8,7 +8,8 @@
     if __name__ == "__main__":
         run_bot(choose)
 
-The kit speaks the wire protocol of docs/protocol.md: it reads the `Game` line (or,
+The kit speaks the wire protocol of docs/protocol.md, its lines read by `protocol.py`
+(where the referee writes them): it reads the `Game` line (or,
 for the codecup dialect, is told the game with `--game NAME -p KEY=VALUE`), tracks the
 position with the rules library, answers `Start` and relayed moves whenever it is its
 turn (extra moves included), flushes every line, and exits on `Quit`.
@@ -21,7 +22,9 @@ import sys
 import time
 from types import SimpleNamespace
 
+from . import protocol
 from .games import Game, GameError, State, find_game
+from .protocol import GameLine, GameLineError  # GameLineError: the kit's, too
 
 # Every bot start imports this module, and a bot's start-up is paid in every game it plays:
 # names used only in annotations come from `typing` for type checkers alone (importing it,
@@ -45,9 +48,6 @@ if TYPE_CHECKING:
             ...
 
     Chooser = Callable[[State[Any], "BotContext"], Any]
-
-PROTOCOL_KEYS = ("seat", "time_ms", "move_ms")  # Game-line keys that are not game parameters
-
 
 class StdioChannel:
     """The protocol over the bot's own stdin and stdout."""
@@ -89,27 +89,18 @@ class BotContext:
         print(message, file=sys.stderr, flush=True)
 
 
-class GameLineError(ValueError):
-    """A `Game` line (or --game/-p) the bot cannot play: unknown game, bad parameter or key."""
-
-
-def parse_game_line(line: str) -> tuple[Game[Any], dict[str, str]]:
-    """`Game NAME k=v ...` -> the game and the protocol keys (seat, time_ms, move_ms)."""
-    words = line.split()
-    if len(words) < 2 or words[0] != "Game":
-        raise GameLineError(f"not a Game line: {line!r}")
-    pairs = dict(word.split("=", 1) for word in words[2:] if "=" in word)
-    protocol = {k: pairs.pop(k) for k in PROTOCOL_KEYS if k in pairs}
+def parse_game_line(line: str) -> tuple[Game[Any], GameLine]:
+    """`Game NAME k=v ...` -> the game it names, ready to play, and what the line says
+    (`protocol.parse_game_line`); GameLineError for a game the bot cannot play: an unknown
+    game, a bad parameter, or a seat the game does not have."""
+    said = protocol.parse_game_line(line)
     try:
-        game = find_game(words[1], **pairs)
+        game = find_game(said.game, **said.params)
     except GameError as exc:
         raise GameLineError(str(exc)) from None
-    for key, value in protocol.items():
-        if not (value.isdigit() or (key == "move_ms" and value == "null")):
-            raise GameLineError(f"{key}={value} in the Game line is not a whole number")
-    if "seat" in protocol and int(protocol["seat"]) >= game.num_players:
-        raise GameLineError(f"seat={protocol['seat']} but {game.describe()} has seats 0 to {game.num_players - 1}")
-    return game, protocol
+    if said.seat is not None and said.seat >= game.num_players:
+        raise GameLineError(f"seat={said.seat} but {game.describe()} has seats 0 to {game.num_players - 1}")
+    return game, said
 
 
 def bot_arguments(description: str) -> argparse.ArgumentParser:
@@ -277,23 +268,20 @@ class _Session:
         self.state: State[Any] | None = None
         self.seat: int | None = None
         self.forced_left = 0  # opening moves still to come after an `Opening N` line
-        if game is not None:
-            self._begin(game, {})
+        if game is not None:  # told by --game: no seat and no clock until a line says them
+            self._begin(game, GameLine(game.name))
 
-    def _begin(self, game: Game[Any], protocol: dict[str, str]) -> None:
+    def _begin(self, game: Game[Any], said: GameLine) -> None:
         self.state = game.new_state()
-        self.seat = int(protocol["seat"]) if "seat" in protocol else None
-        self.ctx = BotContext(
-            game=game, seat=self.seat if self.seat is not None else -1, rng=self.rng,
-            time_ms=int(protocol["time_ms"]) if "time_ms" in protocol else None,
-            move_ms=int(protocol["move_ms"]) if protocol.get("move_ms", "null") != "null" else None,
-        )
+        self.seat = said.seat
+        self.ctx = BotContext(game=game, seat=-1 if said.seat is None else said.seat, rng=self.rng,
+                              time_ms=said.time_ms, move_ms=said.move_ms)
 
     def handle(self, line: str) -> bool:
         """Process one incoming line; False when the game is finished (`Quit`)."""
-        if line == "Quit":
+        if line == protocol.QUIT:
             return False
-        if line.startswith("Game "):
+        if line.startswith(protocol.GAME_WORD + " "):
             self._begin(*parse_game_line(line))
             return True
         if self.state is None or self.ctx is None:
@@ -302,15 +290,13 @@ class _Session:
             self.forced_left -= 1
             self._apply_relayed(line)
             return True
-        if line.startswith("Opening "):
-            self.forced_left = int(line.split()[1])
+        forced = protocol.parse_opening(line)
+        if forced is not None:
+            self.forced_left = forced
             return True
-        if line == "Start":
-            self._learn_seat(0)
-        else:
-            if self.seat is None:
-                # Two seats, and the first thing we hear is the other seat's move: we are seat 1.
-                self._learn_seat(1)
+        if self.seat is None:  # no Game line said it: learnt as the codecup dialect has it
+            self.seat = self.ctx.seat = protocol.CODECUP.seat_from_first_line(line)
+        if line != protocol.START:
             self._apply_relayed(line)
         self._move_while_our_turn()
         return True
@@ -322,12 +308,6 @@ class _Session:
         except GameError as exc:
             self.ctx.log(f"bot: cannot apply relayed move: {exc}")
             raise SystemExit(1) from None
-
-    def _learn_seat(self, seat: int) -> None:
-        if self.seat is None:
-            self.seat = seat
-            assert self.ctx is not None
-            self.ctx.seat = seat
 
     def _move_while_our_turn(self) -> None:
         state, ctx = self.state, self.ctx

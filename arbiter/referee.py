@@ -5,9 +5,13 @@ times every move, and always returns a `GameRecord` saying who won and why, what
 bots do. A fault (timeout, crash, malformed or illegal move, output out of turn) ends the
 game at once as a loss for the offender; faults are results, never exceptions.
 
+The lines of the dialogue, and what a player's dialect changes in them, come from
+`protocol.py`.
+
 It is thread-safe: a tournament runs several games at once, one per worker thread. It
-installs no signal handlers and keeps no global state (the transport's guardian process
-is shared, and locked).
+installs no signal handlers, and the only state its games share is locked: the shortest
+start-up each bot command has had (`_FastestStartups`, which paces the first look at a
+starting bot) and the transport's guardian process.
 """
 from __future__ import annotations
 
@@ -22,6 +26,7 @@ from pathlib import Path
 from typing import Any, Callable, Literal, Mapping, Sequence
 
 from .games import Game, GameError, State
+from .protocol import QUIT, START, Dialect, find_dialect
 from .records import GameRecord, MoveRecord, PlayerRef, Termination
 from .transport import TIMEOUT, BadLine, Channel, Closed, ReadResult
 from .transport.pipe import launch_pipe_bot
@@ -39,7 +44,6 @@ STARTUP_POLL_S = 0.001  # how often a starting bot's processes are looked at (an
 # has had in this process (a Python bot takes 20 ms or more, and every look costs the
 # arbiter's CPU); from then on it is looked at every STARTUP_POLL_S.
 FIRST_LOOK_SHARE = 0.8
-_FASTEST_STARTUP_S: dict[tuple[object, ...], float] = {}
 LATE_LINES_READ = 1000  # after the game, at most this many lines a bot wrote are read (to note them)...
 LATE_LINES_SHOWN = 3  # ...and this many quoted in its log
 # Under `clock: cpu` a bot that blocks without using CPU would never run out of time:
@@ -70,7 +74,7 @@ class PlayerSpec:
     command: tuple[str, ...]  # already split
     cwd: str | None = None
     env: Mapping[str, str] = field(default_factory=dict)  # added to os.environ
-    dialect: Literal["arbiter", "codecup"] = "arbiter"  # codecup: no `Game` line
+    dialect: Literal["arbiter", "codecup"] = "arbiter"  # a name of protocol.DIALECTS (codecup: no `Game` line)
     time: TimeControl | None = None  # None: the game's TimeControl
     # pipe: stdin/stdout; zmq: launched, over a socket; remote: not launched (docs/protocol.md, Sockets)
     transport: Literal["pipe", "zmq", "remote"] = "pipe"
@@ -104,6 +108,7 @@ class _Seat:
     def __init__(self, index: int, spec: PlayerSpec, time_control: TimeControl, log_path: Path | None) -> None:
         self.index = index
         self.spec = spec
+        self.dialect: Dialect = find_dialect(spec.dialect)
         self.time = time_control
         self.log_path = log_path
         self.channel: Channel | None = None
@@ -164,6 +169,28 @@ def _startup_key(seat: _Seat) -> tuple[object, ...]:
     return seat.spec.command, seat.spec.cwd, seat.spec.sandbox is not None
 
 
+class _FastestStartups:
+    """The shortest start-up each bot command (`_startup_key`) has had in this process, shared
+    by the games that tournament threads play side by side: hence the lock."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._seconds: dict[tuple[object, ...], float] = {}
+
+    def get(self, key: tuple[object, ...]) -> float:
+        """The shortest start-up of `key` so far, in seconds; 0 before its first."""
+        with self._lock:
+            return self._seconds.get(key, 0.0)
+
+    def note(self, key: tuple[object, ...], seconds: float) -> None:
+        """Remember one start-up of `key` that took `seconds`, if it was its shortest."""
+        with self._lock:
+            self._seconds[key] = min(seconds, self._seconds.get(key, seconds))
+
+
+_FASTEST_STARTUPS = _FastestStartups()
+
+
 def _check_arguments(game: Game[Any], players: Sequence[PlayerSpec], opening: Sequence[str],
                      time: TimeControl) -> State[Any]:
     """The position after the opening; ValueError when the game cannot be played as asked."""
@@ -181,9 +208,13 @@ def _check_arguments(game: Game[Any], players: Sequence[PlayerSpec], opening: Se
                              "the arbiter makes; bind: needs the sandbox off for this player")
         if spec.transport == "remote" and spec.clock(time).clock != "wall":
             raise ValueError(f"seat {k} ({spec.name}): a remote bot's time can only be measured with clock: wall")
-        if opening and spec.dialect == "codecup":
+        try:
+            dialect = find_dialect(spec.dialect)
+        except ValueError as exc:
+            raise ValueError(f"seat {k} ({spec.name}): {exc}") from None
+        if opening and not dialect.takes_openings:
             raise ValueError(
-                f"seat {k} ({spec.name}) uses the codecup dialect, which cannot be sent an opening "
+                f"seat {k} ({spec.name}) uses the {dialect.name} dialect, which cannot be sent an opening "
                 "(its seat is inferred from its first line)"
             )
     state = game.new_state()
@@ -228,7 +259,7 @@ class _Referee:
             return fault
         state = self.state
         # After the opening (if any), the seat to move is told to start.
-        self.seats[state.current_player].pending.append("Start")
+        self.seats[state.current_player].pending.append(START)
         while not state.is_over():
             if self.cancel is not None and self.cancel.is_set():  # bots that answer at once never
                 raise GameAborted("the game was cancelled")      # leave the read loop's wake-ups
@@ -266,10 +297,7 @@ class _Referee:
             if isinstance(outcome, BaseException):
                 raise outcome
         for seat in self.seats:
-            spec = seat.spec
-            first = [] if spec.dialect == "codecup" else [self._game_line(seat)]
-            if opening:  # framed, so a bot knows which moves are forced and does not answer them
-                first += [f"Opening {len(opening)}", *opening]
+            first = seat.dialect.first_lines(self.game, seat.index, seat.time.time_ms, seat.time.move_ms, opening)
             if first:
                 sent = seat.channel.send_lines(first, _now() + 1.0)  # a fresh pipe takes 64 KiB at once
                 if sent is not None:
@@ -299,7 +327,7 @@ class _Referee:
         side; none is asked for a move before all have finished."""
         starting = [seat for seat in self.seats if seat.process is not None and not seat.time.charge_startup]
         processes = {seat.index: seat.process for seat in starting if seat.process is not None}
-        first_look = {seat.index: seat.launched_at + FIRST_LOOK_SHARE * _FASTEST_STARTUP_S.get(_startup_key(seat), 0.0)
+        first_look = {seat.index: seat.launched_at + FIRST_LOOK_SHARE * _FASTEST_STARTUPS.get(_startup_key(seat))
                       for seat in starting}
         exited = BotProcess.wait_any_exit(list(processes.values()), 0.0)
         while starting:
@@ -312,8 +340,7 @@ class _Referee:
                     return self._check_quiet(game_over=False) or self._crash(seat)  # a line it wrote is its first fault
                 if ready:
                     seat.startup_ms = round((now - seat.launched_at) * 1000, 3)
-                    key = _startup_key(seat)
-                    _FASTEST_STARTUP_S[key] = min(now - seat.launched_at, _FASTEST_STARTUP_S.get(key, float("inf")))
+                    _FASTEST_STARTUPS.note(_startup_key(seat), now - seat.launched_at)
                     starting.remove(seat)
                     if seat.suspends:
                         process.suspend()
@@ -330,12 +357,6 @@ class _Referee:
                 pause = min(max(STARTUP_POLL_S, min(first_look[seat.index] for seat in starting) - _now()), WAKE_S)
                 exited = BotProcess.wait_any_exit([processes[seat.index] for seat in starting], pause)
         return None
-
-    def _game_line(self, seat: _Seat) -> str:
-        words = ["Game", self.game.name, self.game.param_text(), f"seat={seat.index}", f"time_ms={seat.time.time_ms}"]
-        if seat.time.move_ms is not None:
-            words.append(f"move_ms={seat.time.move_ms}")
-        return " ".join(w for w in words if w)
 
     def _check_quiet(self, *, game_over: bool) -> _Ending | None:
         """Between turns, no bot may have written anything: a line found now is a protocol fault.
@@ -557,14 +578,14 @@ class _Referee:
                 seat.process.track_descendants()  # those it started this turn, before it can exit
             if seat.process is None:
                 if seat.channel is not None:  # a remote bot: it stays up, ready for its next game
-                    seat.channel.send_lines(self._last_lines(seat), _now() + 0.05)
+                    seat.channel.send_lines(seat.dialect.last_lines(seat.pending), _now() + 0.05)
                     seat.channel.close()
                 continue
             assert seat.channel is not None
             if ending.termination.is_fault and seat.index == ending.offender:
                 seat.process.terminate()
             else:
-                seat.channel.send_lines(self._last_lines(seat), _now() + 0.05)
+                seat.channel.send_lines(seat.dialect.last_lines(seat.pending), _now() + 0.05)
                 if seat.suspends:
                     seat.process.resume()
             # End of file on its input; its output stays open through the grace, so that an
@@ -582,15 +603,6 @@ class _Referee:
             if seat.process is not None and seat.process.drain.problem is not None:
                 self.cleanup_problems.append(f"the arbiter could not keep {seat.label}'s log: "
                                              f"{seat.process.drain.problem}")
-
-    def _last_lines(self, seat: _Seat) -> list[str]:
-        """What a bot is sent after the game's last move: the moves it has not seen, then `Quit`.
-
-        In the codecup dialect only `Quit`: the contest never relayed the move that ended the
-        game (moves still pending at the end are that move, or the turn that held it)."""
-        if seat.spec.dialect == "codecup":
-            return ["Quit"]
-        return [*seat.pending, "Quit"]
 
     def _discard_late_output(self, seat: _Seat) -> None:
         """Read what the bot wrote after the game's end and note it in its log."""
@@ -617,7 +629,7 @@ class _Referee:
         for seat in self.seats:
             if seat.channel is not None:
                 if seat.process is None:  # a remote bot outlives the game: tell it the game is over
-                    seat.channel.send_lines(["Quit"], _now() + 0.05)
+                    seat.channel.send_lines([QUIT], _now() + 0.05)
                 seat.channel.close()
         end_all([s.process for s in self.seats if s.process is not None], grace_s=0, term_grace_s=0)
 

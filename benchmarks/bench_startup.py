@@ -35,6 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from arbiter.games import find_game  # noqa: E402
+from arbiter.protocol import QUIT, format_game_line  # noqa: E402
 
 # Each bundled bot with the game it plays (its Game line is the game's own description).
 BOT_GAMES = {
@@ -53,7 +54,7 @@ BOT_GAMES = {
 def greeting(bot: str) -> bytes:
     """What the bot is sent: its game, then `Quit` (seat 1 waits for a move that never comes)."""
     name, params = BOT_GAMES[bot]
-    return f"Game {find_game(name, **params).describe()} seat=1 time_ms=30000\nQuit\n".encode()
+    return f"{format_game_line(find_game(name, **params), 1, 30000)}\n{QUIT}\n".encode()
 
 
 def timed_start(argv: list[str], stdin: bytes, env: dict[str, str]) -> tuple[float, float]:

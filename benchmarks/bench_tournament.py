@@ -45,6 +45,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from arbiter.games import find_game  # noqa: E402
+from arbiter.protocol import ARBITER, START  # noqa: E402
 from arbiter.tournament.config import load_config  # noqa: E402
 from arbiter.tournament.progress import Progress  # noqa: E402
 from arbiter.tournament.runner import run_tournament  # noqa: E402
@@ -90,8 +91,7 @@ def floor_scripts(record: dict[str, Any]) -> tuple[list[list[str]], list[tuple[i
     (seat, the moves of its turn)."""
     time_ms = record["time_controls"][0]["time_ms"]
     forced = [m["move"] for m in record["moves"] if m["forced"]]
-    opening = [f"Opening {len(forced)}", *forced] if forced else []
-    headers = [[f"Game {GAME.describe()} seat={seat} time_ms={time_ms}", *opening] for seat in range(2)]
+    headers = [ARBITER.first_lines(GAME, seat, time_ms, None, forced) for seat in range(2)]
     turns: list[tuple[int, list[str]]] = []
     for move in (m for m in record["moves"] if not m["forced"]):
         if turns and turns[-1][0] == move["seat"]:
@@ -109,7 +109,7 @@ def floor_game(record: dict[str, Any]) -> None:
     argv: list[list[str]] = [[], []]
     to_send: list[list[list[str]]] = []  # per turn, the lines its seat is sent before it
     for number, (seat, moves) in enumerate(turns):
-        lines = ["Start"] if number == 0 else pending[seat]
+        lines = [START] if number == 0 else pending[seat]
         before = len(headers[seat]) if not sent_first[seat] else 0
         sent_first[seat] = True
         argv[seat] += [str(before + len(lines)), "".join(m + "\n" for m in moves)]
@@ -128,7 +128,7 @@ def floor_game(record: dict[str, Any]) -> None:
             answer = bots[seat].stdout.readline().decode().rstrip("\n")
             assert answer == move, f"floor bot of seat {seat} sent {answer!r}, expected {move!r}"
     for seat, bot in enumerate(bots):
-        bot.stdin.write("".join(line + "\n" for line in [*pending[seat], "Quit"]).encode())
+        bot.stdin.write("".join(line + "\n" for line in ARBITER.last_lines(pending[seat])).encode())
         bot.stdin.close()
     for bot in bots:
         bot.wait()

@@ -122,3 +122,23 @@ def test_a_bots_first_look_waits_for_most_of_its_commands_fastest_start_up(tmp_p
     quicker = game(0.0)
     assert quicker >= FIRST_LOOK_SHARE * min(first, again)  # not looked at before then
     assert quicker < min(first, again)
+
+
+def test_a_commands_fastest_start_up_is_kept_whichever_game_thread_notes_it() -> None:
+    # A tournament's games run on several threads and note their bots' start-ups in one place.
+    import random
+    import threading
+
+    from arbiter.referee import _FastestStartups
+    fastest = _FastestStartups()
+    key = (("python", "bot.py"), None, True)
+    assert fastest.get(key) == 0.0  # never started: looked at from its launch on
+    times = [0.02 + k / 10_000 for k in range(4000)]
+    random.Random(1).shuffle(times)
+    threads = [threading.Thread(target=lambda part=times[k::8]: [fastest.note(key, s) for s in part]) for k in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert fastest.get(key) == 0.02
+    assert fastest.get((("python", "other.py"), None, True)) == 0.0

@@ -25,6 +25,8 @@ import subprocess
 import sys
 import time
 
+from ..protocol import QUIT
+
 TAG = "arbiter-check-monitor:"
 LEFTOVER_WAIT_S = 0.2  # a child that is exiting too (its input closed with the bot's) gets this long
 PEAK_POLL_S = 0.02  # how often the bot's peak memory is read while it runs
@@ -118,7 +120,7 @@ class _QuitWithheld:
         for line in lines:
             if self.to_bot is None:
                 return
-            if line.strip() == b"Quit":
+            if line.strip() == QUIT.encode():
                 self.close()
                 return
             try:

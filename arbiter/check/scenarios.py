@@ -32,6 +32,7 @@ from typing import Any, Literal
 
 from ..games import Game, State, find_game
 from ..games.dots import DotsGame, DotsState
+from ..protocol import START, find_dialect, format_game_line, opening_lines
 from ..records import GameRecord, Termination
 from ..referee import STARTUP_TIMEOUT, PlayerSpec, TimeControl, play_game
 from ..transport.process import LOG_CAP_BYTES
@@ -244,23 +245,30 @@ def _plan(target: CheckTarget, game: Game[Any], rng: random.Random) -> tuple[lis
     base = TimeControl(time_ms=target.time_ms, memory_mb=target.memory_mb)
     games: list[_Game] = [_Game("seat-0", params, 0, time=base), _Game("seat-1", params, 1, time=base)]
     skipped: dict[str, str] = {}
-    codecup = target.player.dialect == "codecup"
+    dialect = find_dialect(target.player.dialect)
     dots = isinstance(game, DotsGame)
-    if codecup:
-        for duty in ("players-3", "params", "opening", "extra-move", "relayed-turn"):
-            skipped[duty] = "not in the codecup dialect (two seats, no Game line, no openings)"
-    if not codecup:
-        if any(p.name == "players" for p in game.parameters):
-            three = {**params, "players": "3"}
-            games += [_Game("players-3", three, seat, time=base) for seat in range(3)]
-        else:
-            skipped["players-3"] = f"{game.name} has two seats"
-        other = next((o for o in OTHER_PARAMS.get(game.name, ()) if any(params.get(k) != v for k, v in o.items())),
-                     None)
-        if other is None:
-            skipped["params"] = f"{game.name} has no parameters to vary"
-        else:
-            games.append(_Game("params", {**params, **other}, 0, time=base))
+    # The duties the dialect cannot ask of a bot: any number of seats, the Game line's
+    # parameters, and the positions an opening sets up.
+    unlike = f"not in the {dialect.name} dialect"
+    if dialect.seats is not None:
+        skipped["players-3"] = f"{unlike} (always {dialect.seats} seats)"
+    elif any(p.name == "players" for p in game.parameters):
+        three = {**params, "players": "3"}
+        games += [_Game("players-3", three, seat, time=base) for seat in range(3)]
+    else:
+        skipped["players-3"] = f"{game.name} has two seats"
+    other = next((o for o in OTHER_PARAMS.get(game.name, ()) if any(params.get(k) != v for k, v in o.items())),
+                 None)
+    if not dialect.sends_game_line:
+        skipped["params"] = f"{unlike} (no Game line)"
+    elif other is None:
+        skipped["params"] = f"{game.name} has no parameters to vary"
+    else:
+        games.append(_Game("params", {**params, **other}, 0, time=base))
+    if not dialect.takes_openings:
+        for duty in ("opening", "extra-move", "relayed-turn"):
+            skipped[duty] = f"{unlike} (no openings, which set up its position)"
+    else:
         opening = _quiet_opening(game, rng)
         if opening is None:
             skipped["opening"] = "no opening of two quiet moves exists on this board"
@@ -289,7 +297,7 @@ def _plan(target: CheckTarget, game: Game[Any], rng: random.Random) -> tuple[lis
         _Game("out-of-turn", params, 1, time=replace(base, suspend_idle=False)),
         _Game("quit", params, 0, time=base, monitor=True),
     ]
-    if codecup:
+    if dialect.ends_without_quit:
         games.append(_Game("end-without-quit", params, 1, time=base, monitor=True, withhold_quit=True))
     else:
         skipped["end-without-quit"] = "only in the codecup dialect (the contest sent no Quit after a winning move)"
@@ -405,11 +413,8 @@ def _play(target: CheckTarget, planned: _Game, log_dir: Path, prefix: str,
     record = play_game(game, players, time=planned.time, opening=planned.opening, log_dir=log_dir,
                        log_prefix=prefix, cancel=cancel)
     game_line = None
-    if target.player.dialect == "arbiter":
-        words = ["Game", game.name, game.param_text(), f"seat={planned.bot_seat}", f"time_ms={planned.time.time_ms}"]
-        if planned.time.move_ms is not None:
-            words.append(f"move_ms={planned.time.move_ms}")
-        game_line = " ".join(w for w in words if w)
+    if find_dialect(target.player.dialect).sends_game_line:
+        game_line = format_game_line(game, planned.bot_seat, planned.time.time_ms, planned.time.move_ms)
     log = record.logs[planned.bot_seat]
     stderr_bytes, monitor = _read_log(Path(log)) if log else (0, {})
     return _Played(planned, record, game_line, stderr_bytes, monitor)
@@ -555,13 +560,11 @@ def _transcript(played: _Played) -> list[str]:
     lines: list[str] = []
     if played.game_line:
         lines.append(f"> {played.game_line}")
-    forced = [m.move for m in record.moves if m.forced]
-    if forced:
-        lines += [f"> Opening {len(forced)}", *(f"> {m}" for m in forced)]
+    lines += [f"> {line}" for line in opening_lines([m.move for m in record.moves if m.forced])]
     played_moves = [m for m in record.moves if not m.forced]
     first_mover = played_moves[0].seat if played_moves else None
     if first_mover == seat or (first_mover is None and record.offender == seat):
-        lines.append("> Start")
+        lines.append(f"> {START}")
     for move in played_moves:
         lines.append(f"< {move.move}" if move.seat == seat else f"> {move.move}")
     lines.append(f"!! {record.termination.value}: {record.detail}")

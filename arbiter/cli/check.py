@@ -14,9 +14,10 @@ from ..check import CheckReport, CheckTarget, run_check
 from ..check.scenarios import DUTIES
 from ..errors import UsageError, show_path
 from ..games import find_game
+from ..protocol import DIALECTS
 from ..tournament.progress import TolerantStream
 from .outputs import check_output_file, check_output_folder
-from .players import DIALECTS, command_player, game_params
+from .players import command_player, game_params
 from .sandbox_options import add_sandbox_options, sandbox_from_args, warn_if_unsandboxed
 
 DEFAULT_LOG_DIR = Path("results") / "check"

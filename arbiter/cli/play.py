@@ -10,12 +10,13 @@ from typing import Any, Callable, TextIO
 
 from ..errors import UsageError, show_path
 from ..games import State, find_game
+from ..protocol import DIALECTS
 from ..records import GameRecord, game_places
 from ..reports.html import write_game_page
 from ..referee import TimeControl, play_game
 from ..tournament.progress import TolerantStream, ordinal
 from .outputs import check_output_file, check_output_folder
-from .players import DIALECTS, command_player, game_params
+from .players import command_player, game_params
 from .sandbox_options import add_sandbox_options, sandbox_from_args, warn_if_unsandboxed
 
 DEFAULT_LOG_DIR = Path("results") / "play"

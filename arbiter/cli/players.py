@@ -10,7 +10,6 @@ from ..referee import PlayerSpec
 from ..transport.process import unstartable
 from ..transport.sandbox import SandboxSpec
 
-DIALECTS = ("arbiter", "codecup")
 INTERPRETERS = {"python", "python3", "pypy", "pypy3", "node", "java", "ruby", "perl", "sh", "bash", "dotnet"}
 
 

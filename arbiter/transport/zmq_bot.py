@@ -14,6 +14,7 @@ from typing import Iterator, Mapping
 
 import zmq
 
+from ..protocol import QUIT
 from .keys import KeyFileError, KeyPair, read_key_file, read_public_key
 from .zmq import ENV_ENDPOINT, ENV_KEYS, ENV_SERVER_KEY, REFUSED, EndpointError, parse_endpoint
 
@@ -95,7 +96,7 @@ class ZmqBotChannel:
         """
         while self._socket.poll(0):
             self._early.append(self._receive())
-        if "Quit" in self._early:
+        if QUIT in self._early:
             return
         try:
             self._socket.send(line.encode(), zmq.NOBLOCK)

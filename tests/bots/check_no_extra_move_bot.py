@@ -13,8 +13,8 @@ for raw in sys.stdin:
     if line == "Quit":
         break
     if line.startswith("Game "):
-        game, keys = parse_game_line(line)
-        state, seat = game.new_state(), int(keys["seat"])
+        game, said = parse_game_line(line)
+        state, seat = game.new_state(), said.seat
         continue
     if line.startswith("Opening "):
         forced = int(line.split()[1])
