@@ -295,3 +295,17 @@ def test_a_game_with_more_seats_than_players_is_refused(tmp_path: Path) -> None:
                        .replace("games_per_pairing: 4", "games_per_group: 3").replace("scoring: {win: 1, draw: 0.5, loss: 0}", ""))
     assert ("t.yaml:10: players: 2 players cannot fill the 3 seats of dots-and-triangles players=3: "
             "give at least 3 players") in message
+
+
+def test_a_codecup_dialect_player_in_a_three_seat_game_is_refused(tmp_path: Path) -> None:
+    """The CodeCup dialect has two seats (docs/protocol.md): with three, every game of such a
+    player ended in a fault; now the config is refused by the player's key."""
+    config = tmp_path / "three.yaml"
+    config.write_text("name: three\ngame: dots-and-boxes\nparams: {rows: 2, cols: 2, players: 3}\nplayers:\n"
+                      "  - {name: a, command: python3 a.py, dialect: codecup}\n"
+                      "  - {name: b, command: python3 b.py}\n  - {name: c, command: python3 c.py}\n")
+    for name in "abc":
+        (tmp_path / f"{name}.py").write_text("")
+    with pytest.raises(ConfigError) as refused:
+        load_config(config)
+    assert "players[0].dialect: codecup plays games of 2 seats, and this game has 3" in str(refused.value)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Literal, Sequence
 
 from ..games import Game, GameError, find_game, game_names
+from ..protocol import DIALECTS, find_dialect
 from ..referee import PlayerSpec, TimeControl
 from ..transport.keys import KeyFileError, read_key_file, read_public_key
 from ..transport.sandbox import WRITE_FILES, WRITE_MB, SandboxSpec, ShownPaths, shown_path_problems, support
@@ -296,9 +297,15 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
         problems.add((key,), f"{per_pairing} is not allowed: {len(names)} players would play "
                              f"{groups * per_pairing} games; at most {MAX_PLANNED_GAMES} fit in one tournament")
     openings = _read_openings(problems, top.raw("openings"), folder, game)
-    if (openings.random_moves or openings.lines) and any(p.dialect == "codecup" for p in players):
+    dialects = {p.dialect: find_dialect(p.dialect) for p in players}
+    if (openings.random_moves or openings.lines) and not all(d.takes_openings for d in dialects.values()):
         problems.add(("openings",), "openings cannot be used with dialect: codecup players "
                                     "(codecup bots learn their seat from `Start`)")
+    for index, player in enumerate(players):
+        allowed = dialects[player.dialect].seats
+        if allowed is not None and allowed != seats:
+            problems.add(("players", index, "dialect"), f"{player.dialect} plays games of {allowed} seats, and "
+                                                        f"this game has {seats} (docs/protocol.md)")
     results = top.get("results", None, text)
     results_dir = (folder / results) if results else (folder.parent / "results" / str(name))
     cluster = _read_cluster(problems, top.raw("cluster"), folder, players)
@@ -578,7 +585,7 @@ def _read_player(problems: Problems, path: KeyPath, entry: Any, folder: Path, ti
         if isinstance(value, bool) or not isinstance(value, (str, int, float)):
             problems.add(path + ("env", key), f"{value!r} is not allowed: must be a string or a number "
                                               f"(YAML reads yes/no/null as other types: quote it, e.g. {key}: \"1\")")
-    dialect = m.get("dialect", "arbiter", one_of(("arbiter", "codecup")))
+    dialect = m.get("dialect", "arbiter", one_of(tuple(DIALECTS)))
     own_time = {k: entry[k] for k in TIME_KEYS if k in entry}
     player_time = _read_time(problems, path, own_time, time, TIME_KEYS) if own_time else None
     if transport == "remote" and (player_time or time).clock != "wall":
