@@ -53,6 +53,7 @@ _LAST_PID_PATH = "/proc/sys/kernel/ns_last_pid"
 CPU_RECHECK_S = 0.01
 SUSPEND_TRIES = 250  # walks, SUSPEND_PAUSE_S apart, for a bot's processes to be stopped (no freezer)
 SUSPEND_PAUSE_S = 0.0002
+SUSPEND_YIELDS = 20  # the first walks are SUSPEND_PAUSE_S apart only after this many yields
 BOX_START_WAIT_S = 2.0  # how long the first `suspend` of a boxed bot waits for its process to exist
 # The system calls (numbers, as /proc/PID/syscall shows them, per machine) in which a thread
 # sleeps for a time it chose (nanosleep, clock_nanosleep): a bot sleeping so is still starting,
@@ -497,7 +498,7 @@ class BotProcess:
         else:
             spare = self._box_started()
         seen: set[int] = set()
-        for _ in range(SUSPEND_TRIES):
+        for attempt in range(SUSPEND_TRIES):
             before = pread_proc(self._last_pid_fd, _LAST_PID_PATH, 32)
             found = [pid for pid in self.track_descendants(signal.SIGSTOP, spare) if pid not in spare]
             # Conclusive only if no process was born meanwhile and none was found for the first
@@ -512,7 +513,8 @@ class BotProcess:
                 break
             for pid in running:
                 kill(pid, signal.SIGSTOP)
-            time.sleep(SUSPEND_PAUSE_S)
+            # A stop lands when its process next runs: on a busy CPU, let it run first.
+            os.sched_yield() if attempt < SUSPEND_YIELDS else time.sleep(SUSPEND_PAUSE_S)
         self._stopped = sorted(seen)
 
     def resume(self) -> None:
