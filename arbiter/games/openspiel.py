@@ -29,9 +29,9 @@ MAX_MOVE_CHARS = 200  # longer text is no action of any game (backgammon's longe
 # so that text naming no action of the game at all is told from text naming one that is not
 # legal now (MalformedMove vs IllegalMove) before the position is seen, as `parse_move` must.
 # tests/test_games_openspiel.py checks each over random games. Elsewhere (chess's `Nxe5`,
-# backgammon's hits) any printable text may be some position's move, so a text that is not
+# backgammon's hits, Chinese checkers' jumps) any printable text may be some position's move, so a text that is not
 # a legal move now is illegal.
-POSITION_FREE_NOTATION = frozenset({"connect_four", "hex", "tic_tac_toe", "pig", "chinese_checkers"})
+POSITION_FREE_NOTATION = frozenset({"connect_four", "hex", "tic_tac_toe", "pig"})
 
 _classes: dict[str, type[OpenSpielGame]] = {}
 
@@ -144,22 +144,31 @@ class OpenSpielGame(Game[str]):
 
     spiel_name: str
 
+    def __init__(self, **params: Any) -> None:
+        # Only the parameters given go to OpenSpiel: a default can depend on another parameter
+        # (hex's num_rows is its board_size unless given), so passing every default would change
+        # the game. `params` then holds the values OpenSpiel settled on, all of them.
+        self._given = frozenset(params)
+        super().__init__(**params)
+
     def _setup(self) -> None:
         pyspiel = _pyspiel()
         for p in self.parameters:
             if isinstance(p.default, float):  # a whole number given for a real parameter
                 self.params[p.name] = float(self.params[p.name])
-        spiel_params = {k: v for k, v in self.params.items() if k != SEED}
+        spiel_params = {k: v for k, v in self.params.items() if k in self._given and k != SEED}
         try:
             self.spiel_game = pyspiel.load_game(self.spiel_name, spiel_params)
-        except pyspiel.SpielError as exc:
+            start = self.spiel_game.new_initial_state()  # some games check their parameters only here
+        except (pyspiel.SpielError, ValueError) as exc:
             raise GameParamError(f"{self.name}: OpenSpiel refuses the parameters: {_one_line(exc)}") from None
+        settled = self.spiel_game.get_parameters()
+        self.params.update({k: v for k, v in settled.items() if k in self.params})
         if self.spiel_game.num_players() < 2:
             raise GameParamError(f"{self.name}: {self.spiel_game.num_players()} player(s); "
                                  "the arbiter plays games of two or more")
         self.vocabulary: frozenset[str] | None = None
         if self.spiel_name in POSITION_FREE_NOTATION:
-            start = self.spiel_game.new_initial_state()
             self.vocabulary = frozenset(start.action_to_string(player, action)
                                         for player in range(self.spiel_game.num_players())
                                         for action in range(self.spiel_game.num_distinct_actions()))
