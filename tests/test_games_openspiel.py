@@ -294,3 +294,16 @@ def test_the_connect_four_class_runs_through_arbiter_run(tmp_path: Path, capsys:
     assert {r["game"] for r in records} == {"openspiel:connect_four"}
     mcts_points = sum(r["points"][r["names"].index("mcts")] for r in records if "mcts" in r["names"])
     assert mcts_points == 6  # it wins all its six games against the random bots
+
+
+@pytest.mark.parametrize("name, params", [("openspiel:connect_four", {}), ("openspiel:pig", {"winscore": "20"})])
+def test_the_random_bot_passes_arbiter_check(name: str, params: dict[str, str], tmp_path: Path) -> None:
+    from arbiter.check import CheckTarget, run_check
+    from arbiter.referee import PlayerSpec
+    from arbiter.transport.sandbox import SandboxSpec
+
+    player = PlayerSpec(name="random", command=(sys.executable, "players/random_bot.py", "--seed", "1"), cwd=str(ROOT),
+                        sandbox=SandboxSpec(read=(str(ROOT),)))
+    report = run_check(CheckTarget(name, params, player), log_dir=tmp_path, concurrency=2)
+    assert report.failed() == [], [(i.id, i.hint, i.transcript, i.log) for i in report.items if i.status == "fail"]
+    assert len([i for i in report.items if i.status == "pass"]) >= 11

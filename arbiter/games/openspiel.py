@@ -110,9 +110,10 @@ def _param(name: str, default: bool | int | float | str) -> Param:
 
 
 def _parse_bool(text: str) -> bool:
-    if text not in ("true", "false"):
+    # Python's own spelling is read too: `str(value)` of a record's parameter is `False`.
+    if text not in ("true", "false", "True", "False"):
         raise ValueError(f"not true or false: {text!r}")
-    return text == "true"
+    return text in ("true", "True")
 
 
 def _parse_float(text: str) -> float:
