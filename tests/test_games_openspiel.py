@@ -294,6 +294,8 @@ def test_the_connect_four_class_runs_through_arbiter_run(tmp_path: Path, capsys:
     assert {r["game"] for r in records} == {"openspiel:connect_four"}
     mcts_points = sum(r["points"][r["names"].index("mcts")] for r in records if "mcts" in r["names"])
     assert mcts_points == 6  # it wins all its six games against the random bots
+    # The report's viewer has no board of its own for these games: it shows OpenSpiel's picture.
+    assert '"kind":"text"' in (tmp_path / "results" / "report.html").read_text()
 
 
 @pytest.mark.parametrize("name, params", [("openspiel:connect_four", {}), ("openspiel:pig", {"winscore": "20"})])
