@@ -29,8 +29,9 @@ MAX_MOVE_CHARS = 200  # longer text is no action of any game (backgammon's longe
 # so that text naming no action of the game at all is told from text naming one that is not
 # legal now (MalformedMove vs IllegalMove) before the position is seen, as `parse_move` must.
 # tests/test_games_openspiel.py checks each over random games. Elsewhere (chess's `Nxe5`,
-# backgammon's hits, Chinese checkers' jumps) any printable text may be some position's move, so a text that is not
-# a legal move now is illegal.
+# backgammon's hits, Chinese checkers' jumps) any printable text may be some position's
+# move, so a text that is not a legal move now is illegal.
+MOVES_SHOWN = 5  # an illegal move's reason quotes this many of the legal ones
 POSITION_FREE_NOTATION = frozenset({"connect_four", "hex", "tic_tac_toe", "pig"})
 
 _classes: dict[str, type[OpenSpielGame]] = {}
@@ -229,9 +230,11 @@ class OpenSpielState(State[str]):
         return list(self._legal())
 
     def illegal_reason(self, move: str) -> str | None:
-        if move in self._legal():
+        legal = self._legal()
+        if move in legal:
             return None
-        return f"it is not a legal move of seat {self.current_player} now"
+        shown = ", ".join(list(legal)[:MOVES_SHOWN]) + (", ..." if len(legal) > MOVES_SHOWN else "")
+        return f"it is not a legal move of seat {self.current_player} now ({len(legal)} are: {shown})"
 
     def _apply(self, move: str) -> None:
         self.spiel_state.apply_action(self._legal()[move])
