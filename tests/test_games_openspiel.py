@@ -298,13 +298,21 @@ def test_the_connect_four_class_runs_through_arbiter_run(tmp_path: Path, capsys:
     assert '"kind":"text"' in (tmp_path / "results" / "report.html").read_text()
 
 
-@pytest.mark.parametrize("name, params", [("openspiel:connect_four", {}), ("openspiel:pig", {"winscore": "20"})])
-def test_the_random_bot_passes_arbiter_check(name: str, params: dict[str, str], tmp_path: Path) -> None:
+CHECKED = [
+    ("random_bot", ("--seed", "1"), "openspiel:connect_four", {}),
+    ("random_bot", ("--seed", "1"), "openspiel:pig", {"winscore": "20"}),
+    ("openspiel_mcts", ("--simulations", "50"), "openspiel:connect_four", {}),  # as the bundled config runs it
+]
+
+
+@pytest.mark.parametrize("bot_name, args, name, params", CHECKED, ids=[f"{b}-{n}" for b, _, n, _ in CHECKED])
+def test_the_bundled_bots_pass_arbiter_check(bot_name: str, args: tuple[str, ...], name: str,
+                                             params: dict[str, str], tmp_path: Path) -> None:
     from arbiter.check import CheckTarget, run_check
     from arbiter.referee import PlayerSpec
     from arbiter.transport.sandbox import SandboxSpec
 
-    player = PlayerSpec(name="random", command=(sys.executable, "players/random_bot.py", "--seed", "1"), cwd=str(ROOT),
+    player = PlayerSpec(name=bot_name, command=(sys.executable, f"players/{bot_name}.py", *args), cwd=str(ROOT),
                         sandbox=SandboxSpec(read=(str(ROOT),)))
     report = run_check(CheckTarget(name, params, player), log_dir=tmp_path, concurrency=2)
     assert report.failed() == [], [(i.id, i.hint, i.transcript, i.log) for i in report.items if i.status == "fail"]
