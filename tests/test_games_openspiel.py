@@ -317,3 +317,36 @@ def test_the_bundled_bots_pass_arbiter_check(bot_name: str, args: tuple[str, ...
     report = run_check(CheckTarget(name, params, player), log_dir=tmp_path, concurrency=2)
     assert report.failed() == [], [(i.id, i.hint, i.transcript, i.log) for i in report.items if i.status == "fail"]
     assert len([i for i in report.items if i.status == "pass"]) >= 11
+
+
+@pytest.mark.parametrize("game, params, said", [
+    ("openspiel:kuhn_poker", "{}", "game: 'openspiel:kuhn_poker' is not allowed: openspiel:kuhn_poker cannot be "
+                                   "played: it is not a game of perfect information"),
+    ("openspiel:connect_four", "{rowz: 3}", "params: openspiel:connect_four: unknown parameter 'rowz'"),
+    ("open_spiel:hex", "{}", "(did you mean 'openspiel:NAME'?)"),
+])
+def test_a_config_names_the_openspiel_game_or_parameter_it_cannot_play(game: str, params: str, said: str,
+                                                                       tmp_path: Path) -> None:
+    from arbiter.tournament.config import load_config
+    from arbiter.tournament.validate import ConfigError
+
+    from tournament_helpers import write_config
+
+    path = write_config(tmp_path, f"game: {game}\nparams: {params}\nplayers:\n"
+                                  "  - {name: a, command: 'true'}\n  - {name: b, command: 'true'}\n")
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    assert said in str(caught.value)
+
+
+def test_a_config_plays_an_openspiel_game_with_its_parameters_as_openspiel_settled_them(tmp_path: Path) -> None:
+    from arbiter.tournament.config import load_config
+
+    from tournament_helpers import write_config
+
+    path = write_config(tmp_path, "game: openspiel:hex\nparams: {board_size: 7}\nplayers:\n"
+                                  "  - {name: a, command: 'true'}\n  - {name: b, command: 'true'}\n")
+    config = load_config(path)
+    assert config.game_name == "openspiel:hex"
+    assert config.params["num_rows"] == config.params["num_cols"] == 7
+    assert config.make_game().describe() == find_game("openspiel:hex", board_size=7).describe()
