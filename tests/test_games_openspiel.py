@@ -95,6 +95,30 @@ def test_a_position_free_notation_writes_each_action_the_same_everywhere(name: s
             state.play(rng.choice(state.legal_moves()))
 
 
+def test_every_playable_games_moves_travel_as_lines() -> None:
+    """In random games of every game the adapter plays: each legal move is printable ASCII
+    without blanks at its ends (the transport strips them), no protocol word, and no two legal
+    moves share a text (so a text names one action)."""
+    from arbiter.games.openspiel import supported_names
+
+    for name in supported_names():
+        if name == "efg_game":  # a game read from a file, none by default
+            continue
+        state = find_game(f"openspiel:{name}").new_state()
+        rng = random.Random(1)
+        for _ in range(120):
+            if state.is_over():
+                break
+            texts = state.legal_moves()
+            spiel = state.spiel_state
+            assert len(texts) == len(spiel.legal_actions()), (name, texts)
+            for text in texts:
+                assert text == text.strip() and text.isascii() and text.isprintable() and 0 < len(text) <= 200, \
+                    (name, text)
+                assert text not in ("Start", "Quit") and not text.startswith(("Game ", "Opening ")), (name, text)
+            state.play(rng.choice(texts))
+
+
 # (game, moves played first, the text sent, the fault it is)
 FAULTS: list[tuple[str, list[str], str, type[Exception]]] = [
     ("connect_four", [], "", MalformedMove),

@@ -134,8 +134,9 @@ def _is_number(value: Any) -> str | None:
 
 
 def _is_word(value: Any) -> str | None:
-    # The Game line sends parameters as key=value words, so a value cannot hold a blank.
-    ok = isinstance(value, str) and value != "" and value.isprintable() and not any(c.isspace() for c in value)
+    # The Game line sends parameters as key=value words, so a value cannot hold a blank; it
+    # may be empty (`fen=`: antichess's and efg_game's defaults).
+    ok = isinstance(value, str) and value.isprintable() and not any(c.isspace() for c in value)
     return None if ok else "must be a word without blanks (it is sent as key=value on the Game line)"
 
 
