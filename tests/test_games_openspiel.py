@@ -276,7 +276,14 @@ def test_the_registry_imports_openspiel_only_for_its_games() -> None:
     assert done.stdout.split() == ["False", "True"], done.stderr
 
 
-@pytest.mark.parametrize("name, params", [("openspiel:connect_four", {}), ("openspiel:pig", {"winscore": 30})])
+REFEREED = [
+    ("openspiel:connect_four", {}),
+    ("openspiel:pig", {"winscore": 30}),
+    ("openspiel:backgammon", {"seed": 1}),  # the opening roll gives seat 1 the first move
+]
+
+
+@pytest.mark.parametrize("name, params", REFEREED, ids=[n for n, _ in REFEREED])
 def test_two_boxed_random_bots_play_a_refereed_game_that_replays(name: str, params: dict[str, Any],
                                                                  tmp_path: Path) -> None:
     """The bot kit plays the game in its box (it imports open_spiel there), the referee records
@@ -286,7 +293,9 @@ def test_two_boxed_random_bots_play_a_refereed_game_that_replays(name: str, para
                        time=TimeControl(time_ms=20000), log_dir=tmp_path)
     assert record.termination is Termination.NORMAL, record.detail
     assert record.game == name
-    assert ("seed" in record.params) == (name == "openspiel:pig")
+    assert ("seed" in record.params) == (name != "openspiel:connect_four")
+    assert record.moves[0].seat == find_game(name, **params).new_state().current_player == \
+        (1 if name == "openspiel:backgammon" else 0)
     assert sorted(record.scores) == [-1, 1] and record.winner == record.scores.index(1)
     data = record.to_json()
     assert replay_problem(json.loads(json.dumps(data))) is None
