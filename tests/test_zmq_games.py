@@ -40,6 +40,9 @@ MATCHES = [
                                  ("sudoku_claimer.py", "--seed", "8", "--game", "codecup-sudoku")), "codecup"),
     Match("codecup-sudoku", {}, (("sudoku_winner.py", "--seed", "9", "--game", "codecup-sudoku"),
                                  ("random_bot.py", "--seed", "10", "--game", "codecup-sudoku")), "codecup"),
+    # Its simulations are fixed (the clock never cuts them at 20 s), so its games are the seed's.
+    Match("openspiel:connect_four", {}, (("openspiel_mcts.py", "--seed", "11", "--simulations", "20"),
+                                         ("random_bot.py", "--seed", "12"))),
 ]
 
 

@@ -166,7 +166,9 @@ def _board_printer(out: TextIO, names: list[str]) -> Callable[[State[Any]], None
 
 def describe_record(record: GameRecord) -> str:
     """The human summary printed at the end: players, result, reason, logs."""
-    lines = [" ".join([record.game, *(f"{k}={v}" for k, v in record.params.items())])]
+    # A switch as on the Game line (OpenSpiel's games have them): `piglet=false`, not `piglet=False`.
+    lines = [" ".join([record.game, *(f"{k}={str(v).lower() if isinstance(v, bool) else v}"
+                                      for k, v in record.params.items())])]
     for seat, player in enumerate(record.players):
         lines.append(f"  seat {seat}: {player.name}  ({player.command})")
     scores = " - ".join(str(s) for s in record.scores)

@@ -31,6 +31,12 @@ REGISTRY: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("codecup-sudoku", (), "codecup_sudoku:CodecupSudoku"),
 )
 
+# Families of games found by a name's prefix: `openspiel:connect_four` is OpenSpiel's game
+# `connect_four`, made by the module's `game_class("connect_four")` (docs/games.md).
+FAMILIES: tuple[tuple[str, str], ...] = (
+    ("openspiel:", "openspiel"),
+)
+
 _WHERE_BY_NAME: dict[str, str] = {name: where for main, aliases, where in REGISTRY for name in (main, *aliases)}
 
 
@@ -41,9 +47,13 @@ def game_names() -> list[str]:
 
 def game_class(name: str) -> type[Game[Any]]:
     """The class of the game called `name` (or an alias), its module imported on demand."""
+    for prefix, module in FAMILIES:
+        if isinstance(name, str) and name.startswith(prefix):
+            return import_module(f"{__name__}.{module}").game_class(name[len(prefix):])
     where = _WHERE_BY_NAME.get(name) if isinstance(name, str) else None
     if where is None:
-        raise GameParamError(f"unknown game {name!r}; games are: {', '.join(sorted(_WHERE_BY_NAME))}")
+        families = "".join(f", {prefix}NAME" for prefix, _ in FAMILIES)
+        raise GameParamError(f"unknown game {name!r}; games are: {', '.join(sorted(_WHERE_BY_NAME))}{families}")
     module, cls = where.split(":")
     return getattr(import_module(f"{__name__}.{module}"), cls)
 
@@ -64,6 +74,7 @@ def __getattr__(attribute: str) -> object:
 
 
 __all__ = [
+    "FAMILIES",
     "GAMES",
     "Game",
     "GameError",

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, Sequence
 
-from ..games import Game, GameError, find_game, game_names
+from ..games import FAMILIES, Game, GameError, find_game, game_class, game_names
 from ..protocol import DIALECTS, find_dialect
 from ..referee import PlayerSpec, TimeControl
 from ..transport.keys import KeyFileError, read_key_file, read_public_key
@@ -225,7 +225,7 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
                                   or len(name.encode("utf-8")) > MAX_NAME_BYTES):
         problems.add(("name",), f"{name!r} is not allowed: must be a plain name of at most {MAX_NAME_BYTES} bytes, "
                                 "without '/' (it names the results folder)")
-    game_name = top.get("game", None, one_of(game_names() + ["triangle-war"]), required=True)
+    game_name = top.get("game", None, _game_name, required=True)
     params_map = top.raw("params") or {}
     game: Game[Any] | None = None
     if not isinstance(params_map, dict):
@@ -322,6 +322,18 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
         candidate=candidate, sprt=sprt, check=check, sandbox=str(sandbox_mode), seed=seed, seats=seats,
         cluster=cluster, raw=data,
     )
+
+
+def _game_name(value: Any) -> str | None:
+    """A check for a game's name: one of the registry's, or a family's (`openspiel:hex`), which
+    the family itself judges (naming the games it has)."""
+    if isinstance(value, str) and any(value.startswith(prefix) for prefix, _ in FAMILIES):
+        try:
+            game_class(value)
+        except GameError as exc:
+            return str(exc)
+        return None
+    return one_of(game_names() + ["triangle-war"] + [f"{prefix}NAME" for prefix, _ in FAMILIES])(value)
 
 
 def _games_per_group(problems: Problems, top: Mapping, seats: int) -> int:

@@ -122,16 +122,21 @@ def describe_result(record: dict[str, Any]) -> str:
         ranking = sorted(range(len(names)), key=lambda seat: (record["places"][seat], seat))
         text = ", ".join(f"{names[seat]} {ordinal(record['places'][seat])} {scores[seat]}" for seat in ranking)
     elif record["winner"] is None:
-        text = f"{names[0]} drew {names[1]} {'-'.join(str(s) for s in scores)}"
+        text = f"{names[0]} drew {names[1]} {_score_line(scores)}"
     else:
         win = record["winner"]
         winner = names[win]
         loser = names[1 - win] if len(names) == 2 else "the field"
         others = [s for seat, s in enumerate(scores) if seat != win]
-        text = f"{winner} beat {loser} {'-'.join(str(s) for s in [scores[win], *others])}"
+        text = f"{winner} beat {loser} {_score_line([scores[win], *others])}"
     if record["termination"] != "normal":
         text += f" ({record['termination']}: {record['detail']})"
     return f"{record['id']}: {text}"
+
+
+def _score_line(scores: list[int]) -> str:
+    """`6-3`; scores below zero (OpenSpiel's returns: 1 and -1) as `1 : -1`, not `1--1`."""
+    return ("-" if min(scores) >= 0 else " : ").join(str(s) for s in scores)
 
 
 def ordinal(place: int) -> str:

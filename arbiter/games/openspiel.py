@@ -1,0 +1,310 @@
+"""OpenSpiel's perfect-information games behind our `Game`/`State` interface.
+
+`find_game("openspiel:connect_four", rows=5)` plays OpenSpiel's `connect_four` with its own
+parameter `rows=5`: the referee, tournaments, records, audits and the bot kit need no change.
+Only sequential games of perfect information for two or more players are played; a game
+with chance nodes (dice) is played with outcomes drawn from a `seed` parameter
+(docs/games.md, "OpenSpiel's games").
+
+A move is the text OpenSpiel writes for an action (`state.action_to_string(player, action)`:
+`x3` in Connect Four, `Nf3` in chess, `roll` in Pig), exactly: it is the canonical form,
+relayed and recorded as sent. `pyspiel` is imported by the first OpenSpiel game found, never
+by the registry itself (a bot's start-up is on its clock).
+"""
+from __future__ import annotations
+
+import hashlib
+import math
+
+from .base import Game, GameParamError, MalformedMove, Param, State, unique_best
+
+TYPE_CHECKING = False  # `typing` is for type checkers: bots import this module (see base.py)
+if TYPE_CHECKING:
+    from typing import Any, Callable, Hashable
+
+PREFIX = "openspiel:"  # the registry's family prefix: `openspiel:NAME` is OpenSpiel's game NAME
+SEED = "seed"  # the parameter a game with chance nodes gets: its outcomes are drawn from it
+MAX_MOVE_CHARS = 200  # longer text is no action of any game (backgammon's longest is ~40)
+# Games whose action text depends only on the player and the action, never on the position,
+# so that text naming no action of the game at all is told from text naming one that is not
+# legal now (MalformedMove vs IllegalMove) before the position is seen, as `parse_move` must.
+# tests/test_games_openspiel.py checks each over random games. Elsewhere (chess's `Nxe5`,
+# backgammon's hits, Chinese checkers' jumps) any printable text may be some position's
+# move, so a text that is not a legal move now is illegal.
+MOVES_SHOWN = 5  # an illegal move's reason quotes this many of the legal ones
+POSITION_FREE_NOTATION = frozenset({"connect_four", "hex", "tic_tac_toe", "pig"})
+
+_classes: dict[str, type[OpenSpielGame]] = {}
+
+
+def _pyspiel() -> Any:
+    """The `pyspiel` module, or a GameParamError saying how to install it."""
+    try:
+        import pyspiel
+    except ImportError:
+        raise GameParamError(
+            "OpenSpiel's games need the open_spiel package: pip install 'arbiter[openspiel]'"
+        ) from None
+    return pyspiel
+
+
+def supported_names() -> list[str]:
+    """OpenSpiel's games this adapter plays: sequential, perfect information, two or more seats,
+    and chance (if any) as explicit chance nodes."""
+    pyspiel = _pyspiel()
+    return sorted(t.short_name for t in pyspiel.registered_games() if _refusal(pyspiel, t) is None)
+
+
+def _refusal(pyspiel: Any, game_type: Any) -> str | None:
+    """Why a game of this type cannot be played here, or None."""
+    kinds = pyspiel.GameType
+    if game_type.information != kinds.Information.PERFECT_INFORMATION:
+        return "it is not a game of perfect information"
+    if game_type.dynamics != kinds.Dynamics.SEQUENTIAL:
+        return "its players do not move one at a time"
+    if game_type.chance_mode == kinds.ChanceMode.SAMPLED_STOCHASTIC:
+        return "it draws its chance inside the game, where the arbiter cannot seed or record it"
+    if game_type.max_num_players < 2:
+        return "it is a game for one player"
+    if any(not isinstance(v, (bool, int, float, str)) for v in game_type.parameter_specification.values()):
+        return "it takes another game as a parameter"
+    return None
+
+
+def game_class(spiel_name: str) -> type[OpenSpielGame]:
+    """The Game class of OpenSpiel's game `spiel_name` (made once, then kept); GameParamError
+    naming the game when it is unknown or not one this adapter plays."""
+    if spiel_name in _classes:
+        return _classes[spiel_name]
+    pyspiel = _pyspiel()
+    types = {t.short_name: t for t in pyspiel.registered_games()}
+    game_type = types.get(spiel_name)
+    problem = "OpenSpiel has no such game" if game_type is None else _refusal(pyspiel, game_type)
+    if problem is not None:
+        raise GameParamError(f"{PREFIX}{spiel_name} cannot be played: {problem}; OpenSpiel's games that can are: "
+                             f"{', '.join(PREFIX + n for n in supported_names())}")
+    spec = dict(game_type.parameter_specification)
+    parameters = [_param(name, default) for name, default in sorted(spec.items())]
+    if game_type.chance_mode != pyspiel.GameType.ChanceMode.DETERMINISTIC:
+        if SEED in spec:  # none of OpenSpiel 2.0's games has one; a later one would need another name
+            raise GameParamError(f"{PREFIX}{spiel_name} cannot be played: its own parameter {SEED!r} "
+                                 "clashes with the arbiter's seed of its chance outcomes")
+        parameters.append(Param(SEED, 0, "the seed its chance outcomes are drawn from, an integer >= 0",
+                                check=lambda v: None if v >= 0 else "must be >= 0"))
+    cls = type(f"OpenSpiel_{spiel_name}", (OpenSpielGame,), {
+        "name": PREFIX + spiel_name, "spiel_name": spiel_name, "parameters": tuple(parameters),
+        "__doc__": f"OpenSpiel's {spiel_name}.",
+    })
+    _classes[spiel_name] = cls
+    return cls
+
+
+def _param(name: str, default: bool | int | float | str) -> Param:
+    """One of OpenSpiel's parameters as ours: read by the type of its default."""
+    if isinstance(default, bool):
+        return Param(name, default, "true or false", parse=_parse_bool, check=_is(bool, "true or false"))
+    if isinstance(default, int):
+        return Param(name, default, "an integer")
+    if isinstance(default, float):
+        return Param(name, default, "a number", parse=_parse_float, check=_is_number)
+    return Param(name, default, "a word without blanks", parse=str, check=_is_word)
+
+
+def _parse_bool(text: str) -> bool:
+    # Python's own spelling is read too: `str(value)` of a record's parameter is `False`.
+    if text not in ("true", "false", "True", "False"):
+        raise ValueError(f"not true or false: {text!r}")
+    return text in ("true", "True")
+
+
+def _parse_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"not a finite number: {text!r}")
+    return value
+
+
+def _is(kind: type, what: str) -> Callable[[Any], str | None]:
+    return lambda value: None if isinstance(value, kind) else f"must be {what}"
+
+
+def _is_number(value: Any) -> str | None:
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    return None if ok else "must be a number"
+
+
+def _is_word(value: Any) -> str | None:
+    # The Game line sends parameters as key=value words, so a value cannot hold a blank; it
+    # may be empty (`fen=`: antichess's and efg_game's defaults).
+    ok = isinstance(value, str) and value.isprintable() and not any(c.isspace() for c in value)
+    return None if ok else "must be a word without blanks (it is sent as key=value on the Game line)"
+
+
+class OpenSpielGame(Game[str]):
+    """An OpenSpiel game with fixed parameters; moves are OpenSpiel's action texts.
+
+    Made per OpenSpiel game by `game_class`, with its `name`, `spiel_name` and `parameters`."""
+
+    spiel_name: str
+
+    def __init__(self, **params: Any) -> None:
+        # Only the parameters given go to OpenSpiel: a default can depend on another parameter
+        # (hex's num_rows is its board_size unless given), so passing every default would change
+        # the game. `params` then holds the values OpenSpiel settled on, all of them.
+        self._given = frozenset(params)
+        super().__init__(**params)
+
+    def _setup(self) -> None:
+        pyspiel = _pyspiel()
+        for p in self.parameters:
+            if isinstance(p.default, float):  # a whole number given for a real parameter
+                self.params[p.name] = float(self.params[p.name])
+        spiel_params = {k: v for k, v in self.params.items() if k in self._given and k != SEED}
+        try:
+            self.spiel_game = pyspiel.load_game(self.spiel_name, spiel_params)
+            start = self.spiel_game.new_initial_state()  # some games check their parameters only here
+        except (pyspiel.SpielError, ValueError) as exc:
+            raise GameParamError(f"{self.name}: OpenSpiel refuses the parameters: {_one_line(exc)}") from None
+        settled = self.spiel_game.get_parameters()
+        self.params.update({k: v for k, v in settled.items() if k in self.params})
+        if self.spiel_game.num_players() < 2:
+            raise GameParamError(f"{self.name}: {self.spiel_game.num_players()} player(s); "
+                                 "the arbiter plays games of two or more")
+        self.vocabulary: frozenset[str] | None = None
+        if self.spiel_name in POSITION_FREE_NOTATION:
+            self.vocabulary = frozenset(start.action_to_string(player, action)
+                                        for player in range(self.spiel_game.num_players())
+                                        for action in range(self.spiel_game.num_distinct_actions()))
+
+    @property
+    def num_players(self) -> int:
+        return self.spiel_game.num_players()
+
+    def format_param(self, name: str) -> str:
+        value = self.params[name]
+        return ("true" if value else "false") if isinstance(value, bool) else str(value)
+
+    def new_state(self) -> OpenSpielState:
+        return OpenSpielState(self, self.spiel_game.new_initial_state())
+
+    def parse_move(self, text: str) -> str:
+        if not text or len(text) > MAX_MOVE_CHARS or not text.isascii() or not text.isprintable():
+            raise MalformedMove(text[:MAX_MOVE_CHARS], f"a move of {self.name} is printable ASCII, "
+                                f"1 to {MAX_MOVE_CHARS} characters")
+        if text != text.strip():
+            raise MalformedMove(text, "a move neither starts nor ends with a blank")
+        if self.vocabulary is not None and text not in self.vocabulary:
+            raise MalformedMove(text, f"no move of {self.name} is written so")
+        return text
+
+    def format_move(self, move: str) -> str:
+        return move
+
+
+class OpenSpielState(State[str]):
+    """A position of an OpenSpiel game: its `pyspiel` state (`spiel_state`, for bots that search
+    with OpenSpiel's own algorithms), never left at a chance node."""
+
+    def __init__(self, game: OpenSpielGame, spiel_state: Any, settle: bool = True) -> None:
+        super().__init__(game)
+        self.spiel_state = spiel_state
+        self._actions: dict[str, int] | None = None  # the legal moves' texts, made when first asked
+        if settle:
+            self._settle()
+
+    @property
+    def current_player(self) -> int:
+        return self.spiel_state.current_player()
+
+    def _legal(self) -> dict[str, int]:
+        """Each legal move's text and its action (the lowest action, should two share a text)."""
+        if self._actions is None:
+            state, player = self.spiel_state, self.spiel_state.current_player()
+            actions: dict[str, int] = {}
+            if not state.is_terminal():
+                for action in state.legal_actions():
+                    actions.setdefault(state.action_to_string(player, action), action)
+            self._actions = actions
+        return self._actions
+
+    def legal_moves(self) -> list[str]:
+        return list(self._legal())
+
+    def illegal_reason(self, move: str) -> str | None:
+        legal = self._legal()
+        if move in legal:
+            return None
+        shown = ", ".join(list(legal)[:MOVES_SHOWN]) + (", ..." if len(legal) > MOVES_SHOWN else "")
+        return f"it is not a legal move of seat {self.current_player} now ({len(legal)} are: {shown})"
+
+    def _apply(self, move: str) -> None:
+        self.spiel_state.apply_action(self._legal()[move])
+        self._actions = None
+        self._settle()
+
+    def _settle(self) -> None:
+        """Play out chance nodes, each outcome drawn from the game's seed and the game so far."""
+        state = self.spiel_state
+        while state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            draw = chance_draw(self.game.params[SEED], state.history())
+            total = 0.0
+            chosen = outcomes[-1][0]  # should rounding leave the probabilities' sum below the draw
+            for action, probability in outcomes:
+                total += probability
+                if draw < total:
+                    chosen = action
+                    break
+            state.apply_action(chosen)
+
+    @property
+    def scores(self) -> list[int]:
+        return [_points(r) for r in self.spiel_state.returns()]
+
+    def winner(self) -> int | None:
+        """The seat with the strictly highest return (not rounded), or None."""
+        return unique_best(self.spiel_state.returns()) if self.is_over() else None
+
+    @property
+    def outcome(self) -> str | None:
+        returns = self.spiel_state.returns()
+        if self.is_over() and any(r != _points(r) for r in returns):
+            return f"returns {', '.join(f'{r:g}' for r in returns)}"
+        return None
+
+    def is_over(self) -> bool:
+        return self.spiel_state.is_terminal()
+
+    def key(self) -> Hashable:
+        return (str(self.spiel_state), self.spiel_state.current_player())
+
+    def render(self) -> str:
+        return str(self.spiel_state)
+
+    def clone(self) -> OpenSpielState:
+        copy = OpenSpielState(self.game, self.spiel_state.clone(), settle=False)  # type: ignore[arg-type]
+        copy.history = list(self.history)
+        return copy
+
+
+def _points(value: float) -> int:
+    """A return as the record's whole points: the return itself when whole (OpenSpiel's
+    perfect-information games return -1, 0 and 1, backgammon up to 3), else rounded, with
+    the exact returns kept in the outcome."""
+    return int(round(value))
+
+
+def chance_draw(seed: int, history: list[int]) -> float:
+    """A number in [0, 1) from the seed and every action so far (chance outcomes included):
+    the first 8 bytes of SHA-256 of `openspiel:SEED:A1,A2,...`, over 2**64."""
+    text = f"openspiel:{seed}:{','.join(map(str, history))}"
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") / 2**64
+
+
+def _one_line(exc: BaseException) -> str:
+    """OpenSpiel's message on one line, without its `OpenSpiel exception: ` prefix."""
+    text = " ".join(str(exc).split())
+    return text.removeprefix("OpenSpiel exception: ")
+
+
+__all__ = ["OpenSpielGame", "OpenSpielState", "chance_draw", "game_class", "supported_names"]

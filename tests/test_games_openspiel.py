@@ -1,0 +1,385 @@
+"""OpenSpiel's games through our interface (arbiter/games/openspiel.py): each plays as OpenSpiel
+plays it, notation and faults are classified as docs/games.md says, chance is drawn from the
+seed, imperfect-information and unknown games are refused by name, and real bots play them
+through the referee and a tournament."""
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pyspiel = pytest.importorskip("pyspiel")
+
+from arbiter.cli import main  # noqa: E402
+from arbiter.games import GameParamError, IllegalMove, MalformedMove, find_game  # noqa: E402
+from arbiter.games.openspiel import POSITION_FREE_NOTATION, OpenSpielState, chance_draw  # noqa: E402
+from arbiter.records import Termination  # noqa: E402
+from arbiter.referee import TimeControl, play_game  # noqa: E402
+from arbiter.tournament.audit import replay_problem  # noqa: E402
+
+from referee_support import ROOT, bot, honest, live_marked, new_marker  # noqa: E402
+
+MCTS_BOT = ROOT / "players" / "openspiel_mcts.py"
+
+# (OpenSpiel's name, our parameters, OpenSpiel's parameters they give)
+GAMES: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
+    ("connect_four", {}, {}),
+    ("hex", {"board_size": "5"}, {"board_size": 5}),
+    ("chess", {}, {}),
+    ("backgammon", {"seed": 3}, {}),
+    ("pig", {"winscore": 30, "seed": 7}, {"winscore": 30}),
+    ("chinese_checkers", {"players": 3, "max_moves": 300}, {"players": 3, "max_moves": 300}),
+]
+
+
+def random_game(state: OpenSpielState, rng: random.Random) -> OpenSpielState:
+    """Random moves through our interface until the game is over."""
+    while not state.is_over():
+        state.play(rng.choice(state.legal_moves()))
+    return state
+
+
+@pytest.mark.parametrize("name, params, spiel_params", GAMES, ids=[g[0] for g in GAMES])
+def test_a_random_game_through_our_interface_is_openspiels_own(name: str, params: dict[str, Any],
+                                                              spiel_params: dict[str, Any]) -> None:
+    """Move for move: the same player to move, the same legal moves written as OpenSpiel writes
+    them, each chance outcome one OpenSpiel offers there, and the same ending and returns."""
+    state = find_game(f"openspiel:{name}", **params).new_state()
+    mirror = pyspiel.load_game(name, spiel_params).new_initial_state()
+    rng = random.Random(1)
+
+    def follow_chance() -> None:
+        while mirror.is_chance_node():
+            drawn = state.spiel_state.history()[len(mirror.history())]
+            assert drawn in [a for a, p in mirror.chance_outcomes() if p > 0]
+            mirror.apply_action(drawn)
+
+    follow_chance()
+    while not state.is_over():
+        player = mirror.current_player()
+        assert state.current_player == player
+        texts = {mirror.action_to_string(player, a): a for a in mirror.legal_actions()}
+        assert state.legal_moves() == list(texts)
+        text = rng.choice(state.legal_moves())
+        assert state.play(text) == text
+        mirror.apply_action(texts[text])
+        follow_chance()
+    assert mirror.is_terminal()
+    assert state.spiel_state.history() == mirror.history()
+    assert state.scores == [round(r) for r in mirror.returns()]
+    best = max(mirror.returns())
+    leaders = [seat for seat, r in enumerate(mirror.returns()) if r == best]
+    assert state.winner() == (leaders[0] if len(leaders) == 1 else None)
+    assert state.legal_moves() == []
+
+
+@pytest.mark.parametrize("name", sorted(POSITION_FREE_NOTATION))
+def test_a_position_free_notation_writes_each_action_the_same_everywhere(name: str) -> None:
+    """What POSITION_FREE_NOTATION claims: in every position of random games, a legal action is
+    written as at the start (so text outside that vocabulary is no move of the game)."""
+    game = find_game(f"openspiel:{name}")
+    start = game.spiel_game.new_initial_state()
+    for seed in range(3):
+        state = game.new_state()
+        rng = random.Random(seed)
+        while not state.is_over():
+            spiel, player = state.spiel_state, state.current_player
+            for action in spiel.legal_actions():
+                assert spiel.action_to_string(player, action) == start.action_to_string(player, action)
+            state.play(rng.choice(state.legal_moves()))
+
+
+def test_every_playable_games_moves_travel_as_lines() -> None:
+    """In random games of every game the adapter plays: each legal move is printable ASCII
+    without blanks at its ends (the transport strips them), no protocol word, and no two legal
+    moves share a text (so a text names one action)."""
+    from arbiter.games.openspiel import supported_names
+
+    for name in supported_names():
+        if name == "efg_game":  # a game read from a file, none by default
+            continue
+        state = find_game(f"openspiel:{name}").new_state()
+        rng = random.Random(1)
+        for _ in range(120):
+            if state.is_over():
+                break
+            texts = state.legal_moves()
+            spiel = state.spiel_state
+            assert len(texts) == len(spiel.legal_actions()), (name, texts)
+            for text in texts:
+                assert text == text.strip() and text.isascii() and text.isprintable() and 0 < len(text) <= 200, \
+                    (name, text)
+                assert text not in ("Start", "Quit") and not text.startswith(("Game ", "Opening ")), (name, text)
+            state.play(rng.choice(texts))
+
+
+# (game, moves played first, the text sent, the fault it is)
+FAULTS: list[tuple[str, list[str], str, type[Exception]]] = [
+    ("connect_four", [], "", MalformedMove),
+    ("connect_four", [], " x3", MalformedMove),          # blanks are not trimmed
+    ("connect_four", [], "x3\x00", MalformedMove),
+    ("connect_four", [], "x9", MalformedMove),           # no such column: no move of the game
+    ("connect_four", [], "3", MalformedMove),            # not how OpenSpiel writes it
+    ("connect_four", [], "o3", IllegalMove),             # a move of the game, but x is to move
+    ("connect_four", ["x3", "o3"] * 3, "x3", IllegalMove),  # the column is full
+    ("hex", [], "z99", MalformedMove),
+    ("hex", ["e1"], "e1", IllegalMove),                  # the cell is taken
+    ("pig", [], "jump", MalformedMove),
+    ("pig", [], "Roll 5", MalformedMove),                # chance outcomes are drawn, never sent
+    # Chess's notation depends on the position (Nxe5, e8=Q+): any printable text may be some
+    # position's move, so what is not legal now is illegal, never malformed.
+    ("chess", [], "e2e4", IllegalMove),                  # not how OpenSpiel writes it: e4
+    ("chess", [], "Nf6", IllegalMove),                   # black's move, white to move
+    ("chess", [], "whatever", IllegalMove),
+    ("chess", [], "e4 ", MalformedMove),
+    ("chess", [], "é4", MalformedMove),                  # not ASCII
+    ("chess", [], "x" * 201, MalformedMove),
+]
+
+
+@pytest.mark.parametrize("name, before, text, fault", FAULTS,
+                         ids=[f"{g}-{t[:12]!r}" for g, _, t, _ in FAULTS])
+def test_a_bad_move_is_malformed_or_illegal_as_docs_say(name: str, before: list[str], text: str,
+                                                        fault: type[Exception]) -> None:
+    state = find_game(f"openspiel:{name}", **({"board_size": 5} if name == "hex" else {})).new_state()
+    for move in before:
+        state.play(move)
+    with pytest.raises(fault) as caught:
+        state.play(text)
+    assert caught.value.text == text[:200]  # type: ignore[attr-defined]
+
+
+def test_a_finished_game_takes_no_move() -> None:
+    state = random_game(find_game("openspiel:tic_tac_toe").new_state(), random.Random(2))
+    with pytest.raises(IllegalMove, match="the game is over"):
+        state.play("x(0,0)")
+
+
+@pytest.mark.parametrize("name, said", [
+    ("openspiel:kuhn_poker", "openspiel:kuhn_poker cannot be played: it is not a game of perfect information"),
+    ("openspiel:no_such_game", "openspiel:no_such_game cannot be played: OpenSpiel has no such game"),
+    ("openspiel:morpion_solitaire", "it is a game for one player"),
+    ("openspiel:goofspiel", "its players do not move one at a time"),
+])
+def test_a_game_that_cannot_be_played_is_refused_by_name_with_the_ones_that_can(name: str, said: str) -> None:
+    with pytest.raises(GameParamError) as caught:
+        find_game(name)
+    message = str(caught.value)
+    assert said in message
+    assert "OpenSpiel's games that can are: " in message
+    for playable in ("openspiel:connect_four", "openspiel:chess", "openspiel:backgammon", "openspiel:pig"):
+        assert playable in message
+    assert "openspiel:kuhn_poker" not in message.split("can are: ")[1]
+
+
+@pytest.mark.parametrize("name, params, said", [
+    ("connect_four", {"rowz": 3}, "openspiel:connect_four: unknown parameter 'rowz'; parameters are: columns, "
+                                  "egocentric_obs_tensor, rows, x_in_row"),
+    ("connect_four", {"rows": "six"}, "openspiel:connect_four: parameter rows='six' is not valid"),
+    ("connect_four", {"egocentric_obs_tensor": "yes"}, "parameter egocentric_obs_tensor='yes' is not valid"),
+    ("go", {"komi": "lots"}, "parameter komi='lots' is not valid"),
+    ("hex", {"string_rep": "two words"}, "must be a word without blanks"),
+    ("pig", {"seed": -1}, "openspiel:pig: parameter seed=-1 is out of range: must be >= 0"),
+    ("chess", {"seed": 1}, "unknown parameter 'seed'"),  # no chance, no seed
+    ("pig", {"players": 1}, "openspiel:pig: 1 player(s); the arbiter plays games of two or more"),
+    ("backgammon", {"scoring_type": "nope"}, "openspiel:backgammon: OpenSpiel refuses the parameters: "
+                                             "Unrecognized scoring_type parameter: nope"),
+    ("connect_four", {"rows": -1}, "openspiel:connect_four: OpenSpiel refuses the parameters: "
+                                   "cannot create std::vector larger than max_size()"),
+])
+def test_a_bad_parameter_is_one_line_naming_the_game(name: str, params: dict[str, Any], said: str) -> None:
+    with pytest.raises(GameParamError) as caught:
+        find_game(f"openspiel:{name}", **params)
+    assert said in str(caught.value)
+    assert "\n" not in str(caught.value)
+
+
+def test_parameters_are_openspiels_typed_and_on_the_game_line_as_text() -> None:
+    game = find_game("openspiel:go", board_size="5", komi="6.5")
+    assert game.params == {"board_size": 5, "handicap": 0, "komi": 6.5, "max_game_length": 50}
+    assert game.describe() == "openspiel:go board_size=5 handicap=0 komi=6.5 max_game_length=50"
+    again = find_game("openspiel:go", **dict(word.split("=") for word in game.param_text().split()))
+    assert again.params == game.params
+    assert find_game("openspiel:go", komi=7).params["komi"] == 7.0  # YAML's whole number for a real one
+    pig = find_game("openspiel:pig", piglet="true")
+    assert pig.params["piglet"] is True and "piglet=true" in pig.param_text() and "seed=0" in pig.param_text()
+    assert find_game("openspiel:pig", players=4).num_players == 4
+
+
+def rolls(seed: int, count: int) -> list[int]:
+    """The first `count` dice of Pig (rolling always) with this seed."""
+    state = find_game("openspiel:pig", seed=seed, winscore=1000).new_state()
+    dice = []
+    while len(dice) < count:
+        state.play("roll")
+        dice.append(state.spiel_state.history()[-1] + 1)  # chance outcome k is a roll of k + 1
+    return dice
+
+
+def test_chance_is_drawn_from_the_seed_and_the_game_so_far() -> None:
+    assert rolls(1, 30) == rolls(1, 30)
+    assert rolls(1, 30) != rolls(2, 30)
+    assert set(rolls(1, 60)) == {1, 2, 3, 4, 5, 6}
+    # One number in [0, 1) per seed and history, documented so that any bot can compute it.
+    assert chance_draw(0, []) == int.from_bytes(
+        __import__("hashlib").sha256(b"openspiel:0:").digest()[:8], "big") / 2**64
+    assert chance_draw(0, [1, 2]) != chance_draw(0, [12])
+
+
+def test_chance_outcomes_follow_their_probabilities() -> None:
+    """Backgammon's rolls (doubles 1/36, others 2/36) over 7,200 seeds: each within 15% of
+    its probability (the draws are fixed by the seeds: this cannot fail by bad luck)."""
+    game = pyspiel.load_game("backgammon")
+    state = game.new_initial_state()
+    state.apply_action(state.legal_actions()[0])  # X starts, its first roll fixed
+    state.apply_action(state.legal_actions()[0])
+    probabilities = dict(state.chance_outcomes()) if state.is_chance_node() else None
+    assert probabilities is not None
+    counts: Counter[int] = Counter()
+    total = 7200
+    for seed in range(total):
+        draw = chance_draw(seed, state.history())
+        cumulative = 0.0
+        for action, p in state.chance_outcomes():
+            cumulative += p
+            if draw < cumulative:
+                counts[action] += 1
+                break
+    for action, p in probabilities.items():
+        assert counts[action] == pytest.approx(p * total, rel=0.15)
+
+
+def test_a_clone_draws_the_same_chance_as_the_original() -> None:
+    state = find_game("openspiel:backgammon", seed=5).new_state()
+    copy = state.clone()
+    rng = random.Random(4)
+    for _ in range(6):
+        text = rng.choice(state.legal_moves())
+        state.play(text)
+        copy.play(text)
+    assert state.key() == copy.key() and state.spiel_state.history() == copy.spiel_state.history()
+    assert copy.history == state.history
+
+
+def test_the_registry_imports_openspiel_only_for_its_games() -> None:
+    """A bot's start-up is on its clock: finding one of our games, or loading the bot kit, never
+    imports pyspiel; finding an OpenSpiel game does."""
+    code = ("import sys; import arbiter.bot; from arbiter.games import find_game; find_game('limit-nim'); "
+            "print('pyspiel' in sys.modules); find_game('openspiel:hex'); print('pyspiel' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert done.stdout.split() == ["False", "True"], done.stderr
+
+
+REFEREED = [
+    ("openspiel:connect_four", {}),
+    ("openspiel:pig", {"winscore": 30}),
+    ("openspiel:backgammon", {"seed": 1}),  # the opening roll gives seat 1 the first move
+]
+
+
+@pytest.mark.parametrize("name, params", REFEREED, ids=[n for n, _ in REFEREED])
+def test_two_boxed_random_bots_play_a_refereed_game_that_replays(name: str, params: dict[str, Any],
+                                                                 tmp_path: Path) -> None:
+    """The bot kit plays the game in its box (it imports open_spiel there), the referee records
+    it, and the record (its seed among its parameters) replays to its own result."""
+    marker = new_marker()
+    record = play_game(find_game(name, **params), [honest(marker, 1), honest(marker, 2)],
+                       time=TimeControl(time_ms=20000), log_dir=tmp_path)
+    assert record.termination is Termination.NORMAL, record.detail
+    assert record.game == name
+    assert ("seed" in record.params) == (name != "openspiel:connect_four")
+    assert record.moves[0].seat == find_game(name, **params).new_state().current_player == \
+        (1 if name == "openspiel:backgammon" else 0)
+    assert sorted(record.scores) == [-1, 1] and record.winner == record.scores.index(1)
+    data = record.to_json()
+    assert replay_problem(json.loads(json.dumps(data))) is None
+    data["winner"] = 1 - record.winner  # and a forged result does not
+    assert "contradicts its moves" in str(replay_problem(data))
+    assert live_marked(marker) == []
+
+
+def test_the_mcts_reference_beats_the_random_bot(tmp_path: Path) -> None:
+    marker = new_marker()
+    mcts = bot(MCTS_BOT, "mcts", marker, "--simulations", "50", "--seed", "1")
+    wins = 0
+    for game_number, seats in enumerate([(mcts, honest(marker, 1)), (honest(marker, 2), mcts)]):
+        record = play_game(find_game("openspiel:connect_four"), list(seats), time=TimeControl(time_ms=30000),
+                           log_dir=tmp_path / str(game_number))
+        assert record.termination is Termination.NORMAL, record.detail
+        wins += record.winner == [spec.name for spec in seats].index("mcts")
+    assert wins == 2
+
+
+def test_the_connect_four_class_runs_through_arbiter_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = (ROOT / "configs" / "connect-four-class.yaml").read_text().replace("../players", str(ROOT / "players"))
+    path = tmp_path / "connect-four-class.yaml"
+    path.write_text(config + f"results: {tmp_path / 'results'}\n")
+    assert main(["run", str(path), "--quiet"]) == 0
+    records = [json.loads(line) for line in (tmp_path / "results" / "games.jsonl").read_text().splitlines()]
+    assert len(records) == 12
+    assert {r["termination"] for r in records} == {"normal"}
+    assert {r["game"] for r in records} == {"openspiel:connect_four"}
+    mcts_points = sum(r["points"][r["names"].index("mcts")] for r in records if "mcts" in r["names"])
+    assert mcts_points == 6  # it wins all its six games against the random bots
+    # The report's viewer has no board of its own for these games: it shows OpenSpiel's picture.
+    assert '"kind":"text"' in (tmp_path / "results" / "report.html").read_text()
+
+
+CHECKED = [
+    ("random_bot", ("--seed", "1"), "openspiel:connect_four", {}),
+    ("random_bot", ("--seed", "1"), "openspiel:pig", {"winscore": "20"}),
+    ("openspiel_mcts", ("--simulations", "50"), "openspiel:connect_four", {}),  # as the bundled config runs it
+]
+
+
+@pytest.mark.parametrize("bot_name, args, name, params", CHECKED, ids=[f"{b}-{n}" for b, _, n, _ in CHECKED])
+def test_the_bundled_bots_pass_arbiter_check(bot_name: str, args: tuple[str, ...], name: str,
+                                             params: dict[str, str], tmp_path: Path) -> None:
+    from arbiter.check import CheckTarget, run_check
+    from arbiter.referee import PlayerSpec
+    from arbiter.transport.sandbox import SandboxSpec
+
+    player = PlayerSpec(name=bot_name, command=(sys.executable, f"players/{bot_name}.py", *args), cwd=str(ROOT),
+                        sandbox=SandboxSpec(read=(str(ROOT),)))
+    report = run_check(CheckTarget(name, params, player), log_dir=tmp_path, concurrency=2)
+    assert report.failed() == [], [(i.id, i.hint, i.transcript, i.log) for i in report.items if i.status == "fail"]
+    assert len([i for i in report.items if i.status == "pass"]) >= 11
+
+
+@pytest.mark.parametrize("game, params, said", [
+    ("openspiel:kuhn_poker", "{}", "game: 'openspiel:kuhn_poker' is not allowed: openspiel:kuhn_poker cannot be "
+                                   "played: it is not a game of perfect information"),
+    ("openspiel:connect_four", "{rowz: 3}", "params: openspiel:connect_four: unknown parameter 'rowz'"),
+    ("open_spiel:hex", "{}", "(did you mean 'openspiel:NAME'?)"),
+])
+def test_a_config_names_the_openspiel_game_or_parameter_it_cannot_play(game: str, params: str, said: str,
+                                                                       tmp_path: Path) -> None:
+    from arbiter.tournament.config import load_config
+    from arbiter.tournament.validate import ConfigError
+
+    from tournament_helpers import write_config
+
+    path = write_config(tmp_path, f"game: {game}\nparams: {params}\nplayers:\n"
+                                  "  - {name: a, command: 'true'}\n  - {name: b, command: 'true'}\n")
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    assert said in str(caught.value)
+
+
+def test_a_config_plays_an_openspiel_game_with_its_parameters_as_openspiel_settled_them(tmp_path: Path) -> None:
+    from arbiter.tournament.config import load_config
+
+    from tournament_helpers import write_config
+
+    path = write_config(tmp_path, "game: openspiel:hex\nparams: {board_size: 7}\nplayers:\n"
+                                  "  - {name: a, command: 'true'}\n  - {name: b, command: 'true'}\n")
+    config = load_config(path)
+    assert config.game_name == "openspiel:hex"
+    assert config.params["num_rows"] == config.params["num_cols"] == 7
+    assert config.make_game().describe() == find_game("openspiel:hex", board_size=7).describe()
