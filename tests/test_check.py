@@ -65,7 +65,9 @@ def test_codecup_dialect_gets_start_and_no_game_line(tmp_path):
     report = codecup("--game", "dots-and-boxes")  # the kit's --game: what a codecup bot knows by itself
     assert report.failed() == []
     assert {i.id for i in report.items if i.status == "skip"} == {
-        "players-3", "params", "opening", "extra-move", "relayed-turn"}
+        "players-3", "params", "opening", "extra-move", "relayed-turn", "small-clock", "move-cap"}
+    assert report.item("small-clock").note == ("not in the codecup dialect (its clock is the contest's, fixed; "
+                                               "no Game line tells a bot another)")
     assert report.item("end-without-quit").status == "pass"
     # Without --game it cannot know the game from `Start`: it fails at once, as the first seat.
     assert codecup().failed() == ["seat-0"]

@@ -291,9 +291,15 @@ def _plan(target: CheckTarget, game: Game[Any], rng: random.Random) -> tuple[lis
                 opening, seat, script = relayed
                 games.append(_Game("relayed-turn", params, 1 - seat, opening=opening,
                                    scripts={seat: script}, time=base))
+    if dialect.sends_game_line:
+        games += [
+            _Game("small-clock", params, 0, time=replace(base, time_ms=SMALL_CLOCK_MS)),  # see _small_clock
+            _Game("move-cap", params, 1, time=replace(base, move_ms=MOVE_CAP_MS)),
+        ]
+    else:  # a contest's bot is built for the contest's one clock, and no line could tell it another
+        for duty in ("small-clock", "move-cap"):
+            skipped[duty] = f"{unlike} (its clock is the contest's, fixed; no Game line tells a bot another)"
     games += [
-        _Game("small-clock", params, 0, time=replace(base, time_ms=SMALL_CLOCK_MS)),  # see _small_clock
-        _Game("move-cap", params, 1, time=replace(base, move_ms=MOVE_CAP_MS)),
         _Game("out-of-turn", params, 1, time=replace(base, suspend_idle=False)),
         _Game("quit", params, 0, time=base, monitor=True),
     ]

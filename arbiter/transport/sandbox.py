@@ -150,7 +150,7 @@ class Support:
         return self.bwrap is not None and self.setpriv is not None
 
     def enforced(self) -> dict[str, str | bool]:
-        """For tournament.json and reports: each protection, and how (or False)."""
+        """For the run's description and reports: each protection, and how (or False)."""
         def place(p: CgroupPlace | None, what: str) -> str | bool:
             return f"cgroup v{p.version} {what}" if p else False
         memory: str | bool = place(self.memory, "memory")
