@@ -118,7 +118,9 @@ def test_a_bots_first_look_waits_for_most_of_its_commands_fastest_start_up(tmp_p
     first = game(0.3)
     assert first >= 300
     again = game(0.3)
-    assert 300 <= again < 300 + 100  # seen as soon as it waits, as the first time
+    # Seen as soon as it waits, as the first time: within 100 ms of the first start-up, which
+    # holds the interpreter's own start (80 ms and more on a slow or busy machine) beside the 300.
+    assert 300 <= again < first + 100
     quicker = game(0.0)
     assert quicker >= FIRST_LOOK_SHARE * min(first, again)  # not looked at before then
     assert quicker < min(first, again)
