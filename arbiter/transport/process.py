@@ -498,21 +498,29 @@ class BotProcess:
         else:
             spare = self._box_started()
         seen: set[int] = set()
+        previous: set[int] | None = None  # what the walk before this one found...
+        previous_before: bytes | None = None  # ...and the last pid handed out when it began
         for attempt in range(SUSPEND_TRIES):
             before = pread_proc(self._last_pid_fd, _LAST_PID_PATH, 32)
-            found = [pid for pid in self.track_descendants(signal.SIGSTOP, spare) if pid not in spare]
-            # Conclusive only if no process was born meanwhile and none was found for the first
-            # time: a process whose parent exits during a walk moves to the box's init (or the
-            # bot, a subreaper) and may be missed by that walk, never by the next.
-            settled = not set(found) - seen and pread_proc(self._last_pid_fd, _LAST_PID_PATH, 32) == before
+            # A box is walked afresh every time: a walk that a parent's exit raced (its child
+            # moved to the box's init after init's children were listed) misses that child,
+            # and no pid is handed out to tell.
+            found = [pid for pid in self.track_descendants(signal.SIGSTOP, spare, fresh=self.box is not None)
+                     if pid not in spare]
+            after = pread_proc(self._last_pid_fd, _LAST_PID_PATH, 32)
             seen.update(found)
-            if self.box is None and not found and settled:
+            if self.box is None and not found and after == before:
                 break  # the process group's stop holds every process: one signal, at once
+            # Conclusive when two walks in a row found the same processes and no process was
+            # born since the first began: then none left and none came, so none was missed
+            # (a miss needs a parent to exit during a walk, which the next walk sees).
+            settled = previous == set(found) and after == previous_before
             running = [pid for pid in ((self.pid,) if self.box is None else ()) + tuple(found) if is_running(pid)]
             if settled and not running:
                 break
             for pid in running:
                 kill(pid, signal.SIGSTOP)
+            previous, previous_before = set(found), before
             # A stop lands when its process next runs: on a busy CPU, let it run first.
             os.sched_yield() if attempt < SUSPEND_YIELDS else time.sleep(SUSPEND_PAUSE_S)
         self._stopped = sorted(seen)
@@ -600,12 +608,13 @@ class BotProcess:
                         return False
         return True
 
-    def track_descendants(self, signum: int | None = None, spare: set[int] = frozenset()  # type: ignore[assignment]
-                          ) -> list[int]:
+    def track_descendants(self, signum: int | None = None, spare: set[int] = frozenset(),  # type: ignore[assignment]
+                          fresh: bool = False) -> list[int]:
         """Walk the bot's tree from the top (sending `signum` to each process on the way, so a
         stopped parent cannot add children behind the walk) and remember every descendant;
         returns their pids. The bot is a subreaper, so a process that left its session or
-        process group is in the tree as long as the bot lives."""
+        process group is in the tree as long as the bot lives. With `fresh`, always a walk,
+        never the last one's answer."""
         # As in `cpu_ms`: while no pid has been handed out since the last walk, the tree holds
         # no process that walk did not find (a full walk is still made every CPU_RECHECK_S, for
         # a fork that raced the last one). This keeps a turn of a bot that starts nothing at one
@@ -616,7 +625,8 @@ class BotProcess:
             last_pid = self._last_pid_seen
         else:
             last_pid = pread_proc(self._last_pid_fd, _LAST_PID_PATH, 32)
-        if last_pid is not None and last_pid == self._walk_since and now - self._walk_checked < CPU_RECHECK_S:
+        if (not fresh and last_pid is not None and last_pid == self._walk_since
+                and now - self._walk_checked < CPU_RECHECK_S):
             if signum is not None:
                 for pid in self._walk_found:
                     if pid not in spare:
