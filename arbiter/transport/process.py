@@ -604,7 +604,9 @@ class BotProcess:
                     return False
                 if _TIMED_SLEEPS and pid == self._own_pid and tid == str(pid):
                     call = read_proc(f"/proc/{pid}/task/{tid}/syscall", 256)  # unreadable: not known to sleep
-                    if call and call.split(None, 1)[0] in _TIMED_SLEEPS:
+                    # "running": the kernel saw the thread wake while it looked (its state read
+                    # a moment ago is stale), so whether it waits is not known yet: look again.
+                    if call and call.split(None, 1)[0] in (*_TIMED_SLEEPS, b"running"):
                         return False
         return True
 
