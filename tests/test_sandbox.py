@@ -258,8 +258,10 @@ def test_a_fork_hopping_thief_gains_no_cpu_while_suspended(suspension: str, monk
     assert record.sandboxed == [True, True]
     moves_of_thief = sum(1 for move in record.moves if move.seat == 0)
     assert moves_of_thief >= 5
-    # A frozen box's control group counts nothing; the stop walk leaves a hop or two per turn.
-    allowed_ms = 0.5 if suspension == "freezer" else 3 * moves_of_thief
+    # A box told to freeze runs for the microseconds its processes take to freeze (the arbiter
+    # does not wait for the kernel's word); the stop walks leave a hop or two a turn. The thief
+    # got 30 to 260 ms a game from the single walk before.
+    allowed_ms = (0.2 if suspension == "freezer" else 3) * moves_of_thief
     assert record.suspended_cpu_ms[0] <= allowed_ms, record.suspended_cpu_ms
     assert record.suspended_cpu_ms[1] <= allowed_ms, record.suspended_cpu_ms
     assert not live_marked(marker)

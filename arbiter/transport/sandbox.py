@@ -797,23 +797,31 @@ def _within(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
-def _named_paths(command: Sequence[str], cwd: str, write: Sequence[str] = ()) -> list[str]:
-    """What the bot needs to start: its program (and, for an interpreter, its installation),
-    every existing path among its arguments, and the arbiter's bot kit and bundled players.
-    A path inside one of its `write` folders is left out: that folder shows it as it is at
-    every moment, and what the bot made there (a link) is never followed."""
-    paths = [str(_PACKAGE_DIR)]
-    if (_PLAYERS_DIR / "__init__.py").is_file():
-        paths.append(str(_PLAYERS_DIR))
+def _command_paths(command: Sequence[str], cwd: str, write: Sequence[str]) -> list[tuple[str, str]]:
+    """(word as given, absolute path) of the paths a command names: its program (found on the
+    arbiter's PATH as an unboxed launch would) and every existing path among its arguments. A
+    path inside one of the `write` folders is left out: that folder shows it as it is at every
+    moment, and what the bot made there (a link) is never followed."""
+    found = []
     for index, word in enumerate(command):
         if index > 0 and (not word or word.startswith("-")):
             continue
-        candidate = os.path.join(cwd, word)
-        if any(_within(os.path.abspath(candidate), folder) for folder in write):
-            continue
-        if index == 0 or os.path.exists(candidate):
-            # An interpreter among the arguments (`env X=1 python bot.py`) needs its installation too.
-            paths += [candidate, *_installations(candidate)]
+        program = shutil.which(word) if index == 0 and "/" not in word else None
+        path = os.path.abspath(os.path.join(cwd, program or word))
+        if os.path.lexists(path) and not any(_within(path, folder) for folder in write):
+            found.append((word, path))
+    return found
+
+
+def _named_paths(command: Sequence[str], cwd: str, write: Sequence[str] = ()) -> list[str]:
+    """What the bot needs to start: the paths its command names (`_command_paths`), an
+    interpreter's installation among them (`env X=1 python bot.py` too), and the arbiter's
+    bot kit and bundled players."""
+    paths = [str(_PACKAGE_DIR)]
+    if (_PLAYERS_DIR / "__init__.py").is_file():
+        paths.append(str(_PLAYERS_DIR))
+    for _, path in _command_paths(command, cwd, write):
+        paths += [path, *_installations(path)]
     return paths
 
 
@@ -830,14 +838,7 @@ class ShownPaths:
         (its program, the existing paths among its arguments, cwd, read, write), but not
         those inside its write folders (shown by the folder, never resolved)."""
         workdir = os.path.abspath(self.cwd or os.getcwd())
-        found: list[tuple[str, str, str]] = []
-        for index, word in enumerate(self.command):
-            if index > 0 and (not word or word.startswith("-")):
-                continue
-            program = shutil.which(word) if index == 0 and "/" not in word else None
-            path = os.path.abspath(os.path.join(workdir, program or word))
-            if os.path.lexists(path) and not any(_within(path, folder) for folder in self.spec.write):
-                found.append(("command", word, path))
+        found = [("command", word, path) for word, path in _command_paths(self.command, workdir, self.spec.write)]
         if self.cwd is not None:
             found.append(("cwd", self.cwd, workdir))
         found += [("sandbox.read", path, path) for path in self.spec.read]
