@@ -162,6 +162,7 @@ def test_a_machine_without_a_sandbox_is_reported_and_required_refuses(tmp_path: 
                      missing=("bubblewrap (bwrap) is not installed: apt-get install bubblewrap",))
     monkeypatch.setattr(config_module, "support", lambda: absent)
     monkeypatch.setattr(runner_module, "support", lambda: absent)
+    monkeypatch.setattr(sandbox_module, "_SUPPORT", absent)
     body = (f"name: t\ngame: limit-nim\nplayers:\n"
             f"  - {{name: a, command: [{sys.executable}, {ROOT / 'players' / 'random_bot.py'}]}}\n"
             f"  - {{name: b, command: [{sys.executable}, {ROOT / 'players' / 'random_bot.py'}]}}\n")
@@ -172,6 +173,9 @@ def test_a_machine_without_a_sandbox_is_reported_and_required_refuses(tmp_path: 
     assert line is not None and line.startswith("WARNING: a, b NOT sandboxed (bots are NOT sandboxed: bubblewrap")
     assert sandbox_report(config)["sandboxed"] == {"a": False, "b": False}
     assert sandbox_report(config)["enforced"]["namespaces"] is False
+    assert [p.sandbox for p in config.players] == [None, None]  # decided once, carried in the spec
+    with pytest.raises(sandbox_module.SandboxError, match="this machine cannot sandbox bots: bots are NOT"):
+        sandbox_module.Box(["true"], cwd=None, env={}, spec=SandboxSpec(), memory_mb=None)
     with pytest.raises(ConfigError, match="sandbox: is required, but this machine cannot sandbox bots"):
         load_config(tmp_path / "required.yaml")
 

@@ -18,7 +18,7 @@ from ..protocol import DIALECTS
 from ..tournament.progress import TolerantStream
 from .outputs import check_output_file, check_output_folder
 from .players import command_player, game_params
-from .sandbox_options import add_sandbox_options, sandbox_from_args, warn_if_unsandboxed
+from .sandbox_options import add_sandbox_options, sandbox_from_args
 
 DEFAULT_LOG_DIR = Path("results") / "check"
 MARKS = {"pass": "ok  ", "fail": "FAIL", "skip": " -  "}
@@ -66,8 +66,7 @@ def run(args: argparse.Namespace) -> int:
     if json_path is not None:  # before the first game: no check is run into a file it cannot write
         check_output_file("--json", json_path)
     check_output_folder("--log-dir", args.log_dir)
-    sandbox = sandbox_from_args(args)
-    warn_if_unsandboxed(sandbox is not None, "check")
+    sandbox = sandbox_from_args(args, "check")
     if sandbox is not None:  # an author checks their own bot from its folder: the box shows it (read-only)
         sandbox = replace(sandbox, read=(os.getcwd(), *sandbox.read))
     player = replace(command_player(0, args.command, args.dialect, args.transport, sandbox), cwd=os.getcwd())

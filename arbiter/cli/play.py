@@ -17,7 +17,7 @@ from ..referee import TimeControl, play_game
 from ..tournament.progress import TolerantStream, ordinal
 from .outputs import check_output_file, check_output_folder
 from .players import command_player, game_params
-from .sandbox_options import add_sandbox_options, sandbox_from_args, warn_if_unsandboxed
+from .sandbox_options import add_sandbox_options, sandbox_from_args
 
 DEFAULT_LOG_DIR = Path("results") / "play"
 
@@ -86,8 +86,7 @@ def run(args: argparse.Namespace) -> int:
     for seat, override in enumerate((args.dialect_a, args.dialect_b)):
         if override is not None and seat < game.num_players:
             dialects[seat] = override
-    sandbox = sandbox_from_args(args)
-    warn_if_unsandboxed(sandbox is not None, "play")
+    sandbox = sandbox_from_args(args, "play")
     env = _env(args.env)
     players = [command_player(seat, text, dialect, args.transport, sandbox, env)
                for seat, (text, dialect) in enumerate(zip(args.commands, dialects))]

@@ -5,7 +5,7 @@ import argparse
 import os
 import sys
 
-from ..transport.sandbox import SandboxSpec, support
+from ..transport.sandbox import SandboxSpec, box_here, support
 
 
 def add_sandbox_options(parser: argparse.ArgumentParser, *, paths: bool = True) -> None:
@@ -20,15 +20,15 @@ def add_sandbox_options(parser: argparse.ArgumentParser, *, paths: bool = True) 
                             help="a folder every bot may write (e.g. a cache); repeatable")
 
 
-def sandbox_from_args(args: argparse.Namespace) -> SandboxSpec | None:
-    """The bots' sandbox as the command line asks: None with --no-sandbox."""
+def sandbox_from_args(args: argparse.Namespace, command: str) -> SandboxSpec | None:
+    """The bots' box as the command line asks, decided once for the command
+    (`sandbox.box_here`): None with --no-sandbox, and None, said loudly on stderr, on a
+    machine that cannot make boxes."""
     if args.no_sandbox:
         return None
-    return SandboxSpec(read=tuple(os.path.abspath(p) for p in getattr(args, "sandbox_read", [])),
-                       write=tuple(os.path.abspath(p) for p in getattr(args, "sandbox_write", [])))
-
-
-def warn_if_unsandboxed(sandboxed: bool, command: str) -> None:
-    """Say loudly on stderr when bots that should be boxed cannot be (this machine)."""
-    if sandboxed and not support().usable:
+    asked = SandboxSpec(read=tuple(os.path.abspath(p) for p in getattr(args, "sandbox_read", [])),
+                        write=tuple(os.path.abspath(p) for p in getattr(args, "sandbox_write", [])))
+    boxed = box_here(asked)
+    if boxed is None:
         print(f"arbiter {command}: WARNING: {support().describe()}", file=sys.stderr)
+    return boxed

@@ -19,7 +19,7 @@ from ..games import FAMILIES, Game, GameError, find_game, game_class, game_names
 from ..protocol import DIALECTS, find_dialect
 from ..referee import PlayerSpec, TimeControl
 from ..transport.keys import KeyFileError, read_key_file, read_public_key
-from ..transport.sandbox import WRITE_FILES, WRITE_MB, SandboxSpec, ShownPaths, shown_path_problems, support
+from ..transport.sandbox import WRITE_FILES, WRITE_MB, SandboxSpec, ShownPaths, box_here, shown_path_problems, support
 from ..transport.process import unstartable
 from ..transport.endpoints import DEFAULT_CONNECT_WAIT_MS, SocketSpec, socket_problems
 from .plan import OpeningError, group_count, make_opening
@@ -317,8 +317,7 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
         name=str(name), source=source, results_dir=results_dir.resolve(), game_name=game.name,
         params=dict(game.params), format=fmt, games_per_pairing=per_pairing, rounds=rounds,
         openings=openings, time=time, concurrency=concurrency, scoring=scoring,
-        players=tuple(replace(p, sandbox=None) if sandbox_mode == "off" else _hiding(p, results_dir.resolve())
-                      for p in players),
+        players=tuple(_boxing(p, sandbox_mode, results_dir.resolve(), spread=cluster is not None) for p in players),
         candidate=candidate, sprt=sprt, check=check, sandbox=str(sandbox_mode), seed=seed, seats=seats,
         cluster=cluster, raw=data,
     )
@@ -404,6 +403,16 @@ def _read_cluster(problems: Problems, value: Any, folder: Path, players: list[Pl
             problems.add(("cluster",), f"does not apply with the remote bot {player.name!r} (transport: remote): "
                                        "only the arbiter's machine reaches it")
     return ClusterSpec(address, files["ca_file"], files["cert"], files["key"])
+
+
+def _boxing(player: PlayerSpec, mode: str, results_dir: Path, *, spread: bool) -> PlayerSpec:
+    """The player's box, decided once for the run: none under `sandbox: off`; on this machine,
+    none if it cannot make boxes (the run header says so loudly); on a cluster, the spec
+    itself, for each worker to honour or refuse (`sandbox.box_here`)."""
+    if mode == "off" or player.sandbox is None:
+        return replace(player, sandbox=None)
+    player = _hiding(player, results_dir)
+    return player if spread else replace(player, sandbox=box_here(player.sandbox))
 
 
 def _sandbox_mode(value: Any) -> str | None:

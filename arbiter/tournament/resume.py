@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from ..errors import UsageError
-from ..transport.sandbox import support
 from .config import TournamentConfig
 
 
@@ -67,11 +66,10 @@ def player_time_controls(config: TournamentConfig) -> dict[str, dict[str, Any]]:
     return {p.name: asdict(p.clock(config.time)) for p in config.players}
 
 
-def sandboxed_players(config: TournamentConfig, usable: bool) -> dict[str, bool]:
+def sandboxed_players(config: TournamentConfig) -> dict[str, bool]:
     """Whether each launched player's bot runs sandboxed (remote players are not launched, so
-    not listed): its `sandbox:` (the run's `sandbox: off` folded in) and whether the machine
-    can make a box (`usable`)."""
-    return {p.name: p.sandbox is not None and usable for p in config.players if p.transport != "remote"}
+    not listed), as decided when the config was read (`sandbox.box_here`)."""
+    return {p.name: p.sandbox is not None for p in config.players if p.transport != "remote"}
 
 
 # TournamentConfig's fields. The order of the entries is their order in the description.
@@ -89,7 +87,7 @@ CONFIG_RULES: dict[str, Rule] = {
     "time": Rule(CONDITION, "time", player_time_controls),  # every TimeControl field, compared one by one
     "seed": Rule(CONDITION, "seed", lambda c: c.seed),
     # The run's `sandbox:` is folded into each player's own by the config.
-    "sandbox": Rule(CONDITION, "sandboxed", lambda c: sandboxed_players(c, support().usable)),
+    "sandbox": Rule(CONDITION, "sandboxed", sandboxed_players),
     "scoring": Rule(RECORDS),  # each record's points; the store's audit refuses points another scoring gives
     "name": Rule(FREE),  # it names the default results folder: another name is another folder
     "source": Rule(FREE),

@@ -83,7 +83,7 @@ def sandbox_report(config: TournamentConfig) -> dict[str, Any]:
     offered = support()
     return {
         "mode": config.sandbox,
-        "sandboxed": sandboxed_players(config, offered.usable),
+        "sandboxed": sandboxed_players(config),
         "machine": offered.describe(),
         "enforced": offered.enforced(),
     }
@@ -98,8 +98,8 @@ def sandbox_line(config: TournamentConfig) -> str | None:
         return None
     if not loose:
         return f"sandbox: {report['machine']}"
-    wanted = any(p.sandbox is not None for p in config.players if p.name in loose)
-    why = report["machine"] if wanted else "sandbox: off in the config or on the command line"
+    machine_cannot = config.sandbox != "off" and not support().usable  # the boxes were dropped (box_here)
+    why = report["machine"] if machine_cannot else "sandbox: off in the config or on the command line"
     return (f"WARNING: {', '.join(loose)} NOT sandboxed ({why}); such a bot can read, change or kill "
             "anything the arbiter can")
 

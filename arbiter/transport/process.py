@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
 
 from .procfs import STAT_MAX_BYTES, children, is_running, kill, open_proc, pread_proc, read_proc, reap, stat_fields
-from .sandbox import Box, SandboxSpec, support
+from .sandbox import Box, SandboxSpec
 
 LOG_CAP_BYTES = 1 << 20  # a bot's stderr log keeps this much, then a note, then discards
 _PR_SET_PDEATHSIG = 1
@@ -422,12 +422,13 @@ class BotProcess:
                seat_dir: str | None = None) -> tuple[BotProcess, int, int]:
         """Start `command` (already split); returns the process and its stdin/stdout fds.
 
-        With `sandbox`, the bot runs in a box (`sandbox.py`) when the machine can make one,
-        with `seat_dir` writable in it; its environment is then only `env` and the box's."""
+        With `sandbox`, the bot runs in a box (`sandbox.py`; whether this machine can make one
+        was decided with the spec, `sandbox.box_here`), with `seat_dir` shown in it; its
+        environment is then only `env` and the box's."""
         if not command:
             raise LaunchError("the command is empty")
         box = None
-        if sandbox is not None and support().usable:
+        if sandbox is not None:
             why = unstartable(command, cwd)  # inside the box, a missing program would look like a crash
             if why is not None:
                 raise LaunchError(f"cannot start {command[0]!r}: {why}")

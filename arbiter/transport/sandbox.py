@@ -212,6 +212,15 @@ def support() -> Support:
         return _SUPPORT
 
 
+def box_here(spec: SandboxSpec | None) -> SandboxSpec | None:
+    """The box a bot asking for `spec` gets when it is played on this machine: `spec` itself
+    when this machine can make boxes, else None (the bot runs unboxed, which the caller says
+    loudly). Decided once per run or command and carried in the player's spec, so a launch
+    never asks again; a run spread over workers keeps `spec`, and each worker refuses the game
+    if it cannot box (tournament/cluster.py)."""
+    return spec if spec is not None and support().usable else None
+
+
 def _probe() -> Support:
     as_root = os.geteuid() == 0
     missing: list[str] = []
@@ -594,6 +603,8 @@ class Box:
     def __init__(self, command: Sequence[str], *, cwd: str | None, env: Mapping[str, str],
                  spec: SandboxSpec, memory_mb: int | None, seat_dir: str | None = None) -> None:
         places = support()
+        if not places.usable:  # the spec promised a box (box_here) on a machine that has none
+            raise SandboxError(f"this machine cannot sandbox bots: {places.describe()}")
         assert places.bwrap is not None and places.setpriv is not None
         workdir = os.path.abspath(cwd or os.getcwd())
         command = _resolved(command, workdir)

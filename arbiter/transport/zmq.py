@@ -54,7 +54,7 @@ from .endpoints import (Endpoint, EndpointError, LeaseCancelled, SocketSpec, che
                         socket_problems)
 from .keys import KeyPair, read_key_file
 from .process import BotProcess, LaunchError, StderrDrain
-from .sandbox import SandboxSpec, remove_tree, support
+from .sandbox import SandboxSpec, remove_tree
 
 log = logging.getLogger(__name__)
 
@@ -620,7 +620,7 @@ def launch_zmq_bot(command: Sequence[str], *, label: str, bind: str | None = Non
                    sandbox: SandboxSpec | None = None) -> tuple[ZmqChannel, BotProcess]:
     """Bind a seat's socket, then start a bot that connects to it (`ARBITER_ENDPOINT`).
 
-    A sandboxed bot (`sandbox`, on a machine that can box it) has no network: its seat is a
+    A sandboxed bot (`sandbox`: decided with the spec, `sandbox.box_here`) has no network: its seat is a
     unix socket in a private folder that only its box shows, so no other process of the
     machine's bots can reach it. Otherwise, on a non-loopback `bind`, CURVE is on with keys
     made for this game: the bot gets the arbiter's public key in `ARBITER_SERVER_KEY` and its
@@ -630,7 +630,7 @@ def launch_zmq_bot(command: Sequence[str], *, label: str, bind: str | None = Non
     cannot be started.
     """
     seat_dir = None
-    if sandbox is not None and support().usable:
+    if sandbox is not None:
         seat_dir = Path(tempfile.mkdtemp(prefix="arbiter-seat-"))  # mode 0700
         bind = f"ipc://{seat_dir}/seat"
     bind = bind or DEFAULT_BIND
