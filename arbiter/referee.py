@@ -228,10 +228,16 @@ def _check_arguments(game: Game[Any], players: Sequence[PlayerSpec], opening: Se
     return state
 
 
+def seat_log_name(prefix: str, seat: int, name: str | None = None) -> str:
+    """A seat's stderr log's file name: `prefix`, the seat, the player's name made safe for a
+    file name, `.log`; without `name`, what every such name for that seat starts with (the
+    results folder's store lists a game's logs by it)."""
+    start = f"{prefix}seat{seat}-"
+    return start if name is None else start + (re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip(".") or "bot") + ".log"
+
+
 def _log_path(log_dir: Path | None, prefix: str, seat: int, name: str) -> Path | None:
-    if log_dir is None:
-        return None
-    return Path(log_dir) / f"{prefix}seat{seat}-{re.sub(r'[^A-Za-z0-9._-]+', '_', name)}.log"
+    return None if log_dir is None else Path(log_dir) / seat_log_name(prefix, seat, name)
 
 
 class _Referee:

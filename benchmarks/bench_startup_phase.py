@@ -4,7 +4,7 @@ waits for its input (docs/protocol.md, Start-up), and what that start-up would c
 clock without the start-up phase (`charge_startup: true`).
 
 Every bot plays short games against itself (both seats start side by side, as in any game):
-each bundled bot on a small board of its game, the C starter (examples/bots/starter.c, built
+each bundled bot on a small board of its game, the C starter (examples/bots/starter_c.c, built
 with its `Build:` line) and the JavaScript one (node) on limit-nim. The baseline, in the
 same run, is `cat`: a program that does nothing but wait for its input; every figure is also
 given as a ratio to it. Each bot is measured sandboxed (the default) and with the sandbox off,
@@ -13,7 +13,7 @@ clock, `wall_ms` of the first move), and with `charge_startup: true` (the first 
 which then holds the start-up). Medians over `--repeats` games per kind, kinds interleaved.
 
     python benchmarks/bench_startup_phase.py               # about 2 minutes on 2 cores
-    python benchmarks/bench_startup_phase.py --repeats 3 --only random_bot,starter.c
+    python benchmarks/bench_startup_phase.py --repeats 3 --only random_bot,starter_c.c
 """
 from __future__ import annotations
 
@@ -61,17 +61,17 @@ def subjects() -> list[Subject]:
     ]
     starter_c = build_c_starter()
     if starter_c is not None:
-        found.append(Subject("starter.c (gcc -O2)", (str(starter_c),), "limit-nim", {"piles": "5/2"}))
+        found.append(Subject("starter_c.c (gcc -O2)", (str(starter_c),), "limit-nim", {"piles": "5/2"}))
     node = shutil.which("node")
     if node:
-        found.append(Subject("starter.js (node)", (node, str(ROOT / "examples" / "bots" / "starter.js")),
+        found.append(Subject("starter_js.js (node)", (node, str(ROOT / "examples" / "bots" / "starter_js.js")),
                              "limit-nim", {"piles": "5/2"}))
     return found
 
 
 def build_c_starter() -> Path | None:
-    """examples/bots/starter.c built with its own `Build:` line, from the repository's root."""
-    source = ROOT / "examples" / "bots" / "starter.c"
+    """examples/bots/starter_c.c built with its own `Build:` line, from the repository's root."""
+    source = ROOT / "examples" / "bots" / "starter_c.c"
     line = next((text.split("Build:", 1)[1].strip() for text in source.read_text().splitlines() if "Build:" in text),
                 None)
     if line is None or not shutil.which("gcc"):

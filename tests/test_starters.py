@@ -29,7 +29,7 @@ def build_line(source: Path) -> str:
 def c_starter() -> Path:
     """The C starter, built by its own Build: line, run as written from the repository's root."""
     assert shutil.which("gcc"), "gcc is needed (Debian: apt-get install gcc)"
-    words = shlex.split(build_line(STARTERS / "starter.c"))
+    words = shlex.split(build_line(STARTERS / "starter_c.c"))
     assert words[:2] == ["gcc", "-O2"] and "-o" in words
     subprocess.run(words, cwd=ROOT, check=True, capture_output=True)
     return ROOT / words[words.index("-o") + 1]
@@ -42,13 +42,13 @@ def node() -> str:
 
 
 def test_the_js_starter_needs_no_build():
-    assert build_line(STARTERS / "starter.js").startswith("nothing to build")
+    assert build_line(STARTERS / "starter_js.js").startswith("nothing to build")
 
 
 @pytest.mark.parametrize("game, params", GAMES, ids=[g for g, _ in GAMES])
 @pytest.mark.parametrize("language", ["c", "js"])
 def test_a_starter_passes_arbiter_check(c_starter, tmp_path, language, game, params):
-    command = (str(c_starter),) if language == "c" else (node(), str(STARTERS / "starter.js"))
+    command = (str(c_starter),) if language == "c" else (node(), str(STARTERS / "starter_js.js"))
     player = PlayerSpec(name=f"starter-{language}", command=command, cwd=str(ROOT))
     report = run_check(CheckTarget(game, params, player, time_ms=3000), log_dir=tmp_path, concurrency=2)
     assert report.failed() == [], [(i.id, i.hint, i.transcript) for i in report.items if i.status == "fail"]

@@ -20,6 +20,7 @@ from datetime import datetime, timezone
 from typing import Any, Callable, Collection, Iterator, Mapping, Sequence
 
 from ..errors import UsageError, show_path
+from ..referee import seat_log_name
 
 GAMES_FILE = "games.jsonl"
 DESCRIPTION_FILE = "tournament.json"
@@ -248,7 +249,7 @@ class ResultsFolder:
     def seat_logs(self, game_id: str, seat: int) -> list[Path]:
         """The stderr logs in `logs/` of one seat of one game (at most one, unless a name
         was reused), found by listing the folder: no path is built from the arguments."""
-        prefix = f"{game_log_prefix(game_id)}seat{seat}-"  # the referee names a seat's log after its prefix
+        prefix = seat_log_name(game_log_prefix(game_id), seat)
         try:
             names = sorted(n for n in os.listdir(self.logs) if n.startswith(prefix) and n.endswith(".log"))
         except OSError:

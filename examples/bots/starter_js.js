@@ -3,7 +3,7 @@
 // protocol is in docs/protocol.md; docs/writing-a-bot.md walks through the C twin of this file.
 //
 // Build:  nothing to build (Debian: apt-get install nodejs)
-// Check:  arbiter check dots-and-triangles "node examples/bots/starter.js"
+// Check:  arbiter check dots-and-triangles "node examples/bots/starter_js.js"
 "use strict";
 const readline = require("readline");
 

@@ -2,8 +2,8 @@
  * limit-nim: it keeps the position and plays a random legal move. The protocol is in
  * docs/protocol.md; docs/writing-a-bot.md walks through this file.
  *
- * Build:  gcc -O2 -Wall -o examples/bots/starter examples/bots/starter.c
- * Check:  arbiter check dots-and-triangles examples/bots/starter
+ * Build:  gcc -O2 -Wall -o examples/bots/starter_c examples/bots/starter_c.c
+ * Check:  arbiter check dots-and-triangles examples/bots/starter_c
  */
 #include <stdio.h>
 #include <stdlib.h>
