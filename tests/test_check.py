@@ -73,19 +73,31 @@ def test_codecup_dialect_gets_start_and_no_game_line(tmp_path):
     assert codecup().failed() == ["seat-0"]
 
 
-@pytest.mark.parametrize("options, failed", [((), []), (("--eof-error",), ["end-without-quit"])])
-def test_a_contest_entry_is_checked_on_the_end_without_quit_as_codecup_ends_a_game(tmp_path, options, failed):
+@pytest.mark.parametrize("options, note", [
+    ((), "exited at the end of its input"),
+    # maksverver's CodeCup 2024 entry logs "Unexpected end of input!" and exits 1: the contest,
+    # which stops a bot after its game without Quit, never judged that, so neither does check.
+    (("--eof-error",), "exited with status 1 at the end of its input (not judged: the contest judges only the moves)"),
+])
+def test_a_contest_entry_is_checked_on_the_end_without_quit_as_codecup_ends_a_game(tmp_path, options, note):
     entry = PlayerSpec(name="entry", command=(sys.executable, str(BOTS / "codecup_style_sudoku.py"), *options),
                        cwd=str(BOTS), dialect="codecup", sandbox=SandboxSpec(read=(str(BOTS),)))
     report = run_check(CheckTarget("codecup-sudoku", {}, entry, time_ms=3000,
                                    duties=frozenset({"seat-0", "end-without-quit"})), log_dir=tmp_path)
-    assert report.failed() == failed, [(i.id, i.note, i.hint) for i in report.items]
+    assert report.failed() == [], [(i.id, i.note, i.hint) for i in report.items]
+    assert report.item("end-without-quit").note == note
+
+
+def test_a_contest_entry_still_running_after_its_input_ended_fails_the_end_without_quit(tmp_path):
+    entry = PlayerSpec(name="entry", command=(sys.executable, str(BOTS / "codecup_style_sudoku.py"), "--eof-hang"),
+                       cwd=str(BOTS), dialect="codecup", sandbox=SandboxSpec(read=(str(BOTS),)))
+    report = run_check(CheckTarget("codecup-sudoku", {}, entry, time_ms=3000,
+                                   duties=frozenset({"seat-0", "end-without-quit"})), log_dir=tmp_path)
+    assert report.failed() == ["end-without-quit"]
     item = report.item("end-without-quit")
-    if failed:
-        assert "exited with status 1 when its input closed without Quit" in item.hint
-        assert item.transcript[-1] == "> (end of input, no Quit)"
-    else:
-        assert item.note == "exited at the end of its input"
+    assert item.note == "did not exit at the end of its input"
+    assert "treat the end of input as the end of the game" in item.hint
+    assert item.transcript[-1] == "> (end of input, no Quit)"
 
 
 # Each broken bot, the one duty it breaks, and words its hint must contain.

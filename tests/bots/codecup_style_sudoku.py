@@ -22,10 +22,12 @@ Options (for the tests, which need every way a game can end):
                    not reduce the solutions
   --eof-error      take the end of input before `Quit` as fatal too (`arbiter check`:
                    end-without-quit)
+  --eof-hang       stay at the end of input before `Quit` (`arbiter check`: end-without-quit)
 """
 import argparse
 import random
 import sys
+import time
 
 ROWS = "ABCDEFGHI"
 COLS = "abcdefghi"
@@ -64,6 +66,7 @@ def main():
     parser.add_argument("--illegal-at", type=int, default=0)
     parser.add_argument("--solution", action="store_true")
     parser.add_argument("--eof-error", action="store_true")
+    parser.add_argument("--eof-hang", action="store_true")
     args = parser.parse_args()
     grid = [[0] * 9 for _ in range(9)]
     rng = random.Random(args.seed)
@@ -73,6 +76,8 @@ def main():
         if not line:
             if args.eof_error:
                 fail("end of input before Quit")
+            if args.eof_hang:
+                time.sleep(60)
             return
         line = line.strip()
         if not line:
