@@ -43,14 +43,33 @@ class Rating:
     high: float
 
 
+Interval = Literal["trinomial", "pentanomial"]
+
+
 @dataclass(frozen=True)
 class EloEstimate:
-    """An Elo difference with its 95% interval and the likelihood of superiority (0..1)."""
+    """An Elo difference with its 95% interval and the likelihood of superiority (0..1).
+
+    `interval` says whose variance the interval has: "pentanomial" (pairs of games with the
+    seats swapped, each pair one sample) or "trinomial" (each game one sample)."""
 
     elo: float
     low: float
     high: float
     los: float
+    interval: Interval = "trinomial"
+
+    def text(self) -> str:
+        """`+147 [+12, +320]`: the figure and its 95% interval, as every report prints a pairing."""
+        return elo_text(self.elo, self.low, self.high)
+
+
+def elo_text(elo: float, low: float, high: float) -> str:
+    """`+147 [+12, +320]`: an Elo figure and its interval, whole points (the page prints the same);
+    what rounds to zero is +0, never -0."""
+    def whole(x: float) -> str:
+        return f"{0.0 if abs(x) <= 0.5 else x:+.0f}"
+    return f"{whole(elo)} [{whole(low)}, {whole(high)}]"
 
 
 @dataclass(frozen=True)
@@ -437,6 +456,28 @@ def _ranking_gradient_information(theta: np.ndarray, by_size: list[tuple[np.ndar
 # --- Elo from a match ------------------------------------------------------------------------
 
 
+def pairing_elo(openings: Sequence[Sequence[float]]) -> EloEstimate:
+    """The Elo of one player over another, from their games grouped by opening.
+
+    Each group holds the first player's game scores (1, 1/2, 0) in the games of one opening.
+    When every group is a pair (the opening played twice, the seats swapped) the estimate is
+    `elo_from_pentanomial`'s, which counts the pair's two games as one sample; otherwise
+    `elo_from_wdl`'s over all games. Both give the same figure (the Elo of the mean score);
+    only the interval differs, and `interval` says which it is. Every Elo figure of a
+    pairing (standings, head-to-head line, a match's running line, the SPRT) comes from here.
+    """
+    scores = [float(s) for group in openings for s in group]
+    for s in scores:
+        if s not in (0.0, 0.5, 1.0):
+            raise ValueError(f"a game score is 1, 1/2 or 0, got {s!r}")
+    if openings and all(len(group) == 2 for group in openings):
+        counts = [0, 0, 0, 0, 0]
+        for group in openings:
+            counts[round(2 * sum(group))] += 1
+        return elo_from_pentanomial(counts)
+    return elo_from_wdl(scores.count(1.0), scores.count(0.5), scores.count(0.0))
+
+
 def elo_from_wdl(wins: int, draws: int, losses: int) -> EloEstimate:
     """Logistic Elo difference from win/draw/loss counts (trinomial, normal approximation).
 
@@ -462,8 +503,8 @@ def elo_from_pentanomial(counts: Sequence[int]) -> EloEstimate:
     """
     pairs = _with_virtual_draw(_check_pentanomial(counts))
     if sum(pairs) == 0:
-        return EloEstimate(0.0, -math.inf, math.inf, 0.5)
-    return _score_estimate(PAIR_SCORES, pairs)
+        return EloEstimate(0.0, -math.inf, math.inf, 0.5, "pentanomial")
+    return _score_estimate(PAIR_SCORES, pairs, "pentanomial")
 
 
 def nelo_from_pentanomial(counts: Sequence[int]) -> tuple[float, float, float]:
@@ -498,12 +539,14 @@ def elo_from_score(score: float) -> float:
     return ELO_PER_NAT * math.log(score / (1 - score))
 
 
-def _score_estimate(values: Sequence[float], counts: Sequence[float]) -> EloEstimate:
+def _score_estimate(values: Sequence[float], counts: Sequence[float],
+                    interval: Interval = "trinomial") -> EloEstimate:
     n = sum(counts)
     mean, sd = _moments(values, counts)
     se = sd / math.sqrt(n)
     los = 0.5 if se == 0 else 0.5 * math.erfc(-(mean - 0.5) / se / math.sqrt(2))
-    return EloEstimate(elo_from_score(mean), elo_from_score(mean - Z95 * se), elo_from_score(mean + Z95 * se), los)
+    return EloEstimate(elo_from_score(mean), elo_from_score(mean - Z95 * se), elo_from_score(mean + Z95 * se), los,
+                       interval)
 
 
 def _moments(values: Sequence[float], counts: Sequence[float]) -> tuple[float, float]:

@@ -3,6 +3,7 @@ running score, resumed after Ctrl-C, whose standings are `arbiter report`'s on i
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -59,6 +60,10 @@ def test_a_match_interrupted_by_ctrl_c_resumes_and_its_standings_are_the_reports
     # The running score: one line per game of this run, with Elo and LOS.
     lines = [line for line in again.stderr.splitlines() if line.startswith("[")]
     assert len(lines) == 20 - len(kept) and "greedy vs slow_random_bot: +" in lines[-1] and "LOS" in lines[-1]
+    # Its last Elo is the standings' one figure of greedy over slow_random_bot.
+    figure = re.search(r"Elo of greedy over slow_random_bot ([+-]\d+ \[\S+, \S+\]) \(95% interval, pentanomial\)",
+                       again.stdout).group(1)
+    assert f"Elo {figure} (pentanomial)" in lines[-1]
 
     report = subprocess.run([sys.executable, "-m", "arbiter", "report", str(results)], cwd=ROOT,
                             capture_output=True, text=True, timeout=60)

@@ -18,6 +18,7 @@ import pytest
 from arbiter.games import find_game
 from arbiter.records import GameRecord
 from arbiter.reports.html import write_game_page, write_tournament_report
+from arbiter.stats import elo_text
 from report_samples import play_random_game, write_sample_tournament
 
 CHROMIUM = Path(os.environ.get("ARBITER_CHROMIUM", "/usr/bin/chromium"))
@@ -124,7 +125,7 @@ def test_standings_table_shows_summary_json_in_standings_txt_formats(page, tourn
             "rank": str(player["rank"]), "name": player["name"], "games": str(player["games"]),
             "wins": str(player["wins"]), "draws": str(player["draws"]), "losses": str(player["losses"]),
             "points": f"{player['points']:g}", "score_pct": f"{player['score_pct']:.1f}",
-            "rating": f"{player['rating']:+.0f} [{player['rating_low']:+.0f}, {player['rating_high']:+.0f}]",
+            "rating": elo_text(player["rating"], player["rating_low"], player["rating_high"]),
             "faults": faults, "avg_move_ms": f"{player['avg_move_ms']:.1f}", "max_move_ms": f"{player['max_move_ms']:.0f}",
             "max_startup_ms": "-" if player["max_startup_ms"] is None else f"{player['max_startup_ms']:.0f}",
         }

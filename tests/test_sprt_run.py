@@ -47,6 +47,12 @@ def test_random_against_itself_is_not_accepted_and_stops_at_max_games(
     assert code == 4, out
     assert "Verdict: inconclusive after 16 games (max games 16)" in out
     assert len((tmp_path / "r" / "games.jsonl").read_text().splitlines()) == 16
+    # One Elo figure for the pairing: the head-to-head line, the SPRT's line, the candidate's row.
+    figures = re.findall(r"Elo of (\S+) over (\S+) ([+-]\d+ \[\S+, \S+\])", out)
+    assert len(figures) == 2 and figures[0] == figures[1], out
+    candidate, _, figure = figures[0]
+    row = next(line for line in out.splitlines() if re.match(rf"\d+\s+{candidate}\s", line))
+    assert figure in row, out
 
 
 def test_a_candidate_that_crashes_in_game_3_fails_with_exit_3(tmp_path: Path,

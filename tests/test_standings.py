@@ -8,7 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from arbiter.reports.standings import compute_standings, format_standings
+from arbiter.cli.match import MatchProgress
+from arbiter.reports.standings import compute_standings, format_standings, pairing_estimate
+from arbiter.stats import pairing_elo
+from arbiter.tournament.config import SprtSettings
+from arbiter.tournament.sprt import SprtTest
 
 from tournament_helpers import ROOT, write_config
 
@@ -25,8 +29,8 @@ def test_three_wins_in_four_is_400_log10_3_elo_apart() -> None:
     standings = compute_standings(games)
     first, second = standings.players
     assert (first.name, first.wins, first.losses, first.points, first.score_pct) == ("a", 3, 1, 3.0, 75.0)
-    assert first.rating - second.rating == pytest.approx(400 * math.log10(3))
-    assert first.rating == pytest.approx(-second.rating)  # anchored on the mean
+    # Two players: each row shows its Elo over the other, the head-to-head figure.
+    assert first.rating == pytest.approx(400 * math.log10(3)) and second.rating == -first.rating
     assert standings.head_to_head is not None
     assert standings.head_to_head.elo == pytest.approx(400 * math.log10(3), rel=1e-6)
     assert standings.crosstable == {"a": {"b": 3.0}, "b": {"a": 1.0}}
@@ -88,3 +92,48 @@ def test_the_slowest_start_up_of_each_player_is_shown_and_old_records_have_none(
     assert compute_standings([record("a", "b", 0)]).players[0].max_startup_ms is None  # from before it was kept
     text = format_standings(compute_standings(games))
     assert "max start-up ms" in text and "311" in text
+
+
+def paired(a: str, b: str, round_no: int, winners: tuple[int | None, int | None]) -> list[dict]:
+    """One opening played twice by a and b, the seats swapped; `winners` are the seats that won."""
+    def points(winner: int | None) -> list[float]:
+        return [0.5, 0.5] if winner is None else [float(winner == 0), float(winner == 1)]
+    return [record(a, b, winners[0]) | {"round": round_no, "opening": ["1"], "points": points(winners[0])},
+            record(b, a, winners[1]) | {"round": round_no, "opening": ["1"], "points": points(winners[1])}]
+
+
+def test_two_players_show_one_elo_figure_of_the_first_listed_over_the_second() -> None:
+    # b wins three pairs outright, a one; listed a first: every figure is a's Elo over b.
+    games = paired("a", "b", 1, (1, 0)) + paired("a", "b", 2, (1, 0)) + paired("a", "b", 3, (0, None)) \
+        + paired("a", "b", 4, (1, 0))
+    standings = compute_standings(games, players=["a", "b"])
+    head = standings.head_to_head
+    assert standings.pairing == ("a", "b") and head is not None
+    assert head == pairing_elo([[0.0, 0.0], [0.0, 0.0], [1.0, 0.5], [0.0, 0.0]])
+    assert head.interval == "pentanomial" and head.elo < 0
+    rows = {row.name: row for row in standings.players}
+    assert (rows["a"].rating, rows["a"].rating_low, rows["a"].rating_high) == (head.elo, head.low, head.high)
+    assert (rows["b"].rating, rows["b"].rating_low, rows["b"].rating_high) == (-head.elo, -head.high, -head.low)
+    text = format_standings(standings)
+    assert f"a vs b: Elo of a over b {head.text()} (95% interval, pentanomial)" in text
+    assert "Elo over the other [95%]" in text and text.count(head.text()) == 2  # a's row and the line
+
+
+def test_the_head_to_head_figure_is_the_running_match_lines_and_the_sprts(tmp_path: Path) -> None:
+    games = paired("cand", "base", 1, (0, 1)) + paired("cand", "base", 2, (None, 0)) + paired("cand", "base", 3, (1, 0))
+    standings = compute_standings(games, players=["cand", "base"])
+    progress = MatchProgress("cand", "base", quiet=True)
+    progress.start(6, games)
+    test = SprtTest(SprtSettings(elo0=0, elo1=50), "cand", "base")
+    for game in games:
+        test.add(game)
+    assert standings.head_to_head == pairing_estimate(games, "cand", "base") == test.elo()
+    assert f"Elo {test.elo().text()} (pentanomial)" in progress.score_line()
+    assert f"Elo {test.elo().text()}  " in test.status_line()
+
+
+def test_an_anchored_player_of_two_stays_at_zero_and_the_other_shows_the_pairing_figure() -> None:
+    games = paired("a", "b", 1, (0, 1)) + paired("a", "b", 2, (0, 0))
+    standings = compute_standings(games, players=["a", "b"], anchor="b")
+    rows = {row.name: row for row in standings.players}
+    assert rows["b"].rating == 0 and rows["a"].rating == standings.head_to_head.elo

@@ -388,9 +388,9 @@ def test_degenerate_pentanomials() -> None:
     assert -math.inf < low < nelo < high < math.inf  # wide: the spread of a lopsided sample is poorly known
     assert nelo_from_pentanomial([10, 0, 0, 0, 0]) == pytest.approx((-nelo, -high, -low))
     # Every pair 1/2: no spread; nElo 0 with the interval it has at 0.
-    assert elo_from_pentanomial([0, 0, 8, 0, 0]) == EloEstimate(0.0, 0.0, 0.0, 0.5)
+    assert elo_from_pentanomial([0, 0, 8, 0, 0]) == EloEstimate(0.0, 0.0, 0.0, 0.5, "pentanomial")
     assert nelo_from_pentanomial([0, 0, 8, 0, 0])[0] == 0
-    assert elo_from_pentanomial([0] * 5) == EloEstimate(0.0, -math.inf, math.inf, 0.5)
+    assert elo_from_pentanomial([0] * 5) == EloEstimate(0.0, -math.inf, math.inf, 0.5, "pentanomial")
     assert nelo_from_pentanomial([0] * 5) == (0.0, -math.inf, math.inf)
 
 
@@ -562,3 +562,28 @@ def test_a_finer_scan_finds_the_same_llr(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setattr(stats, "_SD_SCAN", 200)
     fine = [sprt_llr(c, e0, e1) for c, e0, e1 in cases]
     assert coarse == pytest.approx(fine, rel=1e-9, abs=1e-9)
+
+
+def test_a_pairing_played_in_pairs_of_games_gets_the_pentanomial_estimate() -> None:
+    # Four openings, each played twice with the seats swapped: pair scores 1, 3/4, 1/2, 1/4.
+    openings = [[1.0, 1.0], [1.0, 0.5], [1.0, 0.0], [0.5, 0.0]]
+    estimate = stats.pairing_elo(openings)
+    assert estimate == elo_from_pentanomial([0, 1, 1, 1, 1])
+    assert estimate.interval == "pentanomial"
+
+
+def test_a_pairing_with_an_opening_not_played_twice_gets_the_trinomial_estimate_and_the_same_figure() -> None:
+    paired = stats.pairing_elo([[1.0, 1.0], [1.0, 0.5], [1.0, 0.0], [0.5, 0.0]])
+    unpaired = stats.pairing_elo([[1.0, 1.0], [1.0, 0.5], [1.0, 0.0], [0.5], [0.0]])
+    assert unpaired == elo_from_wdl(4, 2, 2) and unpaired.interval == "trinomial"
+    assert unpaired.elo == pytest.approx(paired.elo) == pytest.approx(elo(5 / 8))
+
+
+def test_a_pairing_game_score_is_a_win_a_draw_or_a_loss() -> None:
+    with pytest.raises(ValueError, match="1, 1/2 or 0"):
+        stats.pairing_elo([[1.0, 0.25]])
+
+
+def test_the_elo_text_is_whole_points_with_unbounded_ends_spelled_out() -> None:
+    assert EloEstimate(146.6, 12.4, math.inf, 0.99).text() == "+147 [+12, +inf]"
+    assert EloEstimate(-0.4, -math.inf, 3.0, 0.5).text() == "+0 [-inf, +3]"

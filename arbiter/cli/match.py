@@ -19,7 +19,7 @@ from ..errors import UsageError
 from ..referee import TimeControl
 from ..reports.html import write_tournament_report
 from ..reports.results import report_results
-from ..stats import elo_from_wdl
+from ..reports.standings import pairing_estimate
 from ..tournament.config import MAX_NAME_BYTES, config_from_data
 from ..tournament.progress import Progress, describe_result
 from ..tournament.runner import Interrupted, run_tournament, sandbox_line, stopped_note
@@ -153,9 +153,11 @@ class MatchProgress(Progress):
         super().__init__(stream, quiet=quiet, tty=False)
         self.first, self.second = first, second
         self.wins = self.draws = self.losses = 0
+        self.records: Sequence[dict[str, Any]] = ()
 
     def start(self, planned: int, records: Sequence[dict[str, Any]]) -> None:
         self.wins = self.draws = self.losses = 0
+        self.records = records
         for record in records:
             self._tally(record)
         super().start(planned, records)
@@ -173,15 +175,17 @@ class MatchProgress(Progress):
         self.done += 1
         self._count(record)
         self._tally(record)
+        self.records = records
         if not self.quiet:
             print(f"[{self.done}/{self.planned}] {describe_result(record)}; {self.score_line()}",
                   file=self.stream, flush=True)
 
     def score_line(self) -> str:
-        """`greedy vs random: +7 =1 -2, Elo +147 [+12, +320], LOS 99.1%`."""
-        estimate = elo_from_wdl(self.wins, self.draws, self.losses)
+        """`greedy vs random: +7 =1 -2, Elo +147 [+12, +320] (pentanomial), LOS 99.1%`: the Elo of
+        the first over the second, the figure the standings will show (`pairing_estimate`)."""
+        estimate = pairing_estimate(self.records, self.first, self.second)
         return (f"{self.first} vs {self.second}: +{self.wins} ={self.draws} -{self.losses}, "
-                f"Elo {estimate.elo:+.0f} [{estimate.low:+.0f}, {estimate.high:+.0f}], LOS {100 * estimate.los:.1f}%")
+                f"Elo {estimate.text()} ({estimate.interval}), LOS {100 * estimate.los:.1f}%")
 
 
 __all__ = ["MatchProgress", "flags_to_config", "register", "run"]

@@ -155,8 +155,8 @@ def describe_outcome(outcome: SprtOutcome) -> str:
         f"  counted: {test.games_counted} games in {test.pairs_counted} pairs; {test.candidate} "
         f"won {test.wins}, drew {test.draws}, lost {test.losses}",
         f"  pairs scoring 0, 1/4, 1/2, 3/4, 1: {' '.join(map(str, test.pentanomial))}",
-        f"  Elo {elo.elo:+.1f} [{elo.low:+.1f}, {elo.high:+.1f}], nElo {nelo:+.1f} [{nlow:+.1f}, {nhigh:+.1f}] "
-        f"(95%), likelihood of superiority {100 * elo.los:.1f}%",
+        f"  Elo of {test.candidate} over {test.baseline} {elo.text()}, nElo {nelo:+.1f} [{nlow:+.1f}, {nhigh:+.1f}] "
+        f"(95% intervals, {elo.interval}), likelihood of superiority {100 * elo.los:.1f}%",
         f"  LLR {test.state.llr:+.3f}, bounds [{test.state.lower:+.3f}, {test.state.upper:+.3f}]",
     ]
     extra = test.games_recorded - test.games_counted

@@ -56,6 +56,11 @@
     return sign + Math.abs(x).toFixed(digits);
   }
   const pyFixedSigned = (x, digits) => (isNum(x) ? (x < 0 ? "" : "+") + pyFixed(x, digits) : "–");
+  // An Elo figure as stats.elo_text prints it: whole points, +0 for what rounds to zero.
+  // An interval's end is null in summary.json where it is unbounded: -inf below, +inf above.
+  const eloFixed = (x) => pyFixedSigned(isNum(x) && Math.abs(x) <= 0.5 ? 0 : x, 0);
+  const eloText = (elo, low, high) =>
+    `${eloFixed(elo)} [${isNum(low) ? eloFixed(low) : "-inf"}, ${isNum(high) ? eloFixed(high) : "+inf"}]`;
   const pyG = (x) => (isNum(x) ? String(Number(x.toPrecision(6))) : "–");  // f"{x:g}" for ordinary sizes
   const paramValue = (v) =>
     Array.isArray(v) ? v.map((x) => (Array.isArray(x) ? x.join("/") : x)).join(",")
@@ -172,7 +177,8 @@
       ...(data.seats > 2 ? [["places", Array.from({ length: data.seats }, (_, i) => ordinal(i + 1)).join("-"), (p) => (p.places || []).join("-")]] : []),
       ["points", "points", (p) => pyG(p.points)],
       ["score_pct", "score %", (p) => pyFixed(p.score_pct, 1)],
-      ["rating", "Elo [95%]", (p) => `${pyFixedSigned(p.rating, 0)} [${pyFixedSigned(p.rating_low, 0)}, ${pyFixedSigned(p.rating_high, 0)}]`],
+      // Two players: each row's Elo is over the other, the head-to-head line's figure (standings.py).
+      ["rating", data.head_to_head ? "Elo over the other [95%]" : "Elo [95%]", (p) => eloText(p.rating, p.rating_low, p.rating_high)],
       ["faults", "faults", (p) => faultText(p.faults)],
       ["avg_move_ms", "avg ms/move", (p) => pyFixed(p.avg_move_ms, 1)],
       ["max_move_ms", "max ms/move", (p) => pyFixed(p.max_move_ms, 0)],
@@ -188,8 +194,10 @@
     const table = h("table", { class: "data", id: "standings-table" },
       h("thead", {}, h("tr", {}, columns.map(([key, label]) => h("th", { class: key === "name" || key === "faults" ? "text" : null, text: label })))),
       h("tbody", {}, body));
-    const pair = data.head_to_head && data.standings.length === 2
-      ? h("p", { class: "note", id: "head-to-head", text: `${data.standings[0].name} vs ${data.standings[1].name}: Elo difference ${pyFixedSigned(data.head_to_head.elo, 1)} [${pyFixedSigned(data.head_to_head.low, 1)}, ${pyFixedSigned(data.head_to_head.high, 1)}] (95%), likelihood of superiority ${pyFixed(100 * data.head_to_head.los, 1)}%` })
+    const hh = data.head_to_head;
+    // The line standings.txt prints (standings.head_to_head_line), from summary.json's figures.
+    const pair = hh && data.standings.length === 2
+      ? h("p", { class: "note", id: "head-to-head", text: `${hh.first} vs ${hh.second}: Elo of ${hh.first} over ${hh.second} ${eloText(hh.elo, hh.low, hh.high)} (95% interval, ${hh.interval}), likelihood of superiority ${pyFixed(100 * hh.los, 1)}%` })
       : null;
     return card("standings", "Standings", h("div", { class: "scroll-x" }, table), pair);
   }

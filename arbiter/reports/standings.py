@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
 from tabulate import tabulate
 
 from ..records import game_places
-from ..stats import EloEstimate, elo_from_wdl, plackett_luce
+from ..stats import EloEstimate, elo_text, pairing_elo, plackett_luce
 from ..tournament.progress import ordinal
 from ..tournament.store import ResultsFolder
 
@@ -63,7 +63,8 @@ class PlayerStanding:
 
 @dataclass
 class Standings:
-    """The whole table, the crosstable and, for two players, their head-to-head estimate.
+    """The whole table, the crosstable and, for two players, their head-to-head estimate:
+    the Elo of `pairing[0]` (listed first: a match's A, an SPRT's candidate) over `pairing[1]`.
 
     The crosstable holds, for two-seat games, the row player's points against the column
     player; for games of more seats (`seats` > 2), how often the row player finished ahead of
@@ -75,6 +76,7 @@ class Standings:
     faults: int
     head_to_head: EloEstimate | None = None
     seats: int = 2
+    pairing: tuple[str, str] | None = None
 
 
 def game_points(record: dict[str, Any], seat: int, scoring: dict[str, float]) -> float:
@@ -90,6 +92,25 @@ def game_points(record: dict[str, Any], seat: int, scoring: dict[str, float]) ->
 def seat_names(record: dict[str, Any]) -> list[str]:
     """Player names in seat order."""
     return list(record.get("names") or [p["name"] for p in record["players"]])
+
+
+def game_score(record: dict[str, Any], name: str) -> float:
+    """The player's game score in a record: 1 win, 1/2 draw, 0 loss (whatever the points scoring)."""
+    winner = record["winner"]
+    return 0.5 if winner is None else float(seat_names(record)[winner] == name)
+
+
+def pairing_estimate(records: Sequence[dict[str, Any]], first: str, second: str) -> EloEstimate:
+    """The Elo of `first` over `second` from their two-seat games, grouped by round and opening
+    (each opening is played twice, the seats swapped): `stats.pairing_elo`."""
+    openings: dict[tuple[Any, ...], list[float]] = {}
+    for k, record in enumerate(records):
+        if sorted(seat_names(record)) != sorted((first, second)):
+            continue
+        # A record without a round (not from a tournament) is a group of its own.
+        key = ("round", record["round"], tuple(record.get("opening") or ())) if "round" in record else ("game", k)
+        openings.setdefault(key, []).append(game_score(record, first))
+    return pairing_elo(list(openings.values()))
 
 
 def compute_standings(records: Sequence[dict[str, Any]], *, players: Sequence[str] = (),
@@ -153,11 +174,18 @@ def compute_standings(records: Sequence[dict[str, Any]], *, players: Sequence[st
     ranked = sorted(table.values(), key=lambda r: (-r.points, -r.rating, listed.get(r.name, len(listed)), r.name))
     for rank, row in enumerate(ranked, 1):
         row.rank = rank
-    head = None
+    head, pairing = None, None
     if len(ranked) == 2 and seats == 2:
-        head = elo_from_wdl(ranked[0].wins, ranked[0].draws, ranked[0].losses)
+        # One figure for the pairing: each row shows its player's Elo over the other (the anchor,
+        # if one is named, stays at 0), the same estimate as the head-to-head line and the SPRT.
+        pairing = tuple(sorted(table, key=lambda name: (listed.get(name, len(listed)), name)))
+        head = pairing_estimate(records, *pairing)
+        over = {pairing[0]: (head.elo, head.low, head.high), pairing[1]: (-head.elo, -head.high, -head.low)}
+        for row in ranked:
+            if row.name != anchor:
+                row.rating, row.rating_low, row.rating_high = over[row.name]
     return Standings(players=ranked, crosstable=cross, games=len(records), faults=faults, head_to_head=head,
-                     seats=seats)
+                     seats=seats, pairing=pairing)
 
 
 def _fault_text(row: PlayerStanding) -> str:
@@ -177,7 +205,7 @@ def standings_rows(standings: Standings) -> list[list[Any]]:
             row.rank, row.name, row.games, row.wins, row.draws, row.losses,
             *(["-".join(str(count) for count in row.places)] if standings.seats > 2 else []),
             f"{row.points:g}",
-            f"{row.score_pct:.1f}", f"{row.rating:+.0f} [{row.rating_low:+.0f}, {row.rating_high:+.0f}]",
+            f"{row.score_pct:.1f}", elo_text(row.rating, row.rating_low, row.rating_high),
             _fault_text(row), f"{row.avg_move_ms:.1f}", f"{row.max_move_ms:.0f}",
             "-" if row.max_startup_ms is None else f"{row.max_startup_ms:.0f}",
         ]
@@ -187,6 +215,8 @@ def standings_rows(standings: Standings) -> list[list[Any]]:
 
 def standings_headers(standings: Standings) -> list[str]:
     """The standings table's headers: HEADERS, with the places column for more than two seats."""
+    if standings.pairing is not None:  # two players: each row's Elo is over the other (compute_standings)
+        return [PAIRING_ELO_HEADER if header == RATING_HEADER else header for header in HEADERS]
     if standings.seats == 2:
         return HEADERS
     places = "-".join(ordinal(place) for place in range(1, standings.seats + 1))
@@ -194,8 +224,10 @@ def standings_headers(standings: Standings) -> list[str]:
 
 
 
-HEADERS = ["#", "player", "games", "W", "D", "L", "points", "score %", "Elo [95%]", "faults",
+RATING_HEADER = "Elo [95%]"
+HEADERS = ["#", "player", "games", "W", "D", "L", "points", "score %", RATING_HEADER, "faults",
            "avg ms/move", "max ms/move", "max start-up ms"]
+PAIRING_ELO_HEADER = "Elo over the other [95%]"
 
 
 def format_standings(standings: Standings, *, markdown: bool = False) -> str:
@@ -214,15 +246,16 @@ def format_standings(standings: Standings, *, markdown: bool = False) -> str:
     parts.append("Crosstable (points of the row player against the column player):" if standings.seats == 2 else
                  "Crosstable (games in which the row player finished ahead of the column player; a tie counts 1/2):")
     parts.append(tabulate(cross_rows, headers=["", *names], tablefmt=fmt, disable_numparse=True))
-    if standings.head_to_head is not None:
-        h = standings.head_to_head
-        first, second = names
-        parts.append(
-            f"{first} vs {second}: Elo difference {h.elo:+.1f} [{h.low:+.1f}, {h.high:+.1f}] (95%), "
-            f"likelihood of superiority {100 * h.los:.1f}%"
-        )
+    if standings.head_to_head is not None and standings.pairing is not None:
+        parts.append(head_to_head_line(standings.head_to_head, *standings.pairing))
     parts.append(f"{standings.games} games, {standings.faults} ended by a fault.")
     return "\n\n".join(parts) + "\n"
+
+
+def head_to_head_line(estimate: EloEstimate, first: str, second: str) -> str:
+    """`a vs b: Elo of a over b +147 [+12, +320] (95% interval, pentanomial), likelihood of superiority 99.1%`."""
+    return (f"{first} vs {second}: Elo of {first} over {second} {estimate.text()} "
+            f"(95% interval, {estimate.interval}), likelihood of superiority {100 * estimate.los:.1f}%")
 
 
 def _finite(value: float) -> float | None:
@@ -250,8 +283,11 @@ def summary_json(standings: Standings, meta: dict[str, Any]) -> dict[str, Any]:
         "crosstable_counts": "points" if standings.seats == 2 else "finished_ahead",
         "totals": {**meta.get("totals", {}), "games": standings.games, "faults": standings.faults},
     })
-    if standings.head_to_head is not None:
-        summary["head_to_head"] = {k: _finite(v) for k, v in asdict(standings.head_to_head).items()}
+    if standings.head_to_head is not None and standings.pairing is not None:
+        h = standings.head_to_head
+        summary["head_to_head"] = {"first": standings.pairing[0], "second": standings.pairing[1],
+                                   "elo": _finite(h.elo), "low": _finite(h.low), "high": _finite(h.high),
+                                   "los": h.los, "interval": h.interval}
     return summary
 
 

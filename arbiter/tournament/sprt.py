@@ -21,7 +21,7 @@ from ..errors import ExitCode
 from ..games import Game
 from ..records import GameRecord
 from ..referee import play_game
-from ..stats import EloEstimate, SprtState, elo_from_pentanomial, nelo_from_pentanomial, sprt_status
+from ..stats import EloEstimate, SprtState, nelo_from_pentanomial, pairing_elo, sprt_status
 from .config import SprtSettings, TournamentConfig
 from .progress import Progress
 from .runner import GameWatch, Interrupted, TournamentRunner, run_held
@@ -84,6 +84,7 @@ class SprtTest:
         self.candidate_faults: list[dict[str, Any]] = []
         self.baseline_faults: list[dict[str, Any]] = []
         self._games: dict[int, dict[bool, float]] = {}  # pair -> {candidate moved first: its points}
+        self._counted: list[list[float]] = []  # the counted pairs' game scores, for `elo`
 
     def add(self, record: dict[str, Any]) -> None:
         """Take one game record into account."""
@@ -111,6 +112,7 @@ class SprtTest:
                 self.draws += points == 0.5
                 self.losses += points == 0
             self.pentanomial[round(2 * sum(games.values()))] += 1
+            self._counted.append(list(games.values()))
             self.pairs_counted += 1
             self.state = sprt_status(self.pentanomial, s.elo0, s.elo1, s.alpha, s.beta)
 
@@ -130,8 +132,9 @@ class SprtTest:
         return 2 * self.pairs_counted
 
     def elo(self) -> EloEstimate:
-        """The candidate's Elo over the baseline from the counted pairs, with 95% interval and LOS."""
-        return elo_from_pentanomial(self.pentanomial)
+        """The candidate's Elo over the baseline from the counted pairs, with 95% interval and LOS:
+        the pairing's one figure, as the standings show it (`stats.pairing_elo`)."""
+        return pairing_elo(self._counted)
 
     def nelo(self) -> tuple[float, float, float]:
         """The candidate's normalized Elo from the counted pairs: (nelo, low, high)."""
@@ -142,7 +145,7 @@ class SprtTest:
         elo, (nelo, nlow, nhigh) = self.elo(), self.nelo()
         s = self.state
         return (f"pairs {self.pairs_counted} [{' '.join(map(str, self.pentanomial))}]  "
-                f"Elo {elo.elo:+.1f} [{elo.low:+.1f}, {elo.high:+.1f}]  "
+                f"Elo {elo.text()}  "
                 f"nElo {nelo:+.1f} [{nlow:+.1f}, {nhigh:+.1f}]  LOS {100 * elo.los:.1f}%  "
                 f"LLR {s.llr:+.2f} [{s.lower:+.2f}, {s.upper:+.2f}]")
 
