@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from arbiter.errors import UsageError
 from arbiter.records import game_places
 from arbiter.reports.standings import compute_standings, format_standings, summary_json
 from arbiter.tournament.config import ConfigError, Scoring, load_config
@@ -122,6 +123,51 @@ def test_round_robin_plays_every_group_with_each_player_once_in_each_seat_per_ro
     followers = {(g.seats[0], g.seats[1]) for g in games if set(g.seats) == set("abc")}
     assert followers == set(itertools.permutations("abc", 2))
     assert fixed_schedule(cfg) == games  # stable
+
+
+def sat_directly_before(games) -> Counter:
+    """(x, y) -> games in which y sat right after x around the table (the last seat before the first)."""
+    return Counter((x, y) for g in games for x, y in zip(g.seats, g.seats[1:] + g.seats[:1]))
+
+
+def test_with_one_rotation_no_player_always_sits_directly_before_another(tmp_path: Path) -> None:
+    # 7 players, 3 seats, the default games_per_group (3): each pair meets in 5 groups, 15 games.
+    cfg = config(tmp_path, "", names="abcdefg")
+    games = fixed_schedule(cfg)
+    before = sat_directly_before(games)
+    for x, y in itertools.combinations("abcdefg", 2):
+        assert before[(x, y)] + before[(y, x)] == 15
+        assert {before[(x, y)], before[(y, x)]} == {6, 9}, (x, y)  # 2 groups one way, 3 the other: never 5 of 5
+    assert fixed_schedule(config(tmp_path, "", names="abcdefg")) == games  # reproducible
+
+
+@pytest.mark.parametrize("names, seats, per_group", [
+    ("abcde", 3, 3), ("abcdef", 3, 3), ("abcdef", 4, 4), ("abcdefgh", 4, 4), ("abcdefg", 3, 6), ("abcdef", 5, 10),
+])
+def test_who_sits_before_whom_is_even_to_within_one_group(tmp_path: Path, names: str, seats: int,
+                                                           per_group: int) -> None:
+    cfg = config(tmp_path, f"games_per_group: {per_group}\n", names=names, seats=seats)
+    before = sat_directly_before(fixed_schedule(cfg))
+    # A group's rotation seats a pair the same way in all its `seats` games; over the groups the
+    # two ways differ by at most one group (a pair meeting an odd number of times).
+    assert max(abs(before[(x, y)] - before[(y, x)]) for x, y in itertools.combinations(names, 2)) <= seats
+
+
+def test_a_folder_seated_by_the_old_rule_is_refused_not_mixed(tmp_path: Path) -> None:
+    from arbiter.tournament import runner
+    cfg = replace(config(tmp_path, "", names="abcd"), results_dir=tmp_path / "r")
+    play = lambda *a, **k: runner.TournamentRunner(*a, **k, play=fake_play)  # noqa: E731
+    assert len(runner.run_held(cfg, Progress(quiet=True, tty=False), play).records) == 12
+    # A folder from before seat orders were balanced: its description has no seat_orders entry.
+    description = tmp_path / "r" / "tournament.json"
+    kept = json.loads(description.read_text())
+    assert kept["schedule"].pop("seat_orders") == "balanced-cycles"
+    description.write_text(json.dumps(kept))
+    with pytest.raises(UsageError, match=r"different schedule \(changed: seat_orders\) \(its games were seated by "
+                                         r"an older rule.*--fresh"):
+        runner.run_held(cfg, Progress(quiet=True, tty=False), play)
+    assert json.loads((tmp_path / "r" / "games.jsonl").read_text().splitlines()[0])  # nothing was touched
+    assert len((tmp_path / "r" / "games.jsonl").read_text().splitlines()) == 12
 
 
 def test_two_seat_ids_are_unchanged(tmp_path: Path) -> None:

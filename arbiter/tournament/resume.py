@@ -24,6 +24,7 @@ from typing import Any, Callable, Mapping
 
 from ..errors import UsageError
 from .config import TournamentConfig
+from .schedule import SEAT_ORDERS
 
 
 class OnResume(enum.Enum):
@@ -137,8 +138,13 @@ def _entries(config: TournamentConfig, on_resume: OnResume) -> dict[str, Any]:
 
 
 def schedule_identity(config: TournamentConfig) -> dict[str, Any]:
-    """The config values that determine the schedule (the SCHEDULE rows); resuming requires them unchanged."""
-    return _entries(config, SCHEDULE)
+    """The config values that determine the schedule (the SCHEDULE rows), and with three or
+    more seats the rule that seats each group (`schedule.SEAT_ORDERS`: a folder seated by
+    another rule lacks it or differs); resuming requires them unchanged."""
+    identity = _entries(config, SCHEDULE)
+    if config.seats > 2:
+        identity["seat_orders"] = SEAT_ORDERS
+    return identity
 
 
 def play_conditions(config: TournamentConfig) -> dict[str, Any]:
@@ -153,8 +159,10 @@ def refuse_changed_schedule(folder: Path, before: Mapping[str, Any], now: dict[s
     missing entry counts as changed unless it is null now)."""
     changed = [key for key in now if before.get(key) != now[key]]
     if changed:
+        why = (" (its games were seated by an older rule; this arbiter balances who sits before whom, "
+               "docs/config.md)") if changed == ["seat_orders"] else ""
         raise UsageError(
-            f"{folder} holds a tournament with a different schedule (changed: {', '.join(changed)}). "
+            f"{folder} holds a tournament with a different schedule (changed: {', '.join(changed)}){why}. "
             f"Resuming would mix two tournaments. Run with --fresh to discard its "
             f"{games} recorded games and start over, "
             "or set another `name:`/`results:` in the config."

@@ -39,24 +39,76 @@ def opening_for(config: TournamentConfig, game: Game[Any], index: int) -> tuple[
     return ()
 
 
-def seat_orders(group: Sequence[str], rotation: int) -> list[tuple[str, ...]]:
-    """The seat orders of one rotation of a group: a cyclic order of its players (the
-    `rotation`-th of the (N-1)! orders that differ in who follows whom, in turn) and its N
-    turns, so each player sits once in each seat. Two seats: (a, b) then (b, a)."""
+# Kept in a results folder's schedule identity when groups have three or more seats
+# (resume.schedule_identity), so a folder whose games were seated by an older rule is refused
+# rather than resumed into a mix of two seatings. Change it whenever the seat orders change.
+SEAT_ORDERS = "balanced-cycles"
+CYCLE_CHOICES_MAX = 120  # cyclic orders weighed per group (all of them up to 6 seats), with their reverses
+
+
+def seat_turns(cycle: Sequence[str]) -> list[tuple[str, ...]]:
+    """The N turns of one cyclic order, so each player sits once in each seat. Two seats:
+    (a, b) then (b, a)."""
+    return [tuple(cycle[k:]) + tuple(cycle[:k]) for k in range(len(cycle))]
+
+
+def _cycle_choices(group: Sequence[str]) -> list[tuple[str, ...]]:
+    """The cyclic orders a group may sit in, each from its first player: in permutation order,
+    each followed by its reverse (at most CYCLE_CHOICES_MAX of them, then their reverses)."""
     first, rest = group[0], list(group[1:])
-    cycles = math.factorial(len(rest))
-    base = (first,) + next(islice(permutations(rest), rotation % cycles, None))
-    return [base[k:] + base[:k] for k in range(len(base))]
+    choices: dict[tuple[str, ...], None] = {}
+    for order in islice(permutations(rest), CYCLE_CHOICES_MAX):
+        choices.setdefault((first, *order))
+        choices.setdefault((first, *reversed(order)))
+    return list(choices)
+
+
+def balanced_cycles(groups: Sequence[tuple[str, ...]], rotations: int) -> list[list[tuple[str, ...]]]:
+    """The cyclic order each group sits in, rotation by rotation: cycles[k][g].
+
+    Around a table each player sits directly before the next one (the last before the first).
+    Rotation by rotation, group by group (the playing order), each group takes the cyclic order
+    that most evens out, over all groups so far, how often each player sat directly before each
+    other one: for every pair it would seat x before y, the times x already sat before y minus
+    the times y sat before x, summed, the lowest wins; then the one whose neighbours have sat
+    side by side least; then the first in permutation order. A group's rotations take different
+    cyclic orders while it has unused ones (with three seats: a cyclic order and its reverse).
+    Deterministic, so a resumed run computes the same seats.
+    """
+    before: dict[tuple[str, str], int] = {}  # (x, y): groups so far in which x sat directly before y
+    used: list[set[tuple[str, ...]]] = [set() for _ in groups]
+    cycles: list[list[tuple[str, ...]]] = []
+
+    def imbalance(cycle: tuple[str, ...]) -> tuple[int, int]:
+        pairs = list(zip(cycle, cycle[1:] + cycle[:1]))
+        return (sum(before.get((x, y), 0) - before.get((y, x), 0) for x, y in pairs),
+                sum(before.get((x, y), 0) + before.get((y, x), 0) for x, y in pairs))
+
+    for _ in range(rotations):
+        chosen_now = []
+        for g, group in enumerate(groups):
+            choices = _cycle_choices(group)
+            fresh = [c for c in choices if c not in used[g]] or choices
+            cycle = min(fresh, key=imbalance)  # min keeps the first of equals: permutation order
+            used[g].add(cycle)
+            if len(group) > 2:
+                for x, y in zip(cycle, cycle[1:] + cycle[:1]):
+                    before[(x, y)] = before.get((x, y), 0) + 1
+            chosen_now.append(cycle)
+        cycles.append(chosen_now)
+    return cycles
 
 
 def _group_games(config: TournamentConfig, game: Game[Any], round_no: int, groups: Sequence[tuple[str, ...]],
                  first_opening: int) -> list[ScheduledGame]:
-    """Each group plays games_per_group / seats openings, each in one rotation of the seats."""
+    """Each group plays games_per_group / seats openings, each in one rotation of the seats:
+    the turns of a cyclic order chosen by `balanced_cycles`."""
     games: list[ScheduledGame] = []
-    for k in range(config.games_per_pairing // config.seats):
+    rotations = config.games_per_pairing // config.seats
+    for k, cycles in enumerate(balanced_cycles(groups, rotations)):
         opening = opening_for(config, game, first_opening + k)
-        for group in groups:
-            for seats in seat_orders(group, k):
+        for cycle in cycles:
+            for seats in seat_turns(cycle):
                 suffix = f"-o{k + 1}" if config.format == "swiss" else ""
                 games.append(ScheduledGame(
                     id=f"{round_no if config.format == 'swiss' else k + 1:03d}{suffix}-{'-'.join(seats)}",
