@@ -298,7 +298,7 @@ def _newton_maximum(m: int, log_likelihood: Callable[[np.ndarray], float],
 # One step of a ranking: the player chosen (index 0 of the tuple) from the players still
 # unplaced (the whole tuple), and how much that step counts.
 ChoiceEvents = dict[tuple[int, ...], float]
-EXACT_TIE_MAX = 8  # a tie of more players is averaged over k of its orders, not all k! (2^k subsets)
+EXACT_TIE_MAX = 8  # a larger tie is averaged over 2k of its orders, not all k! (2^k subsets)
 
 
 def plackett_luce(
@@ -311,8 +311,10 @@ def plackett_luce(
     Each ranking maps every player of one game to its place (1 is first; equal places are a
     tie). A ranking is read as successive choices: the first is chosen from all, the second
     from the rest, and so on, each with probability exp(theta_i) / sum over those left. A
-    tie is the average over every order of the tied players, so with two seats a draw is half
-    a win for each side and the fit equals `bradley_terry` exactly. Groups, anchoring, the
+    tie is the average over every order of the tied players (a tie of more than EXACT_TIE_MAX
+    players: over 2k of them, chosen by seat, never by name: `_choice_events`), so with two
+    seats a draw is half a win for each side and the fit equals `bradley_terry` exactly. Each
+    ranking's own order is its seat order (the order of its keys): it is used for large ties only. Groups, anchoring, the
     virtual draws that keep a clean sweep finite, and the intervals follow `bradley_terry`
     (docs/statistics.md); the answer does not depend on the order of the rankings.
     """
@@ -346,13 +348,17 @@ def _choice_events(index: dict[str, int], rankings: Sequence[Mapping[str, int]])
     A block of k tied players followed by the set R of players placed below them stands for
     all k! orders of the block. In a random order, the block's players still unplaced form a
     given subset T of size t with probability 1 / C(k, t), and each of T is chosen next with
-    probability 1 / t: so the event 'x chosen from T + R' weighs 1 / (C(k, t) t). A block of
-    more than EXACT_TIE_MAX players (a fault on the first move of a many-seat game) would
-    need 2^k subsets: it stands for its k rotations of the name order instead, in which each
-    of its players is once in each of its places.
+    probability 1 / t: so the event 'x chosen from T + R' weighs 1 / (C(k, t) t).
+
+    A block of more than EXACT_TIE_MAX players (a fault on the first move of a many-seat game)
+    would need 2^k subsets. It stands for 2k of its orders instead: its players in the
+    ranking's order (the seat order) read as a cycle, each of the k rotations of that cycle and
+    of its reverse. In those orders each player is in each of the block's places equally often
+    and each pair of players is in either order equally often, as in the average over all k!
+    orders; no name enters, so renaming players changes no rating (docs/statistics.md
+    measures the difference from the exact average).
     """
     events: ChoiceEvents = {}
-    players = list(index)
     for k, ranking in enumerate(rankings):
         if not isinstance(ranking, (dict, Mapping)) or len(ranking) < 2:
             raise ValueError(f"ranking {k}: expected a mapping of at least two players to places, got {ranking!r}")
@@ -373,13 +379,14 @@ def _choice_events(index: dict[str, int], rankings: Sequence[Mapping[str, int]])
         for b, block in enumerate(blocks):
             below = tuple(sorted(i for later in blocks[b + 1:] for i in later))
             if len(block) > EXACT_TIE_MAX:
-                named = sorted(block, key=lambda i: players[i])
-                for turn in range(len(named)):
-                    rotated = named[turn:] + named[:turn]
-                    for step in range(len(rotated)):
-                        members = (rotated[step],) + tuple(sorted(set(rotated[step + 1:]) | set(below)))
-                        if len(members) > 1:
-                            events[members] = events.get(members, 0.0) + 1 / len(named)
+                seated = [index[name] for name in ranking if index[name] in block]  # the seat order
+                for cycle in (seated, seated[::-1]):
+                    for turn in range(len(cycle)):
+                        rotated = cycle[turn:] + cycle[:turn]
+                        for step in range(len(rotated)):
+                            members = (rotated[step],) + tuple(sorted(set(rotated[step + 1:]) | set(below)))
+                            if len(members) > 1:
+                                events[members] = events.get(members, 0.0) + 1 / (2 * len(cycle))
                 continue
             for size in range(1, len(block) + 1):
                 weight = 1 / (math.comb(len(block), size) * size)
