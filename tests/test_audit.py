@@ -185,7 +185,7 @@ def test_the_standings_say_every_bot_was_sandboxed_only_when_every_record_says_s
 
     machine = {"machine": "bots are sandboxed (bubblewrap)", "enforced": {"namespaces": "bubblewrap"}}
     boxed = sandbox_status([_game(["a", "b"], [True, True]), _game(["b", "r"], [True, None])], machine)
-    assert boxed["line"] == "Sandbox: every launched bot ran sandboxed in every game (bots are sandboxed (bubblewrap))"
+    assert boxed["line"] == "Sandbox: every launched bot ran sandboxed in every game (bubblewrap)"
     assert boxed["not_sandboxed"] == {}  # the remote bot (None) is outside any box by nature
     loose = sandbox_status([_game(["a", "b"], [True, False]), _game(["b", "a"], [False, True]),
                             _game(["a", "c"], [True, True])], machine)
@@ -203,7 +203,7 @@ def test_a_run_without_the_sandbox_says_so_in_its_standings_and_report(played: P
     assert main(["run", str(config), "--quiet"]) == 0  # resumed: nothing to play, the standings rewritten
     standings = (played / "standings.txt").read_text()
     if support().usable:
-        assert "Sandbox: every launched bot ran sandboxed in every game (bots are sandboxed" in standings
+        assert "Sandbox: every launched bot ran sandboxed in every game (bubblewrap" in standings
     loose = tmp_path / "loose.yaml"
     loose.write_text(config.read_text().replace("results: results", f"results: {tmp_path / 'loose'}"))
     assert main(["run", str(loose), "--quiet", "--no-sandbox"]) == 0

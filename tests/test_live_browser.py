@@ -15,6 +15,7 @@ from typing import Any, Iterator
 
 import pytest
 
+from arbiter.reports.html import write_tournament_report
 from report_samples import write_sample_sprt, write_sample_tournament
 from test_report_browser import browser, save_screenshot  # noqa: F401 - `browser` is a fixture
 from tournament_helpers import ROOT, write_config
@@ -121,9 +122,10 @@ def test_a_tournament_is_watched_live_from_start_to_finish(page, tmp_path):
     assert page.locator("#games-table tbody tr").count() == 6
     page.locator("#games-table tbody tr >> nth=0").click()
     page.wait_for_selector("#viewer-overlay:not([hidden])")
-    assert page.locator("svg#board line.edge.drawn").count() == 0  # the viewer opens at the start
-    page.click("#btn-last")
+    # The viewer opens on the final position, as in the report.
     assert page.locator("svg#board line.edge.drawn").count() == page.locator("#move-list li[data-ply]").count()
+    page.click("#btn-first")
+    assert page.locator("svg#board line.edge.drawn").count() == 0
 
 
 def free_port() -> int:
@@ -132,11 +134,18 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def test_the_page_reconnects_by_itself_after_the_server_restarts(page, tmp_path):
+def player_colours(page: Any, names: list[str]) -> dict[str, str]:
+    """Each player's swatch colour in the standings, as the browser computes it."""
+    return {name: page.eval_on_selector(f'#standings-table tr[data-player="{name}"] .swatch',
+                                        "n => getComputedStyle(n).backgroundColor") for name in names}
+
+
+def test_the_page_reconnects_by_itself_after_the_server_restarts(page, browser, tmp_path):  # noqa: F811
     folder = write_sample_tournament(tmp_path / "ladder", players=("alpha", "beta", "gamma"), games_per_pairing=2,
                                      timeouts=0, seed=5)
+    listed = ["gamma", "alpha", "beta"]  # the config's order, not the ranks'
     (folder / "tournament.json").write_text(json.dumps({
-        "name": "ladder", "planned": 6, "schedule": {"format": "round-robin", "players": ["alpha", "beta", "gamma"]}}))
+        "name": "ladder", "planned": 6, "schedule": {"format": "round-robin", "players": listed}}))
     games = folder / "games.jsonl"
     lines = games.read_text().splitlines(keepends=True)
     games.write_text("".join(lines[:3]))
@@ -160,8 +169,18 @@ def test_the_page_reconnects_by_itself_after_the_server_restarts(page, tmp_path)
         summary = json.loads((folder / "summary.json").read_text())
         assert [row[1] for row in page_standings_rows(page)] == [p["name"] for p in summary["players"]]
         assert [row[2] for row in page_standings_rows(page)] == [str(p["games"]) for p in summary["players"]]
+        live_colours = player_colours(page, listed)
     finally:
         server.stop()
+    # The report of the same folder gives every player the colour the live page gave it.
+    assert [p["name"] for p in summary["players"]] != listed  # ranks and config order differ
+    report = browser.new_page()
+    try:
+        report.goto(write_tournament_report(folder).as_uri())
+        report.wait_for_selector("body[data-ready]")
+        assert player_colours(report, listed) == live_colours and len(set(live_colours.values())) == 3
+    finally:
+        report.close()
 
 
 def test_an_sprt_shows_its_llr_between_its_bounds(page, tmp_path):

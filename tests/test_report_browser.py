@@ -17,7 +17,7 @@ import pytest
 
 from arbiter.games import find_game
 from arbiter.records import GameRecord
-from arbiter.reports.html import write_game_page, write_tournament_report
+from arbiter.reports.html import overview_rows, write_game_page, write_tournament_report
 from arbiter.stats import elo_text
 from report_samples import play_random_game, write_sample_tournament
 
@@ -56,6 +56,8 @@ def tournament(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     summary = json.loads((folder / "summary.json").read_text())
     summary["players"][-1].update({"avg_move_ms": 2.25, "max_move_ms": 12.5, "rating": -12.5, "rating_low": -0.5})
     (folder / "summary.json").write_text(json.dumps(summary))
+    # The config's order of the players, which the colours follow (the standings' order differs).
+    (folder / "tournament.json").write_text(json.dumps({"name": "ladder", "schedule": {"players": list(PLAYERS)}}))
     records = [GameRecord.from_json(json.loads(line)) for line in (folder / "games.jsonl").read_text().splitlines()]
     return {"folder": folder, "report": write_tournament_report(folder), "summary": summary, "records": records}
 
@@ -133,6 +135,34 @@ def test_standings_table_shows_summary_json_in_standings_txt_formats(page, tourn
     save_screenshot(page, tmp_path, "report.png", full_page=True)
 
 
+def test_the_tournament_card_reads_as_sentences(page, tournament):
+    open_file(page, tournament["report"])
+    shown = page.eval_on_selector_all("#overview dd", "dds => dds.map(dd => dd.textContent)")
+    labels = page.eval_on_selector_all("#overview dt", "dts => dts.map(dt => dt.textContent)")
+    assert [[k, v] for k, v in zip(labels, shown)] == overview_rows(tournament["summary"])
+    assert labels[:2] == ["Game", "Format"] and "Openings" in labels and "Time" in labels
+    for sentence in shown:
+        # No raw keys or placeholders: `lines=`, `game_points –`, a doubled `Sandbox: ... (... (...))`.
+        assert "=" not in sentence and "–" not in sentence and "Sandbox:" not in sentence, sentence
+        assert sentence.endswith("."), sentence
+    assert shown[0] == "dots-and-triangles with rows 4."  # the game's name as the registry spells it
+    assert all(sentence[0].isupper() or sentence[0].isdigit() for sentence in shown[1:]), shown
+    assert "Each opening is 2 random moves (seed 11), played twice with the seats swapped." in shown
+
+
+# The page's palette (page.js), as the browser computes the swatches' colours.
+PALETTE_RGB = ["rgb(37, 99, 235)", "rgb(220, 38, 38)", "rgb(22, 163, 74)", "rgb(147, 51, 234)"]
+
+
+def test_a_players_colour_follows_the_configs_order_not_the_ranks(page, tournament):
+    # The live page lists players in the config's order too (live.py): one colour on both pages.
+    open_file(page, tournament["report"])
+    ranked = [p["name"] for p in tournament["summary"]["players"]]
+    assert ranked != list(PLAYERS)  # else this test could not tell the two orders apart
+    for index, name in enumerate(PLAYERS):
+        assert swatch_colors(page, f'#standings-table tr[data-player="{name}"]') == [PALETTE_RGB[index]]
+
+
 def test_crosstable_shows_each_players_points_against_each_other(page, tournament):
     open_file(page, tournament["report"])
     cross = tournament["summary"]["crosstable"]
@@ -156,6 +186,10 @@ def test_stepping_through_a_game_draws_one_edge_per_move_with_the_running_score(
     open_file(page, tournament["report"])
     page.click(f'#games-table tr[data-game="{record.extra["id"]}"]')
     page.locator("#viewer-overlay").wait_for(state="visible", timeout=10_000)  # opens on the next frame
+    # It opens on the final position: every edge drawn, the recorded scores.
+    assert drawn_edges(page) == len(record.moves) and seat_scores(page) == record.scores
+    assert page.locator("#ply-slider").input_value() == str(len(record.moves))
+    page.keyboard.press("Home")
     assert drawn_edges(page) == 0 and seat_scores(page) == [0, 0]
     # Far enough that some triangle has been completed.
     moves = next(n for n in range(1, len(record.moves)) if sum(replay(record, n).scores) >= 2)
@@ -314,6 +348,8 @@ def test_the_viewer_steps_through_a_three_seat_game_in_its_players_colours(page,
     page.locator("#viewer-overlay").wait_for(state="visible", timeout=10_000)
     assert page.locator("#viewer-seats .seat").count() == 3
     assert swatch_colors(page, "#viewer-seats") == [colour[n] for n in names]
+    assert drawn_edges(page) == len(record.moves) and seat_scores(page) == record.scores  # the final position
+    page.keyboard.press("Home")
     assert seat_scores(page) == [0, 0, 0]
     for moves in range(1, len(record.moves) + 1):
         page.keyboard.press("ArrowRight")

@@ -18,6 +18,7 @@ from typing import Any, Iterable
 
 from ..errors import UsageError
 from ..records import GameRecord, Termination
+from ..tournament.progress import ordinal
 from ..tournament.store import ResultsFolder
 from .board_geometry import Board, board_for
 
@@ -128,12 +129,18 @@ def _seat_char(seat: int) -> str:
     return "0123456789abcdefghijklmnopqrstuvwxyz"[seat]
 
 
-def tournament_page_data(summary: dict[str, Any], records: Iterable[GameRecord]) -> dict[str, Any]:
-    """The data of a tournament report: summary.json's tables plus every game, encoded."""
+def tournament_page_data(summary: dict[str, Any], records: Iterable[GameRecord],
+                         listed: Iterable[str] = ()) -> dict[str, Any]:
+    """The data of a tournament report: summary.json's tables plus every game, encoded.
+
+    `listed` is the config's order of the players (tournament.json's): a player's colour
+    follows its place in data.players, and the live page lists them in that order too, so a
+    player has one colour on both pages whatever the standings. Players not listed follow
+    in standings order."""
     for key in ("name", "players"):
         if key not in summary:
             raise ReportError(f"summary.json has no {key!r} key; is it a tournament summary?")
-    page = PageData(p["name"] for p in summary["players"])
+    page = PageData([*listed, *(p["name"] for p in summary["players"])])
     for number, record in enumerate(records, 1):
         page.add_game(record, fallback_id=str(number))
     return {**tournament_tables(summary), **page.to_json()}
@@ -154,6 +161,7 @@ def tournament_tables(summary: dict[str, Any]) -> dict[str, Any]:
             "scoring": summary.get("scoring", {}),
             "totals": summary.get("totals", {}),
             "sandbox": summary.get("sandbox"),
+            "overview": overview_rows(summary),
         },
         "seats": summary.get("seats", 2),
         "standings": summary["players"],
@@ -161,6 +169,127 @@ def tournament_tables(summary: dict[str, Any]) -> dict[str, Any]:
         "crosstable_counts": summary.get("crosstable_counts", "points"),
         "head_to_head": summary.get("head_to_head"),
     }
+
+
+def overview_rows(summary: dict[str, Any]) -> list[list[str]]:
+    """The tournament card as label and sentence pairs: what was played, how, and how it was
+    counted, in words (summary.json's settings, scoring, totals and sandbox)."""
+    settings = summary.get("settings") or {}
+    seats = summary.get("seats", 2)
+    rows = [["Game", _game_sentence(summary.get("game", ""), summary.get("params") or {})],
+            ["Format", _format_sentence(summary.get("format") or "", settings, seats)]]
+    openings = _openings_sentence(settings.get("openings"), seats)
+    if openings:
+        rows.append(["Openings", openings])
+    time = _time_sentence(settings.get("time"))
+    if time:
+        rows.append(["Time", time])
+    rows.append(["Scoring", _scoring_sentence(summary.get("scoring") or {}, seats)])
+    rows.append(["Games", _totals_sentence(summary.get("totals") or {})])
+    sandbox = (summary.get("sandbox") or {}).get("line")
+    if sandbox:
+        rows.append(["Sandbox", _sentence(sandbox.removeprefix("Sandbox: "))])
+    return rows
+
+
+def _sentence(text: str) -> str:
+    """`text` with a capital first letter and a full stop."""
+    text = text.strip()
+    return text[:1].upper() + text[1:] + ("" if text.endswith((".", "!", "?")) else ".")
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def _param_value(value: Any) -> str:
+    """As the page's header prints a parameter: lists joined by commas, inner lists by '/'."""
+    if isinstance(value, (list, tuple)):
+        return ",".join("/".join(map(str, v)) if isinstance(v, (list, tuple)) else str(v) for v in value)
+    return str(value)
+
+
+def _game_sentence(game: str, params: dict[str, Any]) -> str:
+    """`limit-nim with piles 10/9,10/9`; `dots-and-boxes with rows 3, cols 3 and players 3`."""
+    parts = [f"{key} {_param_value(value)}" for key, value in params.items() if value is not None]
+    if not parts:
+        return f"{game}."
+    listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + f" and {parts[-1]}"
+    return f"{game} with {listed}."
+
+
+def _format_sentence(fmt: str, settings: dict[str, Any], seats: int) -> str:
+    per_group = settings.get("games_per_pairing")
+    unit = "pair of players" if seats == 2 else f"group of {seats} players"
+    games = "" if per_group is None else f" {_plural(per_group, 'game')}"
+    if fmt == "round-robin":
+        return f"Round robin: every {unit} plays{games}."
+    if fmt == "gauntlet":
+        return f"Gauntlet: the candidate plays every {unit} it is in{games}."
+    if fmt == "swiss":
+        rounds = settings.get("rounds")
+        return f"Swiss, {_plural(rounds, 'round') if rounds else 'in rounds'}: each round, every {unit} plays{games}."
+    if fmt == "sprt":
+        return "SPRT: the candidate plays the baseline in pairs of games until the test decides."
+    return _sentence(fmt or "unknown")
+
+
+def _openings_sentence(openings: Any, seats: int) -> str | None:
+    """`Each opening is 2 random moves (seed 1), played twice with the seats swapped.`"""
+    if not isinstance(openings, dict):
+        return None
+    played = ("played twice with the seats swapped" if seats == 2
+              else f"played in {seats} seat orders, each player once in each seat")
+    lines = openings.get("lines") or []
+    if lines:
+        return f"Each opening is one of {_plural(len(lines), 'line')} of a file, in turn, {played}."
+    moves = openings.get("random_moves") or 0
+    if moves:
+        return f"Each opening is {_plural(moves, 'random move')} (seed {openings.get('seed')}), {played}."
+    return "None: every game starts from the initial position."
+
+
+def _seconds(ms: Any) -> str:
+    return f"{ms / 1000:g} s"
+
+
+def _time_sentence(time: Any) -> str | None:
+    if not isinstance(time, dict) or "time_ms" not in time:
+        return None
+    clock = "CPU time" if time.get("clock") == "cpu" else "wall-clock time"
+    text = f"{_seconds(time['time_ms'])} of {clock} per player and game"
+    text += f", at most {_seconds(time['move_ms'])} a move" if time.get("move_ms") else ""
+    if time.get("startup_ms") is not None:
+        where = "on the clock" if time.get("charge_startup") else "off the clock"
+        text += f"; {_seconds(time['startup_ms'])} to start, {where}"
+    if time.get("suspend_idle"):
+        text += "; a bot is suspended while it waits for its turn"
+    if time.get("memory_mb"):
+        text += f"; {time['memory_mb']} MB of memory"
+    return text + "."
+
+
+def _scoring_sentence(scoring: dict[str, Any], seats: int) -> str:
+    if scoring.get("game_points"):
+        return "Each player scores its points in the game."
+    places = scoring.get("places") or []
+    if places:
+        return "By place: " + ", ".join(f"{ordinal(k)} {v:g}" for k, v in enumerate(places, 1)) + "."
+    win, draw, loss = (scoring.get(k) for k in ("win", "draw", "loss"))
+    if seats == 2 and None not in (win, draw, loss):
+        return f"{win:g} point{'' if win == 1 else 's'} for a win, {draw:g} for a draw, {loss:g} for a loss."
+    return f"{win:g} points for a first place alone, {draw:g} for a shared one, {loss:g} otherwise." \
+        if None not in (win, draw, loss) else "As configured."
+
+
+def _totals_sentence(totals: dict[str, Any]) -> str:
+    played, planned = totals.get("games", totals.get("played")), totals.get("planned")
+    faults = totals.get("faults")
+    text = f"{played} of {planned} planned games played" if planned is not None and played is not None \
+        else f"{played} games played"
+    if faults is not None:
+        text += ", none ended by a fault" if faults == 0 else f", {faults} ended by a fault"
+    return text + "."
 
 
 def _json_safe(value: Any) -> Any:
@@ -217,7 +346,9 @@ def write_tournament_report(results_dir: Path) -> Path:
             records.append(GameRecord.from_json(line))
         except (KeyError, TypeError, ValueError) as exc:
             raise ReportError(f"{games_path}: record {number} is not a game record ({exc!r})") from None
-    data = tournament_page_data(summary, records)
+    description = folder.read_description()
+    listed = description.schedule.get("players", []) if description is not None else []
+    data = tournament_page_data(summary, records, listed)
     path = folder.report
     try:
         path.write_text(render_page(data, f"{summary['name']} · arbiter report"), encoding="utf-8")

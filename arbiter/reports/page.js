@@ -9,9 +9,9 @@
   const SVG_NS = "http://www.w3.org/2000/svg";
   const GAMES_PER_PAGE = 50;
 
-  // A player's colour is the same everywhere on the page: it follows the player's index in
-  // data.players (standings order in a report, config order on the live page, seat order on a
-  // game page). Past the palette, hues a golden angle apart keep every player distinct.
+  // A player's colour is the same everywhere on the page, and on the report and the live page
+  // alike: it follows the player's index in data.players, the config's order of the players
+  // on both (html.tournament_page_data, live.py), seat order on a game page. Past the palette, hues a golden angle apart keep every player distinct.
   const paletteColor = (i) => (i < PALETTE.length ? PALETTE[i] : `hsl(${((i - PALETTE.length) * 137.508 + 17) % 360} 70% 40%)`);
   const playerName = (index) => data.players[index];
   const colorOfName = (name) => paletteColor(Math.max(0, data.players.indexOf(name)));
@@ -62,10 +62,7 @@
   const eloText = (elo, low, high) =>
     `${eloFixed(elo)} [${isNum(low) ? eloFixed(low) : "-inf"}, ${isNum(high) ? eloFixed(high) : "+inf"}]`;
   const pyG = (x) => (isNum(x) ? String(Number(x.toPrecision(6))) : "–");  // f"{x:g}" for ordinary sizes
-  const paramValue = (v) =>
-    Array.isArray(v) ? v.map((x) => (Array.isArray(x) ? x.join("/") : x)).join(",")
-      : typeof v === "object" && v !== null ? Object.entries(v).filter(([, x]) => x !== null).map(([k, x]) => `${k}=${paramValue(x)}`).join(" ")
-        : String(v);
+  const paramValue = (v) => (Array.isArray(v) ? v.map((x) => (Array.isArray(x) ? x.join("/") : x)).join(",") : String(v));
   const paramText = (params) => Object.entries(params || {}).filter(([, v]) => v !== null).map(([k, v]) => `${k}=${paramValue(v)}`).join(" ");
 
   // ---- games: decoded lazily ----------------------------------------------------------
@@ -146,16 +143,9 @@
     return h("section", { class: "card", id }, h("h2", { text: title }), ...children);
   }
 
+  // The tournament card: sentences written by html.overview_rows, shown as they are.
   function renderOverview() {
-    const t = data.tournament;
-    const rows = [
-      ["Game", `${t.game} ${paramText(t.params)}`],
-      ["Format", t.format],
-      ...Object.entries(t.settings || {}).filter(([, v]) => v !== null).map(([k, v]) => [k.replaceAll("_", " "), paramValue(v)]),
-      ["Scoring", Object.entries(t.scoring || {}).map(([k, v]) => `${k} ${pyG(v)}`).join(" · ")],
-      ["Totals", paramText(t.totals)],
-      ...((t.sandbox || {}).line ? [["Sandbox", t.sandbox.line]] : []),
-    ];
+    const rows = data.tournament.overview || [];
     return card("overview", "Tournament", h("dl", { class: "overview" }, rows.map(([k, v]) => [h("dt", { text: k }), h("dd", { text: v })])));
   }
 
@@ -579,7 +569,7 @@
       return item;
     }), h("li", { class: "end", text: `end: ${endingText(game)}` }));
     current = { game, view, ply: 0, index };
-    goTo(game.moves.length > 0 && data.page === "game" ? game.moves.length : 0);
+    goTo(game.moves.length);  // opens on the final position: how the game ended; Home goes to the start
   }
 
   function goTo(ply) {

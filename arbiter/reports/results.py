@@ -35,7 +35,7 @@ def sandbox_status(records: list[dict[str, Any]], described: Mapping[str, Any] |
         line = (f"WARNING: NOT sandboxed: {who}; such a bot could read, change or kill anything the arbiter "
                 "could, these results included")
     elif games:
-        line = "Sandbox: every launched bot ran sandboxed in every game" + (f" ({machine})" if machine else "")
+        line = "Sandbox: every launched bot ran sandboxed in every game" + (f" ({_box_detail(machine)})" if machine else "")
     else:
         line = None  # no game yet, or none that says
     if unknown and records:
@@ -43,6 +43,16 @@ def sandbox_status(records: list[dict[str, Any]], described: Mapping[str, Any] |
         line = f"{line}; {note}" if line else f"Sandbox: {note}"
     return {"line": line, "not_sandboxed": loose, "games_unknown": unknown, "machine": machine,
             "enforced": described.get("enforced")}
+
+
+def _box_detail(machine: str) -> str:
+    """`bubblewrap, uid 61000; ...` from the machine's `bots are sandboxed (bubblewrap, uid 61000;
+    ...)`, so the standings line does not say 'sandboxed' twice in nested brackets."""
+    head = "bots are sandboxed ("
+    if not machine.startswith(head):
+        return machine
+    inside, _, after = machine[len(head):].partition(")")
+    return inside + after
 
 
 def load_results(folder: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
