@@ -15,6 +15,7 @@ from arbiter.reports.html import (
     GAME_FIELDS,
     ReportError,
     game_page_data,
+    overview_rows,
     render_page,
     tournament_page_data,
     write_game_page,
@@ -246,3 +247,21 @@ def test_arbiter_report_html_writes_the_page_from_the_recomputed_summary(tmp_pat
     data = page_json((folder / "report.html").read_text())
     assert data["standings"] == json.loads((folder / "summary.json").read_text())["players"]
     assert len(data["games"]) == 6
+
+
+def test_the_tournament_card_of_a_three_seat_swiss_says_its_settings_in_words():
+    summary = {"game": "dots-and-boxes", "params": {"rows": 2, "cols": 2, "players": 3}, "format": "swiss", "seats": 3,
+               "settings": {"games_per_pairing": 3, "rounds": 4, "openings": {"random_moves": 0, "seed": 1, "lines": []},
+                            "time": {"time_ms": 1500, "move_ms": 200, "clock": "cpu", "startup_ms": None}},
+               "scoring": {"win": 1, "draw": 0.5, "loss": 0, "game_points": False, "places": [3, 1, 0]},
+               "totals": {"planned": 24, "games": 3, "faults": 1},
+               "sandbox": {"line": "Sandbox: every launched bot ran sandboxed in every game (bubblewrap, uid 61000)"}}
+    assert overview_rows(summary) == [
+        ["Game", "dots-and-boxes with rows 2, cols 2 and players 3."],
+        ["Format", "Swiss, 4 rounds: each round, every group of 3 players plays 3 games."],
+        ["Openings", "None: every game starts from the initial position."],
+        ["Time", "1.5 s of CPU time per player and game, at most 0.2 s a move."],
+        ["Scoring", "By place: 1st 3, 2nd 1, 3rd 0."],
+        ["Games", "3 of 24 planned games played, 1 ended by a fault."],
+        ["Sandbox", "Every launched bot ran sandboxed in every game (bubblewrap, uid 61000)."],
+    ]

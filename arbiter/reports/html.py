@@ -276,17 +276,20 @@ def _scoring_sentence(scoring: dict[str, Any], seats: int) -> str:
     if places:
         return "By place: " + ", ".join(f"{ordinal(k)} {v:g}" for k, v in enumerate(places, 1)) + "."
     win, draw, loss = (scoring.get(k) for k in ("win", "draw", "loss"))
-    if seats == 2 and None not in (win, draw, loss):
+    if None in (win, draw, loss):
+        return "As configured."
+    if seats == 2:
         return f"{win:g} point{'' if win == 1 else 's'} for a win, {draw:g} for a draw, {loss:g} for a loss."
-    return f"{win:g} points for a first place alone, {draw:g} for a shared one, {loss:g} otherwise." \
-        if None not in (win, draw, loss) else "As configured."
+    return f"{win:g} points for a first place alone, {draw:g} for a shared one, {loss:g} otherwise."
 
 
 def _totals_sentence(totals: dict[str, Any]) -> str:
     played, planned = totals.get("games", totals.get("played")), totals.get("planned")
     faults = totals.get("faults")
-    text = f"{played} of {planned} planned games played" if planned is not None and played is not None \
-        else f"{played} games played"
+    if planned is not None and played is not None:
+        text = f"{played} of {planned} planned games played"
+    else:
+        text = f"{played} games played"
     if faults is not None:
         text += ", none ended by a fault" if faults == 0 else f", {faults} ended by a fault"
     return text + "."
