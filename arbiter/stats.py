@@ -477,7 +477,7 @@ def pairing_elo(openings: Sequence[Sequence[float]]) -> EloEstimate:
     for s in scores:
         if s not in (0.0, 0.5, 1.0):
             raise ValueError(f"a game score is 1, 1/2 or 0, got {s!r}")
-    if openings and all(len(group) == 2 for group in openings):
+    if all(len(group) == 2 for group in openings):  # no games at all: the SPRT before its first pair
         counts = [0, 0, 0, 0, 0]
         for group in openings:
             counts[round(2 * sum(group))] += 1
