@@ -163,8 +163,8 @@ def test_a_folder_seated_by_the_old_rule_is_refused_not_mixed(tmp_path: Path) ->
     kept = json.loads(description.read_text())
     assert kept["schedule"].pop("seat_orders") == "balanced-cycles"
     description.write_text(json.dumps(kept))
-    with pytest.raises(UsageError, match=r"different schedule \(changed: seat_orders\) \(its games were seated by "
-                                         r"an older rule.*--fresh"):
+    with pytest.raises(UsageError, match=r"different schedule \(changed: seat_orders None -> 'balanced-cycles'\)\. "
+                                         r"Its games were seated by an older rule.*--fresh"):
         runner.run_held(cfg, Progress(quiet=True, tty=False), play)
     assert json.loads((tmp_path / "r" / "games.jsonl").read_text().splitlines()[0])  # nothing was touched
     assert len((tmp_path / "r" / "games.jsonl").read_text().splitlines()) == 12

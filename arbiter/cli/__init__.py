@@ -18,6 +18,9 @@ from ..records import arbiter_version
 
 # Each module has `register(subparsers)`, which adds its parser and sets `func(args) -> int`.
 SUBCOMMANDS = ("play", "check", "match", "run", "report", "serve", "sprt", "keys")
+# Subcommands whose bot commands may come before, between or after the options
+# (`arbiter match GAME -p rows=3 CMD_A CMD_B`): argparse's intermixed parsing.
+INTERMIXED = ("play", "check", "match", "sprt")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -35,6 +38,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    """The command line read by the subcommand's parser: intermixed for those that take bot
+    commands beside options (a positional list is otherwise taken whole, or empty, at its
+    first place)."""
+    if argv and argv[0] in INTERMIXED:
+        subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        args = subparsers.choices[argv[0]].parse_intermixed_args(argv[1:])
+        args.subcommand = argv[0]
+        return args
+    return parser.parse_args(argv)
+
+
 class _HelpFormatter(argparse.HelpFormatter):
     """argparse's formatter, but the exit-code table keeps its lines."""
 
@@ -48,8 +63,9 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point: run a subcommand; every error becomes one line on stderr and an exit code."""
     _prepare_standard_files()
     parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
     try:
-        args = parser.parse_args(argv)
+        args = _parse(parser, argv)
     except SystemExit as exc:  # --help, --version, or argparse's own usage message (exit 2)
         return _flushed(int(exc.code or 0) if not isinstance(exc.code, str) else ExitCode.USAGE)
     command = f"arbiter {args.subcommand}"  # not `command`: a subcommand may name its CMD that

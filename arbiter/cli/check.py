@@ -17,8 +17,9 @@ from ..games import find_game
 from ..protocol import DIALECTS
 from ..tournament.progress import TolerantStream
 from .outputs import check_output_file, check_output_folder
-from .players import command_player, game_params
-from .sandbox_options import add_sandbox_options, sandbox_from_args
+from ..referee import TimeControl
+from .players import add_engine_option, command_line_players, game_params, seat_players
+from .sandbox_options import add_sandbox_options, warn_if_unsandboxed
 
 DEFAULT_LOG_DIR = Path("results") / "check"
 MARKS = {"pass": "ok  ", "fail": "FAIL", "skip": " -  "}
@@ -35,7 +36,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "every scenario passed, 1 if one failed, 2 for a usage error. See docs/writing-a-bot.md.",
     )
     parser.add_argument("game", metavar="GAME", help="the game, e.g. dots-and-triangles")
-    parser.add_argument("command", metavar="CMD", help="the bot's command, one string split like a shell would")
+    parser.add_argument("command", metavar="CMD", nargs="?", default=None,
+                        help="the bot's command, one string split like a shell would (or give it with --engine)")
+    add_engine_option(parser)
     parser.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE",
                         help="a game parameter (repeatable), e.g. -p rows=5")
     parser.add_argument("--dialect", choices=DIALECTS, default="arbiter",
@@ -66,17 +69,22 @@ def run(args: argparse.Namespace) -> int:
     if json_path is not None:  # before the first game: no check is run into a file it cannot write
         check_output_file("--json", json_path)
     check_output_folder("--log-dir", args.log_dir)
-    sandbox = sandbox_from_args(args, "check")
-    if sandbox is not None:  # an author checks their own bot from its folder: the box shows it (read-only)
-        sandbox = replace(sandbox, read=(os.getcwd(), *sandbox.read))
-    player = replace(command_player(0, args.command, args.dialect, args.transport, sandbox), cwd=os.getcwd())
-    target = CheckTarget(game_name=args.game, params=params, player=player, time_ms=args.time_ms)
+    given = command_line_players([args.command] if args.command is not None else [], args.engine, lambda _: "CMD")
+    if len(given) != 1:
+        raise UsageError(f"give one bot to check (CMD or one --engine), not {len(given)}")
+    warn_if_unsandboxed(not args.no_sandbox, "check")
+    # An author checks their own bot from its folder: the box shows it (read-only).
+    player, = seat_players(given, sandbox=not args.no_sandbox, read=[os.getcwd(), *args.sandbox_read],
+                           write=args.sandbox_write, transport=args.transport, dialects=[args.dialect],
+                           time=TimeControl(time_ms=args.time_ms))
+    # The scenarios set each game's clock themselves: an --engine's tc= is the check's --time-ms.
+    target = CheckTarget(game_name=args.game, params=params, player=player, time_ms=given[0].time_ms or args.time_ms)
     # With the checklist on stdout, the text for people goes to stderr, and a stderr that cannot
     # be written must not cost the checklist.
     out: TextIO = TolerantStream(sys.stderr) if args.json == "-" else sys.stdout  # type: ignore[assignment]
     log_dir = args.log_dir / datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S-%f")
     header = " ".join([args.game, *(f"{k}={v}" for k, v in params.items())])
-    print(f"checking {player.command_text()} on {header} ({args.dialect} dialect, {args.transport})",
+    print(f"checking {player.command_text()} on {header} ({player.dialect} dialect, {args.transport})",
           file=out, flush=True)
     try:
         report = run_check(target, log_dir=log_dir, concurrency=args.concurrency)

@@ -10,23 +10,23 @@ from __future__ import annotations
 
 import argparse
 import os
-import shlex
 import sys
 from pathlib import Path
-from typing import Any, Sequence, TextIO
+from typing import Any, Callable, Sequence, TextIO
 
 from ..errors import UsageError
 from ..referee import TimeControl
 from ..reports.html import write_tournament_report
 from ..reports.results import report_results
 from ..reports.standings import pairing_estimate
-from ..tournament.config import MAX_NAME_BYTES, config_from_data
+from ..tournament.config import COMMAND_LINE, MAX_NAME_BYTES, config_from_data
+from ..tournament.validate import KeyPath
 from ..tournament.progress import Progress, describe_result
 from ..tournament.runner import Interrupted, run_tournament, sandbox_line, stopped_note
-from .players import game_params, player_name
+from .players import (TOURNAMENT_FLAGS, PlayerArg, add_engine_option, command_line_players, flag_namer, game_params,
+                      openings_entry)
+from .outputs import add_results_options
 from .sandbox_options import add_sandbox_options
-
-COMMAND_LINE = Path("command line")  # what config errors from flags are attributed to
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -34,13 +34,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "match", help="play a match between two bot commands (resumable)",
         description="Play N games between two bots, each opening twice with the seats swapped, printing the "
-                    "running score with Elo, its 95%% interval and the likelihood of superiority; then the "
+                    "running score with Elo, its 95% interval and the likelihood of superiority; then the "
                     "standings and report of `arbiter run`. Running the same command again resumes the match. "
                     "Exit status 0 when the match is played, 2 for a usage error, 130 when interrupted.",
     )
     parser.add_argument("game", metavar="GAME", help="the game, e.g. dots-and-triangles")
-    parser.add_argument("command_a", metavar="CMD_A", help="the first bot's command, split like a shell would")
-    parser.add_argument("command_b", metavar="CMD_B", help="the second bot's command")
+    parser.add_argument("commands", metavar="CMD", nargs="*",
+                        help="CMD_A CMD_B: the two bots' commands, each one string split like a shell would "
+                             "(the shorthand of --engine cmd=CMD)")
+    add_engine_option(parser)
     parser.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE",
                         help="a game parameter (repeatable), e.g. -p rows=5")
     parser.add_argument("--games", type=int, required=True, metavar="N", help="games to play (even)")
@@ -57,9 +59,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--startup-ms", type=int, default=None, metavar="N",
                         help="how long each bot may take to start, off the clock, before it first waits "
                              f"for its input (default {TimeControl.startup_ms})")
-    parser.add_argument("--results", default="results/match", metavar="DIR",
-                        help="results folder (default %(default)s); the same command again resumes it")
-    parser.add_argument("--fresh", action="store_true", help="discard the folder's recorded games and start over")
+    add_results_options(parser, "results/match")
     parser.add_argument("--check", action="store_true",
                         help="run `arbiter check` on both bots before the first game and refuse to start if "
                              "one fails")
@@ -71,29 +71,31 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def flags_to_config(args: argparse.Namespace) -> dict[str, Any]:
-    """The command line as the equivalent round-robin config of two players."""
-    names = [_fit(player_name(_words(args.command_a))), _fit(player_name(_words(args.command_b)))]
-    if names[0].casefold() == names[1].casefold():  # the same bot twice, say with other options
-        names = [f"{_fit(names[0], MAX_NAME_BYTES - 2)}-a", f"{_fit(names[1], MAX_NAME_BYTES - 2)}-b"]
-    openings: dict[str, Any] = {}
-    if args.openings is not None:
-        kind, sep, count = args.openings.partition(":")
-        if sep and kind == "random":
-            if not count.isdigit():
-                raise UsageError(f"--openings {args.openings}: write random:K with K a number of moves")
-            openings = {"random_moves": int(count), "seed": args.openings_seed}
-        else:
-            openings = {"file": str(Path(args.openings).resolve())}
+def match_players(args: argparse.Namespace) -> list[PlayerArg]:
+    """The two players, from CMD_A CMD_B and --engine, in seat-list order."""
+    given = command_line_players(args.commands, args.engine, lambda index: ("CMD_A", "CMD_B")[min(index, 1)])
+    if len(given) != 2:
+        raise UsageError(f"a match is between two bots: give two (CMD_A CMD_B, or --engine), not {len(given)}")
+    return given
+
+
+def flags_to_config(args: argparse.Namespace) -> tuple[dict[str, Any], Callable[[KeyPath], str | None]]:
+    """The command line as the equivalent round-robin config of two players, and how each of
+    its keys is said on the command line (for errors)."""
+    given = match_players(args)
+    names = [player.name or _fit(player.default_name()) for player in given]
+    if names[0].casefold() == names[1].casefold() and not (given[0].name and given[1].name):
+        # The same bot twice (say with other options): the derived names get a suffix.
+        names = [name if player.name else f"{_fit(name, MAX_NAME_BYTES - 2)}-{suffix}"
+                 for name, player, suffix in zip(names, given, "ab")]
     time = {key: value for key, value in (("time_ms", args.time_ms), ("move_ms", args.move_ms),
                                           ("startup_ms", args.startup_ms)) if value is not None}
     data: dict[str, Any] = {
         "name": "match", "results": str(Path(args.results).resolve()), "game": args.game,
         "params": game_params(args.param), "format": "round-robin", "games_per_pairing": args.games,
-        "openings": openings or None, "time": time,
+        "openings": openings_entry(args.openings, args.openings_seed), "time": time,
         # The bots run from here; an absolute cwd keeps the folder's copy runnable with `arbiter run`.
-        "players": [{"name": name, "command": command, "cwd": os.getcwd()}
-                    for name, command in zip(names, (args.command_a, args.command_b))],
+        "players": [player.entry(name, cwd=os.getcwd()) for name, player in zip(names, given)],
     }
     if args.concurrency is not None:
         data["concurrency"] = args.concurrency
@@ -103,7 +105,9 @@ def flags_to_config(args: argparse.Namespace) -> dict[str, Any]:
         data["sandbox"] = "off"
     if args.cluster is not None:
         data["cluster"] = args.cluster
-    return data
+    flags = flag_namer({**TOURNAMENT_FLAGS, ("games_per_pairing",): "--games"},
+                       {("players", index): player for index, player in enumerate(given)})
+    return data, flags
 
 
 def _fit(name: str, room: int = MAX_NAME_BYTES) -> str:
@@ -112,19 +116,10 @@ def _fit(name: str, room: int = MAX_NAME_BYTES) -> str:
     return name.encode("utf-8")[:room].decode("utf-8", "ignore")
 
 
-def _words(command: str) -> tuple[str, ...]:
-    try:
-        words = tuple(shlex.split(command))
-    except ValueError as exc:
-        raise UsageError(f"command {command!r} cannot be split: {exc}") from None
-    if not words:
-        raise UsageError("a bot command is empty")
-    return words
-
-
 def run(args: argparse.Namespace) -> int:
     """Play (or resume) the match, then print and write the standings."""
-    config = config_from_data(flags_to_config(args), COMMAND_LINE)
+    data, flags = flags_to_config(args)
+    config = config_from_data(data, COMMAND_LINE, flags)
     first, second = (p.name for p in config.players)
     progress = MatchProgress(first, second, quiet=args.quiet)
     line = sandbox_line(config)
@@ -133,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
     progress.note(f"match of {first} against {second} at {config.game_name}, {config.games_per_pairing} games, "
                   f"results in {config.results_dir}")
     try:
-        run_tournament(config, progress, fresh=args.fresh)
+        run_tournament(config, progress, fresh=args.fresh, backup=args.backup)
     except Interrupted:
         progress.note(stopped_note(config.results_dir, "the same arbiter match command"))
         return 130

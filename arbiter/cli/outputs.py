@@ -1,7 +1,8 @@
-"""Output paths checked before any game is played, so that no game is played into a file
-that cannot be written."""
+"""Where a command's output goes: the results folder's flags, and output paths checked
+before any game is played, so that no game is played into a file that cannot be written."""
 from __future__ import annotations
 
+import argparse
 import os
 import tempfile
 from pathlib import Path
@@ -48,3 +49,17 @@ def check_output_folder(flag: str, path: Path) -> None:
             os.fsync(probe.fileno())
     except OSError as exc:
         raise UsageError(f"{shown}: cannot write in this folder ({exc.strerror})") from None
+
+
+def add_results_options(parser: argparse.ArgumentParser, default: str | None) -> None:
+    """`--fresh` and `--no-backup` (and, unless the config names the folder, `--results DIR`
+    with its `default`, relative to the current folder; docs/cli.md, Where results go)."""
+    if default is not None:
+        parser.add_argument("--results", default=default, metavar="DIR",
+                            help="the results folder, relative to the current folder (default %(default)s); "
+                                 "the same command again resumes it")
+    parser.add_argument("--fresh", action="store_true",
+                        help="start over: the folder's earlier games and files are moved to a dated backup "
+                             "folder beside it (DIR.YYYY-MM-DDTHH-MM-SS)")
+    parser.add_argument("--no-backup", dest="backup", action="store_false",
+                        help="with --fresh, delete the earlier games instead of keeping a backup")

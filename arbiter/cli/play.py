@@ -16,8 +16,8 @@ from ..reports.html import write_game_page
 from ..referee import TimeControl, play_game
 from ..tournament.progress import TolerantStream, ordinal
 from .outputs import check_output_file, check_output_folder
-from .players import command_player, game_params
-from .sandbox_options import add_sandbox_options, sandbox_from_args
+from .players import add_engine_option, command_line_players, game_params, seat_players
+from .sandbox_options import add_sandbox_options, warn_if_unsandboxed
 
 DEFAULT_LOG_DIR = Path("results") / "play"
 
@@ -31,8 +31,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "whoever won; 2 for a usage error.",
     )
     parser.add_argument("game", metavar="GAME", help="the game's name, e.g. dots-and-triangles")
-    parser.add_argument("commands", metavar="CMD", nargs="+",
-                        help="one command per seat, in seat order, each one string split like a shell would")
+    parser.add_argument("commands", metavar="CMD", nargs="*",
+                        help="one command per seat, in seat order, each one string split like a shell would "
+                             "(the shorthand of --engine cmd=CMD)")
+    add_engine_option(parser)
     parser.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE",
                         help="a game parameter (repeatable), e.g. -p rows=5")
     parser.add_argument("--time-ms", type=int, default=TimeControl.time_ms, metavar="N",
@@ -68,10 +70,11 @@ def run(args: argparse.Namespace) -> int:
     """Validate the command line, play the game, report it."""
     params = game_params(args.param)
     game = find_game(args.game, **params)
-    if len(args.commands) != game.num_players:
+    given = command_line_players(args.commands, args.engine, lambda seat: f"seat {seat}'s command")
+    if len(given) != game.num_players:
         raise UsageError(
-            f"{game.describe()} has {game.num_players} seats: give {game.num_players} commands, "
-            f"not {len(args.commands)}"
+            f"{game.describe()} has {game.num_players} seats: give {game.num_players} players (commands or "
+            f"--engine), not {len(given)}"
         )
     for option in ("time_ms", "move_ms", "startup_ms"):
         value = getattr(args, option)
@@ -86,11 +89,10 @@ def run(args: argparse.Namespace) -> int:
     for seat, override in enumerate((args.dialect_a, args.dialect_b)):
         if override is not None and seat < game.num_players:
             dialects[seat] = override
-    sandbox = sandbox_from_args(args, "play")
-    env = _env(args.env)
-    players = [command_player(seat, text, dialect, args.transport, sandbox, env)
-               for seat, (text, dialect) in enumerate(zip(args.commands, dialects))]
+    warn_if_unsandboxed(not args.no_sandbox, "play")
     time = TimeControl(time_ms=args.time_ms, move_ms=args.move_ms, clock=args.clock, startup_ms=args.startup_ms)
+    players = seat_players(given, sandbox=not args.no_sandbox, read=args.sandbox_read, write=args.sandbox_write,
+                           env=_env(args.env), transport=args.transport, dialects=dialects, time=time)
 
     # With the record on stdout, everything for people goes to stderr, and a stderr that cannot
     # be written must not cost the record.

@@ -1,16 +1,202 @@
-"""Players given on the command line (`arbiter play`, `check`, `match`): a seat's command, its
-name, and the `-p` game parameters, read the same way by every subcommand that takes them."""
+"""Players given on the command line, one parser and one vocabulary for `arbiter play`,
+`check`, `match` and `sprt` (docs/cli.md).
+
+A player is either a command (the shorthand: `"python bot.py"`) or, as fastchess and
+cutechess users write it, a list of KEY=VALUE words after `--engine`:
+
+    --engine name=mybot cmd="java -cp . Bot" dir=bots/java tc=10s move=500ms read=book.bin
+
+The words become a config's `players:` entry (the same keys, read and refused by the same
+code as a YAML file's), and a problem with one of them is told in the words the user typed
+(`--engine #2 tc=: ...`), never in config keys.
+"""
 from __future__ import annotations
 
+import argparse
+import os
+import re
 import shlex
+import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
 
 from ..errors import UsageError
-from ..referee import PlayerSpec
-from ..transport.process import unstartable
-from ..transport.sandbox import SandboxSpec
+from ..referee import PlayerSpec, TimeControl
+from ..tournament.config import MAX_NAME_BYTES, player_name, players_from_data
+from ..tournament.validate import KeyPath
 
-INTERPRETERS = {"python", "python3", "pypy", "pypy3", "node", "java", "ruby", "perl", "sh", "bash", "dotnet"}
+INTERPRETERS = {"python", "python3", "pypy", "pypy3", "node", "java", "ruby", "perl", "sh", "bash", "dotnet",
+                "php", "lua", "Rscript", "julia", "deno", "bun", "mono", "racket", "guile", "ocaml"}
+# An interpreter's options that take the next word as their value (`java -cp . Bot`): that
+# word is not the program, and neither is the option.
+OPTIONS_WITH_VALUE = {"-cp", "-classpath", "--class-path", "-p", "--module-path", "-X", "-W", "-I", "-e"}
+ENGINE_KEYS = ("name", "cmd", "dir", "dialect", "tc", "move", "read", "write")  # and env.NAME
+# A config player key -> the --engine word that gives it.
+ENGINE_WORD = {"name": "name", "command": "cmd", "cwd": "dir", "dialect": "dialect", "time_ms": "tc",
+               "move_ms": "move", "sandbox": "read", "env": "env"}
+DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m)")
+UNIT_MS = {"ms": 1, "s": 1000, "m": 60_000}
+
+
+@dataclass(frozen=True)
+class PlayerArg:
+    """One player as the command line gave it; `flag` says how, for messages (`CMD_A`,
+    `--engine #2`, `--candidate`), and `engine` whether it was KEY=VALUE words."""
+
+    flag: str
+    command: str
+    engine: bool = False
+    name: str | None = None
+    cwd: str | None = None
+    dialect: str | None = None
+    time_ms: int | None = None
+    move_ms: int | None = None
+    read: tuple[str, ...] = ()
+    write: tuple[str, ...] = ()
+    env: tuple[tuple[str, str], ...] = ()
+
+    def words(self) -> tuple[str, ...]:
+        """The command split like a shell would; UsageError naming the flag if it cannot be."""
+        where = f"{self.flag} cmd=" if self.engine else self.flag
+        try:
+            words = tuple(shlex.split(self.command))
+        except ValueError as exc:
+            raise UsageError(f"{where}: {self.command!r} cannot be split like a shell would ({exc})") from None
+        if not words:
+            raise UsageError(f"{where}: the command is empty")
+        return words
+
+    def default_name(self) -> str:
+        """`name=`, or a name made from the command (command_name)."""
+        return self.name if self.name is not None else command_name(self.words())
+
+    def entry(self, name: str, *, cwd: str | None = None, sandbox: bool = True, read: Sequence[str] = (),
+              write: Sequence[str] = (), env: Mapping[str, str] | None = None,
+              transport: str | None = None) -> dict[str, Any]:
+        """This player as a config's `players:` entry. `cwd` is the folder it runs from when
+        `dir=` is not given; `read`, `write` and `env` are added for every player (the
+        command's `--sandbox-read`, `--sandbox-write`, `--env`). Paths are made absolute here:
+        they are relative to where the user stands, whatever folder the config's copy is in."""
+        entry: dict[str, Any] = {"name": name, "command": self.command}
+        if self.cwd is not None:
+            entry["cwd"] = os.path.abspath(self.cwd)
+        elif cwd is not None:
+            entry["cwd"] = cwd
+        for key, value in (("dialect", self.dialect), ("time_ms", self.time_ms), ("move_ms", self.move_ms),
+                           ("transport", transport)):
+            if value is not None:
+                entry[key] = value
+        merged_env = {**(env or {}), **dict(self.env)}
+        if merged_env:
+            entry["env"] = merged_env
+        if not sandbox:
+            entry["sandbox"] = "off"
+        elif self.read or self.write or read or write:
+            entry["sandbox"] = {"read": [os.path.abspath(p) for p in (*read, *self.read)],
+                                "write": [os.path.abspath(p) for p in (*write, *self.write)]}
+        return entry
+
+
+def add_engine_option(parser: argparse.ArgumentParser) -> None:
+    """`--engine KEY=VALUE ...`, repeatable: a player given as fastchess users write one."""
+    parser.add_argument(
+        "--engine", action="append", nargs="+", default=[], metavar="KEY=VALUE",
+        help="a player as KEY=VALUE words (repeatable; seats follow the positional commands, in order): "
+             "cmd=CMD (required), name=NAME, dir=FOLDER (it runs there, and sees it read-only), "
+             "dialect=arbiter|codecup, tc=DURATION (its budget for the game, e.g. 30s or 1500ms), "
+             "move=DURATION (a cap per move), read=PATH and write=PATH (shown in its box; repeatable), "
+             "env.NAME=VALUE. See docs/cli.md")
+
+
+def parse_engine(words: Sequence[str], flag: str) -> PlayerArg:
+    """The KEY=VALUE words of one `--engine` (or `--candidate`, `--baseline`) as a player;
+    a single word without a known KEY= is the shorthand: a command."""
+    if len(words) == 1 and not _keyed(words[0]):
+        return PlayerArg(flag=flag, command=words[0])
+    found: dict[str, Any] = {"read": [], "write": [], "env": []}
+    for word in words:
+        key, sep, value = word.partition("=")
+        if not sep or not _keyed(word):
+            hint = (" (give positional commands before the first --engine, or as cmd=...)" if not sep else
+                    f"; keys are: {', '.join(ENGINE_KEYS)}, env.NAME")
+            raise UsageError(f"{flag}: {word!r} is not KEY=VALUE with a known KEY{hint}")
+        if key.startswith("env."):
+            if not key[4:]:
+                raise UsageError(f"{flag}: {word!r}: write env.NAME=VALUE")
+            found["env"].append((key[4:], value))
+        elif key in ("read", "write"):
+            if not value:
+                raise UsageError(f"{flag} {key}=: give a path")
+            found[key].append(value)
+        elif key in found:
+            raise UsageError(f"{flag}: {key}= is given twice")
+        elif key in ("tc", "move"):
+            found[key] = duration_ms(value, f"{flag} {key}=")
+        else:
+            found[key] = value
+    if not found.get("cmd"):
+        raise UsageError(f"{flag}: give the bot's command as cmd=CMD (e.g. cmd=\"python bot.py\")")
+    return PlayerArg(flag=flag, command=found["cmd"], engine=True, name=found.get("name"), cwd=found.get("dir"),
+                     dialect=found.get("dialect"), time_ms=found.get("tc"), move_ms=found.get("move"),
+                     read=tuple(found["read"]), write=tuple(found["write"]), env=tuple(found["env"]))
+
+
+def _keyed(word: str) -> bool:
+    key = word.partition("=")[0]
+    return "=" in word and (key in ENGINE_KEYS or key.startswith("env."))
+
+
+def duration_ms(text: str, where: str) -> int:
+    """`30s`, `1.5s`, `1500ms`, `2m` in whole milliseconds (at least 1); UsageError naming `where`."""
+    match = DURATION.fullmatch(text.strip())
+    if match is None:
+        raise UsageError(f"{where}: {text!r} is not a duration: give a number and a unit, e.g. 30s, 1.5s or "
+                         "1500ms (the whole game's budget; there is no increment or moves-per-period)")
+    ms = round(float(match.group(1)) * UNIT_MS[match.group(2)])
+    if ms < 1:
+        raise UsageError(f"{where}: {text!r} is not allowed: must be at least 1ms")
+    return ms
+
+
+def command_line_players(commands: Sequence[str], engines: Sequence[Sequence[str]],
+                         label: Callable[[int], str]) -> list[PlayerArg]:
+    """The players in seat order: the positional commands (`label(i)` names the i-th), then
+    each `--engine`."""
+    players = [PlayerArg(flag=label(index), command=text) for index, text in enumerate(commands)]
+    players += [parse_engine(words, f"--engine #{number}") for number, words in enumerate(engines, 1)]
+    return players
+
+
+def command_name(command: Sequence[str]) -> str:
+    """A player name made from a command: the program's file name without its extension or,
+    for an interpreter, the script's, module's, jar's or class's (`java -cp . Bot` -> Bot,
+    `python -m mybot.main` -> mybot). Never `.` or anything a player name may not be."""
+    words = list(command)
+    program = Path(words[0]).name
+    if program.rstrip("0123456789.") in INTERPRETERS:
+        rest, index = words[1:], 0
+        while index < len(rest):
+            word = rest[index]
+            if word in ("-m", "-jar") and index + 1 < len(rest):
+                return _plain_name(rest[index + 1].partition(".")[0] if word == "-m" else Path(rest[index + 1]).stem)
+            if word in OPTIONS_WITH_VALUE:
+                index += 2
+                continue
+            if not word.startswith("-"):
+                if program.startswith("java") and "/" not in word and not word.endswith(".java"):
+                    word = word.rpartition(".")[2]  # a class: com.example.Bot -> Bot
+                return _plain_name(Path(word).stem) or _plain_name(program)
+            index += 1
+    return _plain_name(Path(words[0]).stem) or "bot"
+
+
+def _plain_name(text: str) -> str:
+    """`text` made a valid player name (config.player_name): printable, no slash, no leading
+    dot or space, at most MAX_NAME_BYTES bytes; '' if nothing is left."""
+    text = "".join(char for char in text if char.isprintable() and char not in "/\\").strip().lstrip(".").strip()
+    text = text.encode("utf-8")[:MAX_NAME_BYTES].decode("utf-8", "ignore").strip()
+    return text if player_name(text) is None else ""
 
 
 def game_params(pairs: list[str]) -> dict[str, str]:
@@ -19,33 +205,78 @@ def game_params(pairs: list[str]) -> dict[str, str]:
     params = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
-        if not sep or not key:
+        if not sep or not key.strip():
             raise UsageError(f"-p {pair!r}: write a game parameter as KEY=VALUE, e.g. -p rows=5")
-        params[key] = value
+        params[key.strip()] = value.strip()
     return params
 
 
-def command_player(seat: int, text: str, dialect: str, transport: str = "pipe",
-                   sandbox: SandboxSpec | None = SandboxSpec(), env: dict[str, str] | None = None) -> PlayerSpec:
-    """One seat's command line, split and checked that it can start (its program, and the
-    script an interpreter is given)."""
-    try:
-        command = tuple(shlex.split(text))
-    except ValueError as exc:
-        raise UsageError(f"seat {seat}'s command {text!r} cannot be split: {exc}") from None
-    if not command:
-        raise UsageError(f"seat {seat}'s command is empty")
-    why = unstartable(command, None)  # what `arbiter run` refuses, refused here before any game
-    if why is not None:
-        raise UsageError(f"seat {seat}'s command: {why}")
-    return PlayerSpec(name=player_name(command), command=command, dialect=dialect,  # type: ignore[arg-type]
-                      transport=transport, sandbox=sandbox, env=env or {})  # type: ignore[arg-type]
+def openings_entry(text: str | None, seed: int) -> dict[str, Any] | None:
+    """`--openings random:K|FILE` as a config's `openings:` (None: no openings). A bare
+    number K, once `sprt`'s way to say random:K, still means it when no file has that name
+    (with a note on stderr)."""
+    if text is None:
+        return None
+    kind, sep, count = text.partition(":")
+    if sep and kind == "random":
+        if not count.isdigit():
+            raise UsageError(f"--openings {text}: write random:K with K a number of moves, e.g. random:2")
+        return {"random_moves": int(count), "seed": seed}
+    if text.isdigit() and not Path(text).exists():
+        print(f"arbiter: note: --openings {text} is read as random:{text} ({text} random opening moves); "
+              f"write --openings random:{text}", file=sys.stderr)
+        return {"random_moves": int(text), "seed": seed}
+    return {"file": str(Path(text).resolve())}
 
 
-def player_name(command: tuple[str, ...]) -> str:
-    """A short name for a command: the script's or program's file name without extension."""
-    words = list(command)
-    if Path(words[0]).name.rstrip("0123456789.") in INTERPRETERS:
-        scripts = [w for w in words[1:] if not w.startswith("-")]
-        words = scripts or words
-    return Path(words[0]).stem or words[0]
+def flag_namer(top: Mapping[KeyPath, str], players: Mapping[KeyPath, PlayerArg]) -> Callable[[KeyPath], str | None]:
+    """How a config problem's key path is said on the command line: the longest prefix found
+    in `top` (`("games_per_pairing",)` -> `--games`) or in `players` (a player's entry ->
+    `--engine #2 tc=`, or the positional's name); None for a key no flag gives."""
+    def name(path: KeyPath) -> str | None:
+        for length in range(len(path), 0, -1):
+            prefix = path[:length]
+            if prefix in top:
+                return top[prefix]
+            if prefix in players:
+                player, rest = players[prefix], path[length:]
+                if not rest:
+                    return player.flag
+                word = ENGINE_WORD.get(str(rest[0]))
+                if rest[0] == "sandbox" and len(rest) > 1 and rest[1] == "write":
+                    word = "write"
+                if word is None:
+                    return f"{player.flag} ({'.'.join(map(str, rest))})"
+                if player.engine or word == "cmd":
+                    return f"{player.flag} {word}=" if player.engine else player.flag
+                return f"{player.flag} (its {word})"
+        return None
+    return name
+
+
+def seat_players(players: Sequence[PlayerArg], *, sandbox: bool, read: Sequence[str] = (),
+                 write: Sequence[str] = (), env: Mapping[str, str] | None = None, transport: str = "pipe",
+                 dialects: Sequence[str], time: TimeControl) -> list[PlayerSpec]:
+    """The players of one game or check (`arbiter play`, `check`) as the referee's specs,
+    read and refused exactly as a config's players are, before any game; errors name the flag."""
+    entries = []
+    for seat, player in enumerate(players):
+        entry = player.entry(player.default_name(), sandbox=sandbox, read=read, write=write, env=env,
+                             transport=None if transport == "pipe" else transport)
+        entry.setdefault("dialect", dialects[seat])
+        entries.append(entry)
+    namer = flag_namer({}, {("players", seat): player for seat, player in enumerate(players)})
+    return players_from_data(entries, time, namer)
+
+
+TIME_FLAGS: dict[KeyPath, str] = {("time", "time_ms"): "--time-ms", ("time", "move_ms"): "--move-ms",
+                                  ("time", "startup_ms"): "--startup-ms", ("time", "clock"): "--clock"}
+TOURNAMENT_FLAGS: dict[KeyPath, str] = {
+    ("game",): "GAME", ("params",): "-p", ("openings",): "--openings", ("openings", "seed"): "--openings-seed",
+    ("results",): "--results", ("concurrency",): "--concurrency", ("cluster",): "--cluster", ("check",): "--check",
+    ("sandbox",): "--no-sandbox", **TIME_FLAGS,
+}
+
+
+__all__ = ["PlayerArg", "TIME_FLAGS", "TOURNAMENT_FLAGS", "add_engine_option", "command_line_players", "command_name",
+           "duration_ms", "flag_namer", "game_params", "openings_entry", "parse_engine", "seat_players"]

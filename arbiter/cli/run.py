@@ -10,6 +10,7 @@ from ..tournament.check_in import check_in_remote_players
 from ..tournament.config import load_config, without_sandbox
 from ..tournament.progress import Progress
 from ..tournament.runner import Interrupted, run_tournament, sandbox_line, stopped_note
+from .outputs import add_results_options
 from .sandbox_options import add_sandbox_options
 from .serve import add_serve_options, served
 from .sprt import run_config as run_sprt_config
@@ -20,7 +21,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                    description="Run a tournament from a YAML config. Running the same "
                                                "command again resumes it: only games without a record are played.")
     parser.add_argument("config", help="the tournament's YAML file (see docs/config.md)")
-    parser.add_argument("--fresh", action="store_true", help="discard recorded games and start over")
+    add_results_options(parser, None)
     parser.add_argument("--concurrency", type=int, default=None, help="games at once (overrides the config)")
     parser.add_argument("--quiet", action="store_true", help="no progress output, only the final standings")
     parser.add_argument("--cluster", default=None, metavar="tls://HOST:PORT",
@@ -44,12 +45,12 @@ def run(args: argparse.Namespace) -> int:
     check_in_remote_players(config, progress.note, fresh=args.fresh)  # before any game, or refuse to start
     with served(args, config.results_dir, progress.note) as watch:
         if config.format == "sprt":  # a release check, not a tournament: its own report and exit codes
-            return run_sprt_config(config, fresh=args.fresh, quiet=args.quiet, again=f"arbiter run {args.config}",
-                                   watch=watch)
+            return run_sprt_config(config, fresh=args.fresh, backup=args.backup, quiet=args.quiet,
+                                   again=f"arbiter run {args.config}", watch=watch)
         progress.note(f"{config.name}: {config.format} of {config.game_name} with {len(config.players)} players, "
                       f"results in {config.results_dir}")
         try:
-            run_tournament(config, progress, fresh=args.fresh, watch=watch)
+            run_tournament(config, progress, fresh=args.fresh, backup=args.backup, watch=watch)
         except Interrupted:
             progress.note(stopped_note(config.results_dir, f"arbiter run {args.config}"))
             return 130

@@ -2,10 +2,9 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
-from ..transport.sandbox import SandboxSpec, box_here, support
+from ..transport.sandbox import support
 
 
 def add_sandbox_options(parser: argparse.ArgumentParser, *, paths: bool = True) -> None:
@@ -20,15 +19,8 @@ def add_sandbox_options(parser: argparse.ArgumentParser, *, paths: bool = True) 
                             help="a folder every bot may write (e.g. a cache); repeatable")
 
 
-def sandbox_from_args(args: argparse.Namespace, command: str) -> SandboxSpec | None:
-    """The bots' box as the command line asks, decided once for the command
-    (`sandbox.box_here`): None with --no-sandbox, and None, said loudly on stderr, on a
-    machine that cannot make boxes."""
-    if args.no_sandbox:
-        return None
-    asked = SandboxSpec(read=tuple(os.path.abspath(p) for p in getattr(args, "sandbox_read", [])),
-                        write=tuple(os.path.abspath(p) for p in getattr(args, "sandbox_write", [])))
-    boxed = box_here(asked)
-    if boxed is None:
+def warn_if_unsandboxed(sandboxed: bool, command: str) -> None:
+    """Say loudly on stderr when bots that should be boxed cannot be (this machine): their
+    specs then carry no box (`sandbox.box_here`, applied where the players are read)."""
+    if sandboxed and not support().usable:
         print(f"arbiter {command}: WARNING: {support().describe()}", file=sys.stderr)
-    return boxed

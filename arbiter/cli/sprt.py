@@ -7,21 +7,27 @@ from a config file with `format: sprt` (`arbiter run CONFIG`). See docs/release-
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from ..errors import UsageError
 from ..referee import TimeControl
 from ..reports.results import report_results
-from ..tournament.config import DEFAULT_LOG_PATTERN, SprtSettings, TournamentConfig, config_from_data
+from ..tournament.config import (COMMAND_LINE, DEFAULT_LOG_PATTERN, SPRT_KEYS, SprtSettings, TournamentConfig,
+                                 config_from_data)
+from ..tournament.validate import KeyPath
 from ..tournament.sprt import Interrupted, SprtOutcome, SprtProgress, run_sprt
 from ..tournament.runner import GameWatch, sandbox_line, stopped_note
+from .outputs import add_results_options
+from .players import (TOURNAMENT_FLAGS, PlayerArg, add_engine_option, command_line_players, flag_namer, game_params,
+                      openings_entry, parse_engine)
 from .sandbox_options import add_sandbox_options
 from .serve import add_serve_options, served
 
-COMMAND_LINE = Path("command line")  # what config errors from flags are attributed to
 DEFAULTS = SprtSettings()
+ROLES = ("candidate", "baseline")  # the players' roles, in seat-list order
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -32,11 +38,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "played. Exit status: 0 H1 accepted, 1 H0 accepted, 2 a usage error, 3 a fault by the "
                     "candidate or a warning/error line in its logs, 4 inconclusive. Running the same command "
                     "again resumes. See docs/release-checking.md.")
-    parser.add_argument("--game", required=True, help="the game, e.g. dots-and-triangles")
+    parser.add_argument("game", metavar="GAME", nargs="?", default=None, help="the game, e.g. dots-and-triangles")
+    parser.add_argument("commands", metavar="CMD", nargs="*",
+                        help="CANDIDATE BASELINE: the new and the old version's commands, each one string split "
+                             "like a shell would (the shorthand of --engine cmd=CMD; the first player is the "
+                             "candidate)")
+    add_engine_option(parser)
+    parser.add_argument("--game", dest="game_flag", default=None, help=argparse.SUPPRESS)  # before GAME came first
     parser.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE",
                         help="a game parameter (repeatable), e.g. -p rows=4")
-    parser.add_argument("--candidate", required=True, metavar="CMD", help="the command that runs the new version")
-    parser.add_argument("--baseline", required=True, metavar="CMD", help="the command that runs the old version")
+    parser.add_argument("--candidate", nargs="+", default=None, metavar="CMD|KEY=VALUE",
+                        help="the candidate, as a command or as --engine's KEY=VALUE words (instead of the "
+                             "first player)")
+    parser.add_argument("--baseline", nargs="+", default=None, metavar="CMD|KEY=VALUE",
+                        help="the baseline, likewise (instead of the second player)")
     parser.add_argument("--elo0", type=float, default=DEFAULTS.elo0, help="H0's normalized Elo (default %(default)s)")
     parser.add_argument("--elo1", type=float, default=DEFAULTS.elo1, help="H1's normalized Elo (default %(default)s)")
     parser.add_argument("--alpha", type=float, default=DEFAULTS.alpha,
@@ -45,9 +60,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="chance of accepting H0 when H1 holds (default %(default)s)")
     parser.add_argument("--max-games", type=int, default=DEFAULTS.max_games,
                         help="stop, inconclusive, after this many games (even; default %(default)s)")
-    parser.add_argument("--openings", default="2", metavar="N|FILE",
-                        help="N random opening moves per pair, or a file with one opening per line, moves "
-                             "separated by ';' (default %(default)s)")
+    parser.add_argument("--openings", default="random:2", metavar="random:K|FILE",
+                        help="K random opening moves per pair of games, or a file with one opening per line, "
+                             "moves separated by ';' (default %(default)s)")
     parser.add_argument("--openings-seed", type=int, default=1, metavar="SEED",
                         help="seed of the random openings (default %(default)s)")
     parser.add_argument("--time-ms", type=int, default=None, help="each bot's time budget per game (default 30000)")
@@ -56,9 +71,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="how long each bot may take to start, off the clock, before it first waits "
                              f"for its input (default {TimeControl.startup_ms})")
     parser.add_argument("--concurrency", type=int, default=None, help="games at once (default: CPU cores)")
-    parser.add_argument("--results", default="results/sprt", metavar="DIR",
-                        help="results folder (default %(default)s); an existing one is resumed")
-    parser.add_argument("--fresh", action="store_true", help="discard the results folder's games and start over")
+    add_results_options(parser, "results/sprt")
     parser.add_argument("--fail-on-fault", action=argparse.BooleanOptionalAction, default=DEFAULTS.fail_on_fault,
                         help="fail (exit 3) at the candidate's first timeout, crash, illegal, malformed or "
                              "protocol fault (default on)")
@@ -78,35 +91,56 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    config = config_from_data(flags_to_config(args), COMMAND_LINE)
+    """Run (or resume) the test the flags describe; the exit code says its verdict."""
+    data, flags = flags_to_config(args)
+    config = config_from_data(data, COMMAND_LINE, flags)
     with served(args, config.results_dir, lambda line: print(line, file=sys.stderr, flush=True)) as watch:
-        return run_config(config, fresh=args.fresh, quiet=args.quiet,
+        return run_config(config, fresh=args.fresh, backup=args.backup, quiet=args.quiet,
                           again=f"the same arbiter sprt command (same --results {args.results})", watch=watch)
 
 
-def flags_to_config(args: argparse.Namespace) -> dict[str, Any]:
-    """The command line as the equivalent `format: sprt` config (the results folder keeps a copy)."""
-    params: dict[str, str] = {}
-    for item in args.param:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise UsageError(f"-p {item!r} is not allowed: give a game parameter as KEY=VALUE, e.g. -p rows=4")
-        params[key.strip()] = value.strip()
+def sprt_players(args: argparse.Namespace) -> tuple[str, list[PlayerArg]]:
+    """The game and the two players (candidate first), from GAME CANDIDATE BASELINE and
+    --engine, or from the older --game, --candidate and --baseline."""
+    commands = list(args.commands)
+    game = args.game
+    if args.game_flag is not None:
+        print("arbiter sprt: note: --game is deprecated; give the game first: arbiter sprt GAME ...",
+              file=sys.stderr)
+        if game is not None:  # the first command was read as the game
+            commands.insert(0, game)
+        game = args.game_flag
+    if game is None:
+        raise UsageError("give the game first: arbiter sprt GAME CANDIDATE BASELINE")
+    given = command_line_players(commands, args.engine,
+                                 lambda index: ("CANDIDATE", "BASELINE")[min(index, 1)])
+    roles = [(flag, words) for flag, words in (("--candidate", args.candidate), ("--baseline", args.baseline))
+             if words is not None]
+    if roles and given:
+        raise UsageError(f"give the players either as {' and '.join(flag for flag, _ in roles)} or as "
+                         "positional commands and --engine, not both")
+    if roles:
+        given = [parse_engine(words, flag) for flag, words in roles]
+    if len(given) != 2:
+        raise UsageError(f"an SPRT compares two bots: give CANDIDATE BASELINE (or two --engine), not {len(given)}")
+    return game, given
+
+
+def flags_to_config(args: argparse.Namespace) -> tuple[dict[str, Any], Callable[[KeyPath], str | None]]:
+    """The command line as the equivalent `format: sprt` config (the results folder keeps a
+    copy), and how each of its keys is said on the command line (for errors)."""
+    game, given = sprt_players(args)
+    params = game_params(args.param)
     if params.get("players", "2").lstrip("0") != "2":
         raise UsageError(f"-p players={params['players']} is not allowed: the SPRT compares a candidate with a "
                          "baseline in two-seat games; rate games of more seats with a tournament (arbiter run)")
-    openings: dict[str, Any] = (
-        {"random_moves": int(args.openings), "seed": args.openings_seed} if args.openings.isdigit()
-        else {"file": str(Path(args.openings).resolve())}
-    )
     time = {key: value for key, value in (("time_ms", args.time_ms), ("move_ms", args.move_ms),
                                           ("startup_ms", args.startup_ms)) if value is not None}
     data: dict[str, Any] = {
-        "name": "sprt", "results": str(Path(args.results).resolve()), "game": args.game, "params": params,
-        "format": "sprt", "openings": openings, "time": time,
+        "name": "sprt", "results": str(Path(args.results).resolve()), "game": game, "params": params,
+        "format": "sprt", "openings": openings_entry(args.openings, args.openings_seed), "time": time,
         # The bots run from here; an absolute cwd keeps the results folder's copy runnable with `arbiter run`.
-        "candidate": {"name": "candidate", "command": args.candidate, "cwd": str(Path.cwd())},
-        "baseline": {"name": "baseline", "command": args.baseline, "cwd": str(Path.cwd())},
+        **{role: player.entry(player.name or role, cwd=os.getcwd()) for role, player in zip(ROLES, given)},
         "sprt": {"elo0": args.elo0, "elo1": args.elo1, "alpha": args.alpha, "beta": args.beta,
                  "max_games": args.max_games, "fail_on_fault": args.fail_on_fault, "log_pattern": args.log_pattern},
     }
@@ -118,10 +152,12 @@ def flags_to_config(args: argparse.Namespace) -> dict[str, Any]:
         data["sandbox"] = "off"
     if args.cluster is not None:
         data["cluster"] = args.cluster
-    return data
+    flags = flag_namer({**TOURNAMENT_FLAGS, **{("sprt", key): f"--{key.replace('_', '-')}" for key in SPRT_KEYS}},
+                       {(role,): player for role, player in zip(ROLES, given)})
+    return data, flags
 
 
-def run_config(config: TournamentConfig, *, fresh: bool, quiet: bool, again: str,
+def run_config(config: TournamentConfig, *, fresh: bool, quiet: bool, again: str, backup: bool = True,
                watch: GameWatch | None = None) -> int:
     """Run (or resume) the test of a `format: sprt` config, print the report, return the exit code."""
     assert config.sprt is not None
@@ -133,7 +169,7 @@ def run_config(config: TournamentConfig, *, fresh: bool, quiet: bool, again: str
     progress.note(f"SPRT of {candidate} against {baseline} at {config.game_name}, "
                   f"at most {config.sprt.max_games} games, results in {config.results_dir}")
     try:
-        outcome = run_sprt(config, progress, fresh=fresh, watch=watch)
+        outcome = run_sprt(config, progress, fresh=fresh, backup=backup, watch=watch)
     except Interrupted:
         progress.note(stopped_note(config.results_dir, again))
         return 130
@@ -195,8 +231,10 @@ def verdict_sentence(outcome: SprtOutcome) -> str:
         "H0": f"H0 accepted after {games}: {test.candidate} is not better than {test.baseline} by the margin "
               f"(nElo {s.elo0:g} is favoured over {s.elo1:g}; LLR {llr.llr:+.2f} <= {llr.lower:+.2f})",
         "inconclusive": f"inconclusive after {games} (max games {s.max_games}): LLR {llr.llr:+.2f} is still "
-                        f"between {llr.lower:+.2f} and {llr.upper:+.2f}; raise the maximum and run again to "
-                        "continue, or widen elo0..elo1",
+                        f"between {llr.lower:+.2f} and {llr.upper:+.2f}; to continue, raise the maximum "
+                        "(--max-games, or max_games: in a config) and run again; to widen elo0..elo1, start a "
+                        "new test: another results folder (--results DIR, or results: in a config), or --fresh "
+                        "(the games so far are kept in a dated backup)",
     }
     verdict = test.verdict
     if verdict == "fault":

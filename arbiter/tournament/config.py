@@ -13,7 +13,7 @@ import socket as sockets
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal, Sequence
+from typing import Any, Callable, Literal, Sequence
 
 from ..games import FAMILIES, Game, GameError, find_game, game_class, game_names
 from ..protocol import DIALECTS, find_dialect
@@ -208,9 +208,14 @@ def _loopback(host: str) -> bool:
     return bool(found) and all(ipaddress.ip_address(a.split("%")[0]).is_loopback for a in found)
 
 
-def config_from_data(data: dict[str, Any], source: Path) -> TournamentConfig:
-    """Validate a config given as data (e.g. built from command-line flags) as if read from `source`."""
-    problems = Problems(source, {}, [])
+COMMAND_LINE = Path("command line")  # the source of a config built from flags (`arbiter match`, `sprt`)
+
+
+def config_from_data(data: dict[str, Any], source: Path,
+                     flags: Callable[[KeyPath], str | None] | None = None) -> TournamentConfig:
+    """Validate a config given as data (e.g. built from command-line flags) as if read from
+    `source`; `flags` names a key path as the flag that gave it (validate.Problems)."""
+    problems = Problems(source, {}, [], flags)
     config = _read_config(data, source, problems)
     problems.raise_if_any()
     assert config is not None
@@ -307,7 +312,9 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
             problems.add(("players", index, "dialect"), f"{player.dialect} plays games of {allowed} seats, and "
                                                         f"this game has {seats} (docs/protocol.md)")
     results = top.get("results", None, text)
-    results_dir = (folder / results) if results else (folder.parent / "results" / str(name))
+    # An explicit `results:` moves with the config; the default is where the user stands, as
+    # for `arbiter match` and `sprt` (docs/config.md, results).
+    results_dir = (folder / results) if results else (Path.cwd() / "results" / str(name))
     cluster = _read_cluster(problems, top.raw("cluster"), folder, players)
     if sandbox_mode != "off":
         _check_shown_paths(problems, players, hidden=(str(source.resolve()), str(results_dir.resolve())))
@@ -630,6 +637,20 @@ def _read_player(problems: Problems, path: KeyPath, entry: Any, folder: Path, ti
     )
 
 
+def players_from_data(entries: Sequence[dict[str, Any]], time: TimeControl,
+                      flags: Callable[[KeyPath], str | None]) -> list[PlayerSpec]:
+    """Players given on the command line of a single game or check (`arbiter play`,
+    `check`) as `players:` entries, read and refused exactly as a config's players are, before
+    any game, each boxed as this machine can (`sandbox.box_here`; the caller says so when it
+    cannot); a ConfigError names each problem by `flags` (the flag that gave the key)."""
+    problems = Problems(COMMAND_LINE, {}, [], flags)
+    players = [player for index, entry in enumerate(entries)
+               if (player := _read_player(problems, ("players", index), entry, Path.cwd(), time))]
+    _check_shown_paths(problems, players, hidden=())
+    problems.raise_if_any()
+    return [replace(p, sandbox=box_here(p.sandbox)) for p in players]  # decided once, as for a run (_boxing)
+
+
 def _read_arbiter_keys(problems: Problems, value: str | None, folder: Path) -> str | None:
     """The arbiter's key pair file (top-level `arbiter_keys`), checked; its absolute path or None."""
     if value is None:
@@ -777,5 +798,5 @@ def _read_openings(problems: Problems, value: Any, folder: Path, game: Game[Any]
     return Openings(lines=tuple(lines), file=str(path), seed=m.get("seed", 0, integer(0)))
 
 
-__all__ = ["ClusterSpec", "ConfigError", "Openings", "Scoring", "SprtSettings", "TournamentConfig", "config_from_data", "load_config",
-           ]
+__all__ = ["COMMAND_LINE", "ClusterSpec", "ConfigError", "Openings", "Scoring", "SprtSettings", "TournamentConfig",
+           "config_from_data", "load_config", "players_from_data"]

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from ..errors import UsageError
-from .config import TournamentConfig
+from .config import COMMAND_LINE, TournamentConfig
 from .schedule import SEAT_ORDERS
 
 
@@ -154,24 +154,49 @@ def play_conditions(config: TournamentConfig) -> dict[str, Any]:
     return _entries(config, CONDITION)
 
 
-def refuse_changed_schedule(folder: Path, before: Mapping[str, Any], now: dict[str, Any], games: int) -> None:
-    """UsageError naming each changed schedule entry (`before` is the description's; a
-    missing entry counts as changed unless it is null now)."""
+def start_over_advice(config: TournamentConfig, games: int) -> str:
+    """The two ways out of a refused resume, in the words of where the run was described:
+    the command line's flags, or the config's keys."""
+    fresh = (f"run with --fresh to start over (its {games} recorded games are moved to a dated backup "
+             "folder beside it; --fresh --no-backup deletes them)")
+    if config.source == COMMAND_LINE:
+        return f"To keep them, give the new run its own folder with --results DIR; or {fresh}."
+    return (f"To keep them, give the new run its own folder: set another `name:` or `results:` in "
+            f"{config.source}; or {fresh}.")
+
+
+def _changes(before: Any, now: Any, prefix: str = "") -> list[str]:
+    """`sprt.elo1 5.0 -> 10.0`: each changed value, mappings compared key by key."""
+    if isinstance(before, dict) and isinstance(now, dict):
+        return [change for key in dict.fromkeys([*before, *now])
+                for change in _changes(before.get(key), now.get(key), f"{prefix}.{key}" if prefix else str(key))]
+    return [] if before == now else [f"{prefix} {before!r} -> {now!r}"]
+
+
+def refuse_changed_schedule(folder: Path, before: Mapping[str, Any], now: dict[str, Any], games: int,
+                            advice: str) -> None:
+    """UsageError naming each changed schedule entry with its old and new value (`before` is
+    the description's; a missing entry counts as changed unless it is null now), ending in
+    `advice` (start_over_advice)."""
     changed = [key for key in now if before.get(key) != now[key]]
-    if changed:
-        why = (" (its games were seated by an older rule; this arbiter balances who sits before whom, "
-               "docs/config.md)") if changed == ["seat_orders"] else ""
-        raise UsageError(
-            f"{folder} holds a tournament with a different schedule (changed: {', '.join(changed)}){why}. "
-            f"Resuming would mix two tournaments. Run with --fresh to discard its "
-            f"{games} recorded games and start over, "
-            "or set another `name:`/`results:` in the config."
-        )
+    if not changed:
+        return
+    named = [change for key in changed for change in _changes(before.get(key), now[key], key)] or changed
+    why = "Resuming would mix two tournaments"
+    if changed == ["seat_orders"]:
+        why = ("Its games were seated by an older rule; this arbiter balances who sits before whom "
+               "(docs/config.md), and resuming would mix two tournaments")
+    elif "sprt" in changed:
+        why = ("A resumed SPRT keeps the hypotheses and error rates it started with: its statistics hold "
+               "only for a test run to one plan, so other bounds are a new test")
+    raise UsageError(f"{folder} holds a tournament with a different schedule (changed: {'; '.join(named)}). "
+                     f"{why}. {advice}")
 
 
-def refuse_changed_conditions(folder: Path, before: Any, now: dict[str, Any], games: int) -> None:
+def refuse_changed_conditions(folder: Path, before: Any, now: dict[str, Any], games: int, advice: str) -> None:
     """UsageError naming each changed value when `games` recorded games were played under
-    other conditions; a folder without games, or from before conditions were kept, is accepted."""
+    other conditions, ending in `advice` (start_over_advice); a folder without games, or from
+    before conditions were kept, is accepted."""
     if not isinstance(before, dict) or not games:
         return
     changed = [f"{name}'s {key} {old!r} -> {limits.get(key)!r}"
@@ -187,11 +212,11 @@ def refuse_changed_conditions(folder: Path, before: Any, now: dict[str, Any], ga
     if changed:
         raise UsageError(
             f"{folder} holds {games} games played under other conditions (changed: {'; '.join(changed)}). "
-            "Resuming would mix games played two ways, and the records would not say which is which. "
-            "Run with --fresh to discard them and start over, or set another `name:`/`results:` in the config "
-            "(concurrency and output options may change freely)."
+            "Resuming would mix games played two ways, and the records would not say which is which "
+            f"(concurrency and output options may change freely). {advice}"
         )
 
 
 __all__ = ["CONFIG_RULES", "OPENINGS_RULES", "OnResume", "PLAYER_RULES", "Rule", "SPRT_RULES", "play_conditions",
-           "refuse_changed_conditions", "refuse_changed_schedule", "sandboxed_players", "schedule_identity"]
+           "refuse_changed_conditions", "refuse_changed_schedule", "sandboxed_players", "schedule_identity",
+           "start_over_advice"]

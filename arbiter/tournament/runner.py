@@ -28,7 +28,7 @@ from .preflight import preflight
 from .pool import GamePool, GameSetup, LocalPool
 from .progress import Progress
 from .resume import (play_conditions, refuse_changed_conditions, refuse_changed_schedule, sandboxed_players,
-                     schedule_identity)
+                     schedule_identity, start_over_advice)
 from .schedule import ScheduledGame, fixed_schedule, planned_games, swiss_round
 from .store import GameStore, ResultsFolder, TournamentDescription, game_log_prefix, hold_results_folder
 
@@ -55,20 +55,27 @@ class RunOutcome:
     planned: int
 
 
-def prepare_results(config: TournamentConfig, *, fresh: bool) -> GameStore:
-    """Set up the held results folder (with `fresh`, emptied of a previous run's files);
-    refuse a resume whose schedule or play conditions changed (arbiter/tournament/resume.py)."""
+def prepare_results(config: TournamentConfig, *, fresh: bool, backup: bool = True,
+                    note: Callable[[str], None] | None = None) -> GameStore:
+    """Set up the held results folder (with `fresh`, emptied of a previous run's files, which
+    are kept in a dated backup folder unless `backup` is false; `note` is told which); refuse a
+    resume whose schedule or play conditions changed (arbiter/tournament/resume.py)."""
     folder = ResultsFolder(config.results_dir)
     identity = schedule_identity(config)
     store = folder.store(players=[p.name for p in config.players],
                          audit=partial(replay_problem, scoring=config.scoring))
-    folder.prepare(fresh=fresh)
+    kept = folder.prepare(fresh=fresh, backup=backup)
+    if note is not None and kept is not None:
+        note(f"--fresh: the earlier games and files of {folder.path} were moved to {kept}")
+    elif note is not None and fresh and not backup:
+        note(f"--fresh --no-backup: the earlier games and files of {folder.path} (if any) were deleted")
     games = len(folder.store().load())
     before = folder.read_description()
+    advice = start_over_advice(config, games)
     if before is not None:
-        refuse_changed_schedule(folder.path, before.schedule, identity, games)
+        refuse_changed_schedule(folder.path, before.schedule, identity, games, advice)
     conditions = play_conditions(config)
-    refuse_changed_conditions(folder.path, before and before.conditions, conditions, games)
+    refuse_changed_conditions(folder.path, before and before.conditions, conditions, games, advice)
     folder.write_description(TournamentDescription(
         name=config.name, schedule=identity, scoring=asdict(config.scoring), time=asdict(config.time),
         planned=planned_games(config), conditions=conditions, sandbox=sandbox_report(config),
@@ -340,11 +347,12 @@ def stopped_note(results_dir: Path, again: str) -> str:
 
 
 def run_held(config: TournamentConfig, progress: Progress, runner_class: type[TournamentRunner], *,
-             fresh: bool = False, watch: GameWatch | None = None) -> Any:
-    """Hold the results folder, prepare it and run `runner_class` over it (a tournament or an
-    SPRT), its games seen by `watch` if given; returns what its `run` returns."""
+             fresh: bool = False, backup: bool = True, watch: GameWatch | None = None) -> Any:
+    """Hold the results folder, prepare it (`fresh`, `backup`: `prepare_results`) and run
+    `runner_class` over it (a tournament or an SPRT), its games seen by `watch` if given;
+    returns what its `run` returns."""
     with hold_results_folder(config.results_dir):
-        store = prepare_results(config, fresh=fresh)
+        store = prepare_results(config, fresh=fresh, backup=backup, note=progress.note)
         preflight(config, progress.note)  # with check: true, every launched bot before the first game
         if config.cluster is None:
             runner = runner_class(config, store, progress)
@@ -375,10 +383,10 @@ def _cluster_module() -> Any:
     return cluster
 
 
-def run_tournament(config: TournamentConfig, progress: Progress, *, fresh: bool = False,
+def run_tournament(config: TournamentConfig, progress: Progress, *, fresh: bool = False, backup: bool = True,
                    watch: GameWatch | None = None) -> RunOutcome:
     """Hold the results folder, prepare it and play every game without a record."""
-    return run_held(config, progress, TournamentRunner, fresh=fresh, watch=watch)
+    return run_held(config, progress, TournamentRunner, fresh=fresh, backup=backup, watch=watch)
 
 
 __all__ = ["GameAborted", "GamePool", "GameWatch", "GameSetup", "Interrupted", "LocalPool", "RunOutcome", "TournamentRunner", "prepare_results", "run_tournament"]

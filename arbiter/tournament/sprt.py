@@ -285,10 +285,11 @@ class SprtRunner(TournamentRunner):
         return self.test.verdict is not None
 
 
-def run_sprt(config: TournamentConfig, progress: SprtProgress, *, fresh: bool = False,
+def run_sprt(config: TournamentConfig, progress: SprtProgress, *, fresh: bool = False, backup: bool = True,
              watch: GameWatch | None = None) -> SprtOutcome:
-    """Prepare the results folder and play pairs until the test is decided."""
-    outcome: SprtOutcome = run_held(config, progress, SprtRunner, fresh=fresh, watch=watch)
+    """Prepare the results folder (`fresh`, `backup`: runner.prepare_results) and play pairs
+    until the test is decided."""
+    outcome: SprtOutcome = run_held(config, progress, SprtRunner, fresh=fresh, backup=backup, watch=watch)
     return outcome
 
 

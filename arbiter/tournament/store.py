@@ -32,7 +32,10 @@ SUMMARY_FILE = "summary.json"
 REPORT_FILE = "report.html"
 ARBITER_FAULTS_FILE = "arbiter-faults.jsonl"  # games the arbiter's own machinery failed: none is a record
 LOCK_FILE = ".arbiter.lock"
-RESULTS_MARKS = (GAMES_FILE, DESCRIPTION_FILE, LOCK_FILE)  # files that make a folder a results folder
+RESULTS_MARKS = (GAMES_FILE, DESCRIPTION_FILE, LOCK_FILE)
+# What a run writes here (with LOGS_FOLDER): what --fresh moves into a backup, or deletes.
+RUN_FILES = (GAMES_FILE, DESCRIPTION_FILE, CONFIG_COPY_FILE, STANDINGS_TEXT_FILE, STANDINGS_MARKDOWN_FILE,
+             SUMMARY_FILE, REPORT_FILE, ARBITER_FAULTS_FILE)  # files that make a folder a results folder
 # The description's format. 1: the first to say (its `schema` key); a file without one (0) is
 # read the same way. A change that older arbiters would misread raises it.
 DESCRIPTION_SCHEMA = 1
@@ -261,17 +264,38 @@ class ResultsFolder:
         """The records, checked to name only `players` (when given) and by `audit`."""
         return GameStore(self.games, players=players, audit=audit)
 
-    def prepare(self, *, fresh: bool) -> None:
-        """Make `logs/`; with `fresh`, first delete every file an earlier run wrote here."""
+    def prepare(self, *, fresh: bool, backup: bool = True) -> Path | None:
+        """Make `logs/`. With `fresh`, first move every file an earlier run wrote here into a
+        dated backup folder beside this one (`NAME.2026-11-25T14-33-00`), or with `backup`
+        false delete them; the backup's path, or None when nothing was kept."""
+        kept: Path | None = None
         try:
             if fresh:
-                for name in (GAMES_FILE, DESCRIPTION_FILE, CONFIG_COPY_FILE, STANDINGS_TEXT_FILE,
-                             STANDINGS_MARKDOWN_FILE, SUMMARY_FILE, REPORT_FILE, ARBITER_FAULTS_FILE):
-                    (self.path / name).unlink(missing_ok=True)
-                shutil.rmtree(self.logs, ignore_errors=True)
+                written = [self.path / name for name in (*RUN_FILES, LOGS_FOLDER) if (self.path / name).exists()]
+                if backup and written:
+                    kept = self._backup_folder()
+                    kept.mkdir()
+                    for path in written:
+                        os.replace(path, kept / path.name)
+                for path in written if not backup else ():
+                    if path.is_dir() and not path.is_symlink():
+                        shutil.rmtree(path)
+                    else:
+                        path.unlink(missing_ok=True)
             self.logs.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise UsageError(f"cannot prepare results folder {self.path}: {exc.strerror}") from None
+        return kept
+
+    def _backup_folder(self) -> Path:
+        """A new sibling folder named after this one and the time (a second, `-2`, ... if taken)."""
+        stamp = datetime.now().strftime("%Y-%m-%dT%H-%M-%S")  # local time: what the user's clock says
+        candidate = self.path.with_name(f"{self.path.name}.{stamp}")
+        number = 1
+        while candidate.exists():
+            number += 1
+            candidate = self.path.with_name(f"{self.path.name}.{stamp}-{number}")
+        return candidate
 
     def read_description(self) -> TournamentDescription | None:
         """The folder's `tournament.json`, or None if there is none; UsageError if it cannot

@@ -9,7 +9,7 @@ import difflib
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Optional, Sequence
 
 import yaml
 
@@ -51,9 +51,16 @@ class Problems:
     source: Path
     lines: dict[KeyPath, int]
     messages: list[str]
+    # For a config built from command-line flags: a key path in the words the user typed
+    # (`--games`), or None to name it by its key (every problem then reads like the flag's own).
+    flags: Optional[Callable[[KeyPath], Optional[str]]] = None
 
     def add(self, path: KeyPath, message: str) -> None:
         """Record one problem at a key path."""
+        flag = self.flags(path) if self.flags is not None else None
+        if flag is not None:
+            self.messages.append(f"{flag}: {message}")
+            return
         line = self._line_of(path)
         where = f"{self.source}:{line}" if line else str(self.source)
         self.messages.append(f"{where}: {format_path(path)}: {message}")
@@ -71,7 +78,7 @@ class Problems:
             raise ConfigError(self.messages[0])
         if self.messages:
             count = len(self.messages)
-            head = f"{count} problem{'s' if count > 1 else ''} in {self.source}:\n"
+            head = f"{count} problem{'s' if count > 1 else ''} {'on the command line' if self.flags else f'in {self.source}'}:\n"
             raise ConfigError(head + "\n".join(f"  {m}" for m in self.messages))
 
 
