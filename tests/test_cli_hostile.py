@@ -152,7 +152,7 @@ def config(places: Places, *, results: str = "results", time_ms: str = "5000", e
     return str(path)
 
 
-SPRT = ["sprt", "--game", "limit-nim", "--candidate", "{random}", "--baseline", "{random}", "--quiet", "--max-games", "2"]
+SPRT = ["sprt", "limit-nim", "{random}", "{random}", "--quiet", "--max-games", "2"]
 
 # (argv, exit code, what the one line must name). `{...}` are Places and the constants above.
 CASES: list[tuple[list[str], int, str]] = [
@@ -179,7 +179,7 @@ CASES: list[tuple[list[str], int, str]] = [
     (["play", "dots-and-boxes", "-p", "rows={huge}", "{random}", "{random}"], 2, "rows"),
     (["play", "dots-and-boxes", "-p", "rows=-3", "{random}", "{random}"], 2, "rows"),
     (["play", "{bad}", "{random}", "{random}"], 2, "{bad_shown}"),
-    (["play", "limit-nim", "{random}"], 2, "give 2 commands"),
+    (["play", "limit-nim", "{random}"], 2, "give 2 players"),
     (["play", "limit-nim", "{random}", "{tmp}/{bad}"], 2, "seat 1's command"),
     (["play", "limit-nim", "{random}", "{long}"], 2, "seat 1's command"),
     # run: the config and its results folder
@@ -227,17 +227,17 @@ CASES: list[tuple[list[str], int, str]] = [
     ([*SPRT, "--results", "{full}/r"], 2, "{full}/r"),
     ([*SPRT, "--results", "{tmp}/{bad}"], 2, "{bad_shown}"),
     ([*SPRT, "--results", "{tmp}/{long}"], 2, "{long}"),
-    ([*SPRT, "--results", "{tmp}/r", "--max-games", "-2"], 2, "max_games: -2"),
-    ([*SPRT, "--results", "{tmp}/r", "--max-games", "{huge}"], 2, "max_games"),
-    ([*SPRT, "--results", "{tmp}/r", "--time-ms", "-1"], 2, "time_ms: -1"),
-    ([*SPRT, "--results", "{tmp}/r", "--concurrency", "0"], 2, "concurrency: 0"),
+    ([*SPRT, "--results", "{tmp}/r", "--max-games", "-2"], 2, "--max-games: -2"),
+    ([*SPRT, "--results", "{tmp}/r", "--max-games", "{huge}"], 2, "--max-games: "),
+    ([*SPRT, "--results", "{tmp}/r", "--time-ms", "-1"], 2, "--time-ms: -1"),
+    ([*SPRT, "--results", "{tmp}/r", "--concurrency", "0"], 2, "--concurrency: 0"),
     ([*SPRT, "--results", "{tmp}/r", "--elo0", "nan"], 2, "elo0"),
     ([*SPRT, "--results", "{tmp}/r", "--elo1", "inf"], 2, "elo1"),
     ([*SPRT, "--results", "{tmp}/r", "--alpha", "-1"], 2, "alpha"),
-    ([*SPRT, "--results", "{tmp}/r", "--openings", "{huge}"], 2, "random_moves"),
-    ([*SPRT, "--results", "{tmp}/r", "--openings", "-3"], 2, "openings.file"),
-    ([*SPRT, "--results", "{tmp}/r", "--openings", "{folder}"], 2, "openings.file"),
-    ([*SPRT, "--results", "{tmp}/r", "--openings-seed", "-1"], 2, "openings.seed"),
+    ([*SPRT, "--results", "{tmp}/r", "--openings", "{huge}"], 2, "--openings: {huge} is not allowed"),
+    ([*SPRT, "--results", "{tmp}/r", "--openings", "-3"], 2, "--openings: "),
+    ([*SPRT, "--results", "{tmp}/r", "--openings", "{folder}"], 2, "--openings: "),
+    ([*SPRT, "--results", "{tmp}/r", "--openings-seed", "-1"], 2, "--openings-seed: -1"),
     # check: its output paths and numbers
     # check: its output paths, checked before the first game, and numbers
     (["check", "limit-nim", "{random}", "--json", "{folder}"], 2, "--json {folder} is a folder: give a file name"),
@@ -255,7 +255,7 @@ CASES: list[tuple[list[str], int, str]] = [
     (["check", "limit-nim", "{random}", "--log-dir", "{full}/l"], 2, "--log-dir {full}/l: cannot"),
     (["check", "limit-nim", "{random}", "--log-dir", "{tmp}/{long}"], 2, "--log-dir {tmp}/{long}: cannot"),
     (["check", "{long}", "{random}"], 2, "unknown game '{long}'"),
-    (["check", "limit-nim", "{long}"], 2, "seat 0's command: '{long}'"),
+    (["check", "limit-nim", "{long}"], 2, "CMD: cannot be started: '{long}'"),
     (["check", "limit-nim", "{random}", "--time-ms", "-1"], 2, "--time-ms"),
     (["check", "limit-nim", "{random}", "--concurrency", "{huge}"], 0, ""),
     (["check", "{bad}", "{random}"], 2, "{bad_shown}"),
@@ -269,17 +269,17 @@ CASES: list[tuple[list[str], int, str]] = [
     (["match", "limit-nim", "{random}", "{random}", "--games", "-2", "--results", "{tmp}/r"], 2, "-2"),
     (["match", "limit-nim", "{random}", "{random}", "--games", "{huge}", "--results", "{tmp}/r"], 2, "games"),
     (["match", "limit-nim", "{random}", "{random}", "--games", "2", "--time-ms", "0", "--results", "{tmp}/r"],
-     2, "time_ms"),
+     2, "--time-ms: 0 is not allowed"),
     (["match", "limit-nim", "{random}", "{random}", "--games", "2", "--results", "{tmp}/{long}"], 2,
      "{tmp}/{long}: File name too long"),
     (["match", "limit-nim", "{random}", "{random}", "--games", "2", "--results", "{tmp}/r", "--openings", "{folder}"],
-     2, "openings.file: '{folder}' is not allowed: cannot read {folder} (Is a directory)"),
+     2, "--openings: '{folder}' is not allowed: cannot read {folder} (Is a directory)"),
     (["match", "limit-nim", "{random}", "{random}", "--games", "2", "--results", "{tmp}/r", "--openings", "{tmp}/{long}"],
      2, "File name too long"),
     (["match", "limit-nim", "{random}", "{random}", "--games", "2", "--results", "{tmp}/r", "--openings", "{file}/o"],
      2, "cannot read {file}/o (Not a directory)"),
     (["match", "limit-nim", "{random}", "{long}", "--games", "2", "--results", "{tmp}/r"], 2,
-     "players[1].command: cannot be started: '{long}' is not found on PATH"),
+     "CMD_B: cannot be started: '{long}' is not found on PATH"),
     (["match", "limit-nim", "{long_bot}", "{random}", "--games", "2", "--results", "{tmp}/r", "--quiet"], 0, ""),
     # keys: the folder and the name
     (["keys", "x", "--dir", "{file}"], 2, "--dir {file}"),

@@ -83,7 +83,7 @@ def test_the_same_bot_twice_gets_two_names(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("extra, says", [
-    (["--games", "3"], "games_per_pairing"),
+    (["--games", "3"], "--games: 3 is not allowed: must be an even integer"),
     (["--games", "2", "--openings", "random:x"], "random:K"),
     (["--games", "2", "-p", "rows=99"], "rows"),
 ])

@@ -80,13 +80,13 @@ def test_codecup_dialect_for_both_seats(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("args, message", [
     (["no-such-game", "a", "b"], "unknown game 'no-such-game'"),
-    (["limit-nim", RANDOM], "limit-nim piles=10/9,10/9,10/9 has 2 seats: give 2 commands, not 1"),
+    (["limit-nim", RANDOM], "limit-nim piles=10/9,10/9,10/9 has 2 seats: give 2 players (commands or --engine), not 1"),
     (["limit-nim", "-p", "piles", RANDOM, RANDOM], "-p 'piles': write a game parameter as KEY=VALUE"),
     (["limit-nim", "-p", "rows=3", RANDOM, RANDOM], "unknown parameter 'rows'"),
-    (["limit-nim", RANDOM, "no-such-program-x --flag"], "seat 1's command: 'no-such-program-x' is not found on PATH"),
-    (["limit-nim", RANDOM, "./missing/bot"], "seat 1's command: ./missing/bot does not exist (looked in "),
-    (["limit-nim", RANDOM, f"{sys.executable} no_such_bot.py"], "seat 1's command: script no_such_bot.py does not exist"),
-    (["limit-nim", RANDOM, "'unbalanced"], "seat 1's command \"'unbalanced\" cannot be split"),
+    (["limit-nim", RANDOM, "no-such-program-x --flag"], "seat 1's command: cannot be started: 'no-such-program-x' is not found on PATH"),
+    (["limit-nim", RANDOM, "./missing/bot"], "seat 1's command: cannot be started: ./missing/bot does not exist (looked in "),
+    (["limit-nim", RANDOM, f"{sys.executable} no_such_bot.py"], "seat 1's command: cannot be started: script no_such_bot.py does not exist"),
+    (["limit-nim", RANDOM, "'unbalanced"], "seat 1's command: \"'unbalanced\" cannot be split"),
     (["limit-nim", RANDOM, RANDOM, "--time-ms", "0"], "--time-ms must be a positive number of milliseconds, not 0"),
     (["limit-nim", RANDOM, RANDOM, "--startup-ms", "-1"], "--startup-ms must be a positive number of milliseconds"),
     (["limit-nim", RANDOM, RANDOM, "--json", "/no/such/dir/x.json"], "the folder /no/such/dir does not exist"),

@@ -384,7 +384,8 @@ def test_h0_accepted_exits_1_from_the_command_line(tmp_path: Path, capsys: pytes
 
 def test_changed_hypotheses_refuse_to_resume(tmp_path: Path) -> None:
     run(write_config(tmp_path, BODY.replace("max_games: 100", "max_games: 4")), Script(alternating))
-    with pytest.raises(UsageError, match=r"changed: sprt\).*--fresh"):
+    with pytest.raises(UsageError, match=r"changed: sprt.elo1 50.0 -> 10.0\)\. A resumed SPRT keeps the hypotheses .*"
+                                         r"set another `name:` or `results:` in .*--fresh to start over"):
         run(write_config(tmp_path, BODY.replace("elo1: 50", "elo1: 10")), Script(alternating))
 
 
@@ -458,15 +459,14 @@ def test_plain_output_prints_a_status_line_per_counted_pair() -> None:
 
 
 @pytest.mark.parametrize("flags, message", [
-    (["--elo0", "3", "--elo1", "2"], "sprt.elo1: 2.0 is not allowed: must be greater than elo0 (3.0)"),
-    (["-p", "rows"], "-p 'rows' is not allowed: give a game parameter as KEY=VALUE"),
-    (["-p", "rows=99"], "parameter rows='99' is out of range"),
-    (["--max-games", "7"], "sprt.max_games: 7 is not allowed: must be an even integer >= 2"),
+    (["--elo0", "3", "--elo1", "2"], "--elo1: 2.0 is not allowed: must be greater than elo0 (3.0)"),
+    (["-p", "rows"], "-p 'rows': write a game parameter as KEY=VALUE"),
+    (["-p", "rows=99"], "-p: dots-and-triangles: parameter rows='99' is out of range"),
+    (["--max-games", "7"], "--max-games: 7 is not allowed: must be an even integer >= 2"),
 ])
 def test_bad_flags_are_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: list[str],
                                     message: str) -> None:
-    code = main(["sprt", "--game", "dots-and-triangles", "--candidate", "true", "--baseline", "true",
-                 "--results", str(tmp_path / "r"), *flags])
+    code = main(["sprt", "dots-and-triangles", "true", "true", "--results", str(tmp_path / "r"), *flags])
     assert code == 2
     assert message in capsys.readouterr().err
 

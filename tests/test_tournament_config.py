@@ -48,7 +48,7 @@ def test_good_config_reads_into_records(tmp_path: Path) -> None:
     assert random_bot.cwd == str(tmp_path)  # relative paths resolve against the config's folder
     assert other.env == {"SEED": "1"}
     assert other.time is not None and other.time.time_ms == 1000 and other.time.memory_mb == 512
-    assert config.results_dir == (tmp_path.parent / "results" / "ladder").resolve()
+    assert config.results_dir == (Path.cwd() / "results" / "ladder").resolve()  # under where the user stands
 
 
 def test_unknown_key_gets_did_you_mean_with_line(tmp_path: Path) -> None:

@@ -75,7 +75,8 @@ def match_players(args: argparse.Namespace) -> list[PlayerArg]:
     """The two players, from CMD_A CMD_B and --engine, in seat-list order."""
     given = command_line_players(args.commands, args.engine, lambda index: ("CMD_A", "CMD_B")[min(index, 1)])
     if len(given) != 2:
-        raise UsageError(f"a match is between two bots: give two (CMD_A CMD_B, or --engine), not {len(given)}")
+        raise UsageError(f"a match is between two bots, and {len(given)} {'was' if len(given) == 1 else 'were'} "
+                         "given: arbiter match GAME CMD_A CMD_B (or two --engine)")
     return given
 
 

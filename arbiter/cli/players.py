@@ -222,7 +222,7 @@ def openings_entry(text: str | None, seed: int) -> dict[str, Any] | None:
         if not count.isdigit():
             raise UsageError(f"--openings {text}: write random:K with K a number of moves, e.g. random:2")
         return {"random_moves": int(count), "seed": seed}
-    if text.isdigit() and not Path(text).exists():
+    if text.isdigit() and not os.path.exists(text):
         print(f"arbiter: note: --openings {text} is read as random:{text} ({text} random opening moves); "
               f"write --openings random:{text}", file=sys.stderr)
         return {"random_moves": int(text), "seed": seed}

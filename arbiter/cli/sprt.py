@@ -122,7 +122,8 @@ def sprt_players(args: argparse.Namespace) -> tuple[str, list[PlayerArg]]:
     if roles:
         given = [parse_engine(words, flag) for flag, words in roles]
     if len(given) != 2:
-        raise UsageError(f"an SPRT compares two bots: give CANDIDATE BASELINE (or two --engine), not {len(given)}")
+        raise UsageError(f"an SPRT compares two bots, and {len(given)} {'was' if len(given) == 1 else 'were'} given: "
+                         "give the game first: arbiter sprt GAME CANDIDATE BASELINE (or two --engine)")
     return game, given
 
 

@@ -293,8 +293,9 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
         candidate = g.get("candidate", None, one_of(names) if names else text, required=True)
     elif top.has("gauntlet") and fmt != "sprt":
         problems.add(("gauntlet",), f"only applies to format: gauntlet, not {fmt}")
-    if fmt != "sprt" and players and len(names) < seats:
-        problems.add(("players",), f"{len(names)} players cannot fill the {seats} seats of {game_name} "
+    given = top.raw("players")  # entries, not the players read: a bad entry is reported once, as itself
+    if fmt != "sprt" and players and len(given) < seats:
+        problems.add(("players",), f"{len(given)} players cannot fill the {seats} seats of {game_name} "
                                    f"players={seats}: give at least {seats} players")
     groups = group_count(str(fmt), len(names), seats, rounds or 0) if len(names) >= seats else 0
     if groups * per_pairing > MAX_PLANNED_GAMES:
