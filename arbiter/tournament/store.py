@@ -271,7 +271,8 @@ class ResultsFolder:
         kept: Path | None = None
         try:
             if fresh:
-                written = [self.path / name for name in (*RUN_FILES, LOGS_FOLDER) if (self.path / name).exists()]
+                written = [path for path in (*(self.path / name for name in RUN_FILES), self.logs)
+                           if path.exists() and not (path == self.logs and path.is_dir() and not any(path.iterdir()))]
                 if backup and written:
                     kept = self._backup_folder()
                     kept.mkdir()
