@@ -269,8 +269,8 @@ def test_bundled_bots_play_a_round_robin_from_yaml_with_balanced_seats(tmp_path:
 
 
 def test_arbiter_sprt_refuses_more_than_two_seats_on_one_line(tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "arbiter", "sprt", "--game", "dots-and-boxes", "-p", "players=3",
-                           "--candidate", "true", "--baseline", "true", "--results", str(tmp_path / "r")],
+    done = subprocess.run([sys.executable, "-m", "arbiter", "sprt", "dots-and-boxes", "-p", "players=3", "true", "true",
+                           "--results", str(tmp_path / "r")],
                           capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr == ("arbiter sprt: error: -p players=3 is not allowed: the SPRT compares a candidate with a "

@@ -59,12 +59,12 @@ def test_check_must_be_true_or_false(tmp_path):
 
 @pytest.mark.parametrize("command", ["sprt", "match"])
 def test_the_check_flag_sets_the_config_key(command):
-    argv = {"sprt": ["sprt", "--game", "limit-nim", "--candidate", "a", "--baseline", "b", "--check"],
+    argv = {"sprt": ["sprt", "limit-nim", "a", "b", "--check"],
             "match": ["match", "limit-nim", "a", "b", "--games", "2", "--check"]}[command]
     flags_to_config = sprt_config if command == "sprt" else match_config
-    assert flags_to_config(build_parser().parse_args(argv))["check"] is True
-    assert "check" not in flags_to_config(build_parser().parse_args(argv[:-1]))
-    assert flags_to_config(build_parser().parse_args([*argv, "--no-sandbox"]))["sandbox"] == "off"
+    assert flags_to_config(build_parser().parse_args(argv))[0]["check"] is True
+    assert "check" not in flags_to_config(build_parser().parse_args(argv[:-1]))[0]
+    assert flags_to_config(build_parser().parse_args([*argv, "--no-sandbox"]))[0]["sandbox"] == "off"
 
 
 def test_sprt_check_refuses_to_start_naming_the_candidate_and_its_failed_scenario(tmp_path, capsys, monkeypatch):

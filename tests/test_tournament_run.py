@@ -95,7 +95,8 @@ def test_a_changed_schedule_is_refused_with_a_way_out(tmp_path: Path) -> None:
     path = write_config(tmp_path, BODY)
     run(path)
     path.write_text(path.read_text().replace("games_per_pairing: 4", "games_per_pairing: 6"))
-    with pytest.raises(UsageError, match=r"changed: games_per_pairing.*--fresh to discard its 12 recorded games"):
+    with pytest.raises(UsageError, match=r"changed: games_per_pairing 4 -> 6\).*--fresh to start over "
+                                         r"\(its 12 recorded games are moved to a dated backup folder"):
         run(path)
     assert run(path, fresh=True).played_now == 18
 
@@ -192,7 +193,7 @@ def test_a_resume_under_another_time_control_is_refused_with_what_changed(tmp_pa
     faster = write_config(tmp_path, "time: {time_ms: 100}\n" + BODY)
     with pytest.raises(UsageError, match=r"holds 12 games played under other conditions \(changed: "
                                          r"a's time_ms 5000 -> 100; b's time_ms 5000 -> 100; c's time_ms 5000 -> 100\)"
-                                         r".* Run with --fresh"):
+                                         r".* another `name:` or `results:` in .*; or run with --fresh"):
         run(faster)
     own = write_config(tmp_path, "time: {time_ms: 5000}\n" + BODY.replace('{name: c, command: "true"}',
                                                                             '{name: c, command: "true", memory_mb: 64}'))
@@ -206,8 +207,8 @@ def test_a_resume_with_other_game_params_is_refused_with_what_changed(tmp_path: 
     spelled_out = write_config(tmp_path, BODY)  # rows 4 is the default: the same games
     assert run(spelled_out).played_now == 0
     bigger = write_config(tmp_path, "params: {rows: 5}\n" + BODY)
-    with pytest.raises(UsageError, match=r"different schedule \(changed: params\)\. .* --fresh to discard its "
-                                         r"12 recorded games"):
+    with pytest.raises(UsageError, match=r"different schedule \(changed: params.rows '4' -> '5'\)\. .* --fresh to "
+                                         r"start over \(its 12 recorded games"):
         run(bigger)
     assert run(bigger, fresh=True).played_now == 12  # the way out
 
@@ -219,7 +220,7 @@ def test_a_resume_that_would_change_who_is_sandboxed_is_refused(tmp_path: Path) 
     loose = write_config(tmp_path, "time: {time_ms: 5000}\n" + BODY.replace('{name: c, command: "true"}',
                                                                             '{name: c, command: "true", sandbox: off}'))
     if support().usable:
-        with pytest.raises(UsageError, match=r"changed: c sandboxed -> not sandboxed\).* Run with --fresh"):
+        with pytest.raises(UsageError, match=r"changed: c sandboxed -> not sandboxed\).* run with --fresh"):
             run(loose)
     else:  # nothing could be boxed here, so turning the box off changes nothing
         assert run(loose).played_now == 0

@@ -5,7 +5,6 @@ import argparse
 import json
 import os
 import sys
-from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TextIO

@@ -259,6 +259,9 @@ def seat_players(players: Sequence[PlayerArg], *, sandbox: bool, read: Sequence[
                  dialects: Sequence[str], time: TimeControl) -> list[PlayerSpec]:
     """The players of one game or check (`arbiter play`, `check`) as the referee's specs,
     read and refused exactly as a config's players are, before any game; errors name the flag."""
+    for path in read:  # the command's own --sandbox-read, named by its flag (a player's read= by its own)
+        if not os.path.exists(path):
+            raise UsageError(f"--sandbox-read {path}: no such file or folder")
     entries = []
     for seat, player in enumerate(players):
         entry = player.entry(player.default_name(), sandbox=sandbox, read=read, write=write, env=env,
