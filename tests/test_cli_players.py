@@ -134,6 +134,7 @@ def test_sprt_keeps_game_candidate_and_baseline_with_a_note(tmp_path: Path, caps
     (["sprt", "limit-nim", RANDOM, RANDOM, "--max-games", "7"], "--max-games: 7 is not allowed"),
     (["sprt", "limit-nim", RANDOM, "--engine", f"cmd={RANDOM}", "dialect=uci"], "--engine #1 dialect=: 'uci' is not"),
     (["sprt", RANDOM, RANDOM], "give the game first: arbiter sprt GAME CANDIDATE BASELINE"),
+    (["sprt", "limit-nim", RANDOM, RANDOM, "--no-backup"], "--no-backup only applies with --fresh"),
 ])
 def test_errors_speak_the_flags_typed(argv: list[str], message: str, tmp_path: Path,
                                       capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:

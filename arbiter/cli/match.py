@@ -25,7 +25,7 @@ from ..tournament.progress import Progress, describe_result
 from ..tournament.runner import Interrupted, run_tournament, sandbox_line, stopped_note
 from .players import (TOURNAMENT_FLAGS, PlayerArg, add_engine_option, command_line_players, flag_namer, game_params,
                       openings_entry)
-from .outputs import add_results_options
+from .outputs import add_results_options, check_results_flags
 from .sandbox_options import add_sandbox_options
 
 
@@ -119,6 +119,7 @@ def _fit(name: str, room: int = MAX_NAME_BYTES) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Play (or resume) the match, then print and write the standings."""
+    check_results_flags(args)
     data, flags = flags_to_config(args)
     config = config_from_data(data, COMMAND_LINE, flags)
     first, second = (p.name for p in config.players)

@@ -63,3 +63,10 @@ def add_results_options(parser: argparse.ArgumentParser, default: str | None) ->
                              "folder beside it (DIR.YYYY-MM-DDTHH-MM-SS)")
     parser.add_argument("--no-backup", dest="backup", action="store_false",
                         help="with --fresh, delete the earlier games instead of keeping a backup")
+
+
+def check_results_flags(args: argparse.Namespace) -> None:
+    """UsageError for `--no-backup` without `--fresh` (it would do nothing, silently)."""
+    if not args.backup and not args.fresh:
+        raise UsageError("--no-backup only applies with --fresh (it deletes the earlier games instead of "
+                         "keeping them in a backup folder)")

@@ -10,7 +10,7 @@ from ..tournament.check_in import check_in_remote_players
 from ..tournament.config import load_config, without_sandbox
 from ..tournament.progress import Progress
 from ..tournament.runner import Interrupted, run_tournament, sandbox_line, stopped_note
-from .outputs import add_results_options
+from .outputs import add_results_options, check_results_flags
 from .sandbox_options import add_sandbox_options
 from .serve import add_serve_options, served
 from .sprt import run_config as run_sprt_config
@@ -33,6 +33,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_results_flags(args)
     config = load_config(args.config, concurrency=args.concurrency, cluster=args.cluster)
     if args.no_sandbox:
         config = without_sandbox(config)

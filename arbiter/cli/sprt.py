@@ -20,7 +20,7 @@ from ..tournament.config import (COMMAND_LINE, DEFAULT_LOG_PATTERN, SPRT_KEYS, S
 from ..tournament.validate import KeyPath
 from ..tournament.sprt import Interrupted, SprtOutcome, SprtProgress, run_sprt
 from ..tournament.runner import GameWatch, sandbox_line, stopped_note
-from .outputs import add_results_options
+from .outputs import add_results_options, check_results_flags
 from .players import (TOURNAMENT_FLAGS, PlayerArg, add_engine_option, command_line_players, flag_namer, game_params,
                       openings_entry, parse_engine)
 from .sandbox_options import add_sandbox_options
@@ -92,6 +92,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run (or resume) the test the flags describe; the exit code says its verdict."""
+    check_results_flags(args)
     data, flags = flags_to_config(args)
     config = config_from_data(data, COMMAND_LINE, flags)
     with served(args, config.results_dir, lambda line: print(line, file=sys.stderr, flush=True)) as watch:
