@@ -108,6 +108,19 @@ def test_a_match_resumes_under_the_current_folder_refuses_a_change_and_fresh_kee
     assert sorted(p.name for p in (tmp_path / "results").iterdir()) == ["match", backup.name]
 
 
+def test_a_results_folder_that_cannot_be_used_is_told_in_the_flags_words(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "afile").write_text("")
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "todo.txt").write_text("")
+    for folder, says in (("afile", "is a file, not a folder; set --results to a folder"),
+                         ("notes", "already holds other files and no games.jsonl; an arbiter run writes files there "
+                                   "(and --fresh moves them away): set --results to a new or empty folder")):
+        assert main(["match", "limit-nim", RANDOM, RANDOM, "--games", "2", "--results", folder]) == 2
+        assert says in last_line(capsys.readouterr().err)
+
+
 def test_an_undecided_sprts_advice_can_be_followed(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """Random against random over 2 games decides nothing; the verdict says to widen the

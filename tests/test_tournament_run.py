@@ -287,10 +287,11 @@ def test_a_results_folder_that_is_a_file_or_holds_other_files_is_refused(tmp_pat
     own = tmp_path / "mine"
     (own / "logs").mkdir(parents=True)
     (own / "logs" / "keep.txt").write_text("keep\n")
-    with pytest.raises(UsageError, match=r"already holds other files and no games.jsonl.*--fresh deletes"):
+    with pytest.raises(UsageError, match=r"already holds other files and no games.jsonl.*--fresh moves them away\): "
+                                         r"set `results:` to a new or empty folder"):
         with hold_results_folder(own):
             pass
-    assert (own / "logs" / "keep.txt").read_text() == "keep\n"  # --fresh never got to delete it
+    assert (own / "logs" / "keep.txt").read_text() == "keep\n"  # --fresh never got to move it
 
 
 def corrupt_line(path: Path, number: int, text: str) -> None:

@@ -23,7 +23,7 @@ from ..records import GameRecord, game_places
 from ..referee import GameAborted, TimeControl, play_game
 from ..transport.sandbox import SandboxError, support
 from .audit import replay_problem
-from .config import TournamentConfig
+from .config import COMMAND_LINE, TournamentConfig
 from .preflight import preflight
 from .pool import GamePool, GameSetup, LocalPool
 from .progress import Progress
@@ -351,7 +351,7 @@ def run_held(config: TournamentConfig, progress: Progress, runner_class: type[To
     """Hold the results folder, prepare it (`fresh`, `backup`: `prepare_results`) and run
     `runner_class` over it (a tournament or an SPRT), its games seen by `watch` if given;
     returns what its `run` returns."""
-    with hold_results_folder(config.results_dir):
+    with hold_results_folder(config.results_dir, "--results" if config.source == COMMAND_LINE else "`results:`"):
         store = prepare_results(config, fresh=fresh, backup=backup, note=progress.note)
         preflight(config, progress.note)  # with check: true, every launched bot before the first game
         if config.cluster is None:

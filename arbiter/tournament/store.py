@@ -342,10 +342,11 @@ def write_whole(path: Path, text: str) -> None:
 
 
 @contextmanager
-def hold_results_folder(folder: Path) -> Iterator[None]:
+def hold_results_folder(folder: Path, setting: str = "`results:`") -> Iterator[None]:
     """Create the results folder if needed and hold an exclusive lock on it until the block
     ends, so two runs never append the same games; UsageError if another run holds it, or if
-    the folder cannot be created or already holds files that are not a tournament's."""
+    the folder cannot be created or already holds files that are not a tournament's (saying to
+    change `setting`: the config's `results:`, or the command line's `--results`)."""
     try:
         str(folder).encode("utf-8")
     except UnicodeEncodeError:
@@ -353,10 +354,11 @@ def hold_results_folder(folder: Path) -> Iterator[None]:
                          "files, and games.jsonl is UTF-8 text; choose a folder whose path is UTF-8") from None
     try:
         if folder.exists() and not folder.is_dir():
-            raise UsageError(f"results folder {folder} is a file, not a folder; set `results:` to a folder")
+            raise UsageError(f"results folder {folder} is a file, not a folder; set {setting} to a folder")
         if folder.is_dir() and any(folder.iterdir()) and not any((folder / mark).exists() for mark in RESULTS_MARKS):
             raise UsageError(f"results folder {folder} already holds other files and no games.jsonl; an arbiter "
-                             "run writes (and --fresh deletes) files there: set `results:` to a new or empty folder")
+                             f"run writes files there (and --fresh moves them away): set {setting} to a new or empty "
+                             "folder")
         folder.mkdir(parents=True, exist_ok=True)
         handle = open(folder / LOCK_FILE, "a")
     except OSError as exc:
