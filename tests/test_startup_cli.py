@@ -20,8 +20,8 @@ def command(kind: str, results: Path, *flags: str) -> list[str]:
     if kind == "match":
         return ["match", "limit-nim", SLOW, RANDOM, "--games", "2", "--concurrency", "1", "--quiet",
                 "--results", str(results), *flags]
-    return ["sprt", "--game", "limit-nim", "--candidate", SLOW, "--baseline", RANDOM, "--max-games", "2",
-            "--openings", "0", "--concurrency", "1", "--quiet", "--results", str(results), *flags]
+    return ["sprt", "limit-nim", SLOW, RANDOM, "--max-games", "2",
+            "--openings", "random:0", "--concurrency", "1", "--quiet", "--results", str(results), *flags]
 
 
 @pytest.mark.parametrize("kind, status", [("match", 0), ("sprt", 3)])
@@ -39,7 +39,7 @@ def test_startup_ms_bounds_each_bots_start_up(kind: str, status: int, tmp_path: 
 
 
 @pytest.mark.parametrize("kind", ["match", "sprt"])
-def test_a_bad_startup_ms_is_a_usage_error_naming_the_key(kind: str, tmp_path: Path,
+def test_a_bad_startup_ms_is_a_usage_error_naming_the_flag(kind: str, tmp_path: Path,
                                                           capsys: pytest.CaptureFixture[str]) -> None:
     assert main(command(kind, tmp_path / "r", "--startup-ms", "0")) == 2
-    assert "time.startup_ms: 0 is not allowed: must be an integer >= 1" in capsys.readouterr().err
+    assert capsys.readouterr().err == f"arbiter {kind}: error: --startup-ms: 0 is not allowed: must be an integer >= 1\n"
