@@ -11,8 +11,9 @@
 The kit speaks the wire protocol of docs/protocol.md, its lines read by `protocol.py`
 (where the referee writes them): it reads the `Game` line (or,
 for the codecup dialect, is told the game with `--game NAME -p KEY=VALUE`), tracks the
-position with the rules library, answers `Start` and relayed moves whenever it is its
-turn (extra moves included), flushes every line, and exits on `Quit`.
+position with the rules library (chance's outcomes included, from `Chance` lines), answers
+`Start`, relayed moves and chance whenever it is its turn (extra moves included), flushes
+every line, and exits on `Quit`.
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ import time
 from types import SimpleNamespace
 
 from . import protocol
-from .games import Game, GameError, State, find_game
+from .games import CHANCE, Game, GameError, State, find_game
 from .protocol import GameLine, GameLineError  # GameLineError: the kit's, too
 
 # Every bot start imports this module, and a bot's start-up is paid in every game it plays:
@@ -293,6 +294,15 @@ class _Session:
         forced = protocol.parse_opening(line)
         if forced is not None:
             self.forced_left = forced
+            return True
+        outcome = protocol.parse_chance(line)
+        if outcome is not None:  # the referee's dice: applied, then answered if it is our turn
+            if self.state.current_player != CHANCE or self.state.is_over():
+                self.ctx.log(f"bot: got {line!r}, but the game is not at a chance node")
+                raise SystemExit(1)
+            self._apply_relayed(outcome)
+            if self.seat is not None:
+                self._move_while_our_turn()
             return True
         if self.seat is None:  # no Game line said it: learnt as the codecup dialect has it
             self.seat = self.ctx.seat = protocol.CODECUP.seat_from_first_line(line)

@@ -9,6 +9,7 @@ them. A bot writes nothing but moves, which are the game's business (`Game.parse
     Opening N, then N moves                                 opening_lines / parse_opening
     Start                                                   START
     the other seats' moves, one a line
+    Chance OUTCOME, chance's draw, to every seat            format_chance_line / parse_chance
     Quit                                                    QUIT
 
 A dialect (`Dialect`) says which of these a bot is sent and when: `ArbiterDialect`, the
@@ -37,6 +38,7 @@ START = "Start"  # to the seat to move first, once the game (or its opening) has
 QUIT = "Quit"  # the game is over; then the bot's input is closed
 GAME_WORD = "Game"  # the first word of the `Game` line
 OPENING_WORD = "Opening"  # the first word of the line that frames an opening's moves
+CHANCE_WORD = "Chance"  # the first word of the line that says the outcome the referee drew at a chance node
 GAME_LINE_KEYS = ("seat", "time_ms", "move_ms")  # the `Game` line's own keys, not game parameters
 
 
@@ -130,6 +132,19 @@ def parse_opening(line: str) -> int | None:
     return int(line.split()[1])
 
 
+def format_chance_line(outcome: str) -> str:
+    """The line every seat is sent when the referee has drawn chance's outcome (its text, as the
+    game writes it: `Chance Roll 4` in Pig), in the game's order among the moves."""
+    return f"{CHANCE_WORD} {outcome}"
+
+
+def parse_chance(line: str) -> str | None:
+    """The outcome a `Chance OUTCOME` line says (all after the first blank); None for any other line."""
+    if not line.startswith(CHANCE_WORD + " "):
+        return None
+    return line[len(CHANCE_WORD) + 1:]
+
+
 class Dialect:
     """What a bot's dialect changes in the dialogue (docs/protocol.md, What a bot is sent).
 
@@ -201,6 +216,6 @@ def find_dialect(name: str) -> Dialect:
         raise ValueError(f"unknown dialect {name!r}; dialects are {', '.join(DIALECTS)}") from None
 
 
-__all__ = ["ARBITER", "CODECUP", "DIALECTS", "GAME_LINE_KEYS", "QUIT", "START", "ArbiterDialect", "CodecupDialect",
-           "Dialect", "GameLine", "GameLineError", "find_dialect", "format_game_line", "opening_lines",
-           "parse_game_line", "parse_opening"]
+__all__ = ["ARBITER", "CHANCE_WORD", "CODECUP", "DIALECTS", "GAME_LINE_KEYS", "QUIT", "START", "ArbiterDialect",
+           "CodecupDialect", "Dialect", "GameLine", "GameLineError", "find_dialect", "format_chance_line",
+           "format_game_line", "opening_lines", "parse_chance", "parse_game_line", "parse_opening"]

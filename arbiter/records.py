@@ -59,7 +59,8 @@ class PlayerRef:
 
 @dataclass(frozen=True)
 class MoveRecord:
-    """One move: who made it, its canonical text, and the time it took (0 for forced moves)."""
+    """One move: who made it, its canonical text, and the time it took (0 for forced moves).
+    `seat` is CHANCE (-1) for an outcome of chance the referee drew (its times are 0)."""
 
     seat: int
     move: str
@@ -98,6 +99,9 @@ class GameRecord:
     # Per seat, the CPU time (ms) its bot used while it was suspended between turns, charged to
     # its own clock (0 where suspension held: docs/security.md); empty in records from before.
     suspended_cpu_ms: list[float] = field(default_factory=list)
+    # The seed the referee drew the game's chance outcomes from (docs/protocol.md, Chance);
+    # None in a game that had none.
+    chance_seed: int | None = None
     arbiter_version: str = field(default_factory=lambda: arbiter_version())
     extra: dict[str, Any] = field(default_factory=dict)  # tournament fields: id, round, opening...
 

@@ -25,8 +25,9 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Literal, Mapping, Sequence
 
-from .games import Game, GameError, State
-from .protocol import QUIT, START, Dialect, find_dialect
+from .chance import ChanceDice, fresh_seed
+from .games import CHANCE, Game, GameError, MalformedMove, State
+from .protocol import QUIT, START, Dialect, find_dialect, format_chance_line
 from .records import GameRecord, MoveRecord, PlayerRef, Termination
 from .transport import TIMEOUT, BadLine, Channel, Closed, ReadResult
 from .transport.pipe import launch_pipe_bot
@@ -132,8 +133,11 @@ class _Seat:
 def play_game(game: Game[Any], players: Sequence[PlayerSpec], *, time: TimeControl = TimeControl(),
               opening: Sequence[str] = (), log_dir: Path | None = None, log_prefix: str = "",
               cancel: threading.Event | None = None,
-              on_turn: Callable[[State[Any]], None] | None = None) -> GameRecord:
+              on_turn: Callable[[State[Any]], None] | None = None, chance_seed: int | None = None) -> GameRecord:
     """Play one game between launched bots and return its record.
+
+    A game with chance nodes has their outcomes drawn from `chance_seed` (a fresh one when
+    None), which its record keeps (docs/protocol.md, Chance).
 
     Raises ValueError for bad arguments (wrong number of players, an illegal opening)
     before any process starts, and GameAborted when `cancel` is set (bots already ended).
@@ -147,7 +151,8 @@ def play_game(game: Game[Any], players: Sequence[PlayerSpec], *, time: TimeContr
         Path(log_dir).mkdir(parents=True, exist_ok=True)
     started_at = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
     started = _now()
-    referee = _Referee(game, state, seats, list(opening), cancel, on_turn)
+    referee = _Referee(game, state, seats, list(opening), cancel, on_turn,
+                       ChanceDice(fresh_seed() if chance_seed is None else chance_seed))
     try:
         ending = referee.run()
         referee.shut_down(ending)
@@ -219,6 +224,9 @@ def _check_arguments(game: Game[Any], players: Sequence[PlayerSpec], opening: Se
             )
     state = game.new_state()
     for number, text in enumerate(opening, 1):
+        if state.current_player == CHANCE and not state.is_over():
+            raise ValueError(f"opening move {number} of {len(opening)}: the game is at a chance node, "
+                             "whose outcome the referee draws; an opening stops before one")
         try:
             state.play(text)
         except GameError as exc:
@@ -244,8 +252,10 @@ class _Referee:
     """The state of one game in progress; `run` is the game loop."""
 
     def __init__(self, game: Game[Any], state: State[Any], seats: list[_Seat], opening: list[str],
-                 cancel: threading.Event | None, on_turn: Callable[[State[Any]], None] | None) -> None:
+                 cancel: threading.Event | None, on_turn: Callable[[State[Any]], None] | None,
+                 dice: ChanceDice) -> None:
         self.game = game
+        self.dice = dice
         self.state = state
         self.seats = seats
         self.cancel = cancel
@@ -264,6 +274,9 @@ class _Referee:
         if fault:
             return fault
         state = self.state
+        self._draw_chance()
+        if state.is_over():  # chance alone ended it (a game may: OpenSpiel's are not built to)
+            return _Ending(Termination.NORMAL, None, self._normal_detail())
         # After the opening (if any), the seat to move is told to start.
         self.seats[state.current_player].pending.append(START)
         while not state.is_over():
@@ -438,7 +451,8 @@ class _Referee:
                 return _Ending(Termination.MALFORMED, seat.index, f"{seat.label} sent {result.describe()}")
             fault = self._apply(seat, result, (arrived - move_start) * 1000, cpu_now - cpu_move_start)
             state = self.state
-            if fault or state.is_over() or state.current_player != seat.index:
+            # Chance's draw, now pending for the mover too, ends the turn: the next hands it over.
+            if fault or state.is_over() or state.current_player != seat.index or seat.pending:
                 seat.used_ms += turn_used_ms
                 if suspends and not fault:
                     assert process is not None
@@ -512,6 +526,9 @@ class _Referee:
             return _Ending(Termination.MALFORMED, seat.index, f"{seat.label} sent {text[:80]!r}, which is not a move: {why}")
         try:
             self.state.apply(move)
+        except MalformedMove as exc:  # a text the game reads only once it sees the position
+            return _Ending(Termination.MALFORMED, seat.index, f"{seat.label} sent {text[:80]!r}, which is not a move: "
+                           f"{exc.why}")
         except GameError as exc:
             why = getattr(exc, "why", str(exc))
             return _Ending(Termination.ILLEGAL, seat.index, f"{seat.label} played {text[:80]!r}, which is illegal: {why}")
@@ -522,7 +539,22 @@ class _Referee:
         for other in self.seats:
             if other is not seat:
                 other.pending.append(canonical)
+        self._draw_chance()
         return None
+
+    def _draw_chance(self) -> None:
+        """At a chance node, draw its outcome from the game's dice, apply it, record it (seat
+        CHANCE, no time) and send every seat its `Chance` line with the moves; again until a
+        seat is to move."""
+        state = self.state
+        while not state.is_over() and state.current_player == CHANCE:
+            move = self.dice.draw(state)
+            state.apply(move)
+            text = self.game.format_move(move)
+            self.moves.append(MoveRecord(CHANCE, text, 0.0, 0.0))
+            line = format_chance_line(text)
+            for seat in self.seats:
+                seat.pending.append(line)
 
     # --- faults ----------------------------------------------------------------------
     def _send_fault(self, seat: _Seat, result: object) -> _Ending:
@@ -669,6 +701,7 @@ class _Referee:
             sandboxed=[None if s.spec.transport == "remote" else s.process is not None and s.process.box is not None
                        for s in self.seats],
             suspended_cpu_ms=[round(s.suspended_cpu_ms, 3) for s in self.seats],
+            chance_seed=self.dice.seed if self.dice.drawn else None,
         )
 
 

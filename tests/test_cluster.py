@@ -334,7 +334,7 @@ def test_a_lost_scheduler_stops_the_run_with_one_line_and_keeps_its_games(
 
 def a_game_task(players: tuple[PlayerSpec, ...], *, version: str | None = None,
                 digest: str | None = None) -> GameTask:
-    setup = GameSetup(players=players, time=TimeControl(), opening=(), log_prefix="001-a-b")
+    setup = GameSetup(players=players, time=TimeControl(), opening=(), log_prefix="001-a-b", chance_seed=1)
     return GameTask(game_name="limit-nim", params={}, setup=setup, arbiter_python=PYTHON, stop_event="run",
                     version=version or arbiter_version(), digest=digest or source_digest(), boxed=False)
 

@@ -1,6 +1,6 @@
 """OpenSpiel's games through our interface (arbiter/games/openspiel.py): each plays as OpenSpiel
-plays it, notation and faults are classified as docs/games.md says, chance is drawn from the
-seed, imperfect-information and unknown games are refused by name, and real bots play them
+plays it, notation and faults are classified as docs/games.md says, chance is drawn by the referee
+from the game's seed and sent as a `Chance` line, imperfect-information and unknown games are refused by name, and real bots play them
 through the referee and a tournament."""
 from __future__ import annotations
 
@@ -18,7 +18,9 @@ pyspiel = pytest.importorskip("pyspiel")
 
 from arbiter.cli import main  # noqa: E402
 from arbiter.games import GameParamError, IllegalMove, MalformedMove, find_game  # noqa: E402
-from arbiter.games.openspiel import POSITION_FREE_NOTATION, OpenSpielState, chance_draw  # noqa: E402
+from arbiter.chance import ChanceDice  # noqa: E402
+from arbiter.games import CHANCE  # noqa: E402
+from arbiter.games.openspiel import NOTATION_SHAPES, POSITION_FREE_NOTATION, OpenSpielState  # noqa: E402
 from arbiter.records import Termination  # noqa: E402
 from arbiter.referee import TimeControl, play_game  # noqa: E402
 from arbiter.tournament.audit import replay_problem  # noqa: E402
@@ -32,8 +34,8 @@ GAMES: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
     ("connect_four", {}, {}),
     ("hex", {"board_size": "5"}, {"board_size": 5}),
     ("chess", {}, {}),
-    ("backgammon", {"seed": 3}, {}),
-    ("pig", {"winscore": 30, "seed": 7}, {"winscore": 30}),
+    ("backgammon", {}, {}),
+    ("pig", {"winscore": 30}, {"winscore": 30}),
     ("chinese_checkers", {"players": 3, "max_moves": 300}, {"players": 3, "max_moves": 300}),
 ]
 
@@ -48,28 +50,24 @@ def random_game(state: OpenSpielState, rng: random.Random) -> OpenSpielState:
 @pytest.mark.parametrize("name, params, spiel_params", GAMES, ids=[g[0] for g in GAMES])
 def test_a_random_game_through_our_interface_is_openspiels_own(name: str, params: dict[str, Any],
                                                               spiel_params: dict[str, Any]) -> None:
-    """Move for move: the same player to move, the same legal moves written as OpenSpiel writes
-    them, each chance outcome one OpenSpiel offers there, and the same ending and returns."""
+    """Move for move: the same player to move (CHANCE at a chance node, whose outcomes and their
+    probabilities are OpenSpiel's), the same legal moves written as OpenSpiel writes them, and
+    the same ending and returns."""
     state = find_game(f"openspiel:{name}", **params).new_state()
     mirror = pyspiel.load_game(name, spiel_params).new_initial_state()
     rng = random.Random(1)
-
-    def follow_chance() -> None:
-        while mirror.is_chance_node():
-            drawn = state.spiel_state.history()[len(mirror.history())]
-            assert drawn in [a for a, p in mirror.chance_outcomes() if p > 0]
-            mirror.apply_action(drawn)
-
-    follow_chance()
     while not state.is_over():
         player = mirror.current_player()
         assert state.current_player == player
         texts = {mirror.action_to_string(player, a): a for a in mirror.legal_actions()}
         assert state.legal_moves() == list(texts)
+        if mirror.is_chance_node():
+            assert state.chance_outcomes() == [(mirror.action_to_string(CHANCE, a), p) for a, p in mirror.chance_outcomes()]
+        else:
+            assert state.chance_outcomes() == []
         text = rng.choice(state.legal_moves())
         assert state.play(text) == text
         mirror.apply_action(texts[text])
-        follow_chance()
     assert mirror.is_terminal()
     assert state.spiel_state.history() == mirror.history()
     assert state.scores == [round(r) for r in mirror.returns()]
@@ -90,21 +88,27 @@ def test_a_position_free_notation_writes_each_action_the_same_everywhere(name: s
         rng = random.Random(seed)
         while not state.is_over():
             spiel, player = state.spiel_state, state.current_player
-            for action in spiel.legal_actions():
-                assert spiel.action_to_string(player, action) == start.action_to_string(player, action)
+            if player != CHANCE:
+                for action in spiel.legal_actions():
+                    assert spiel.action_to_string(player, action) == start.action_to_string(player, action)
             state.play(rng.choice(state.legal_moves()))
 
 
-def test_every_playable_games_moves_travel_as_lines() -> None:
-    """In random games of every game the adapter plays: each legal move is printable ASCII
-    without blanks at its ends (the transport strips them), no protocol word, and no two legal
-    moves share a text (so a text names one action)."""
+def test_every_playable_games_moves_travel_as_lines_and_read_as_moves() -> None:
+    """In random games of every game the adapter plays: each legal move (and each outcome of
+    chance) is printable ASCII without blanks at its ends (the transport strips them), no
+    protocol word, and no two share a text (so a text names one action); and every player's
+    legal move reads as a move of the game (its vocabulary or its notation's shape never calls
+    one malformed). Every game but efg_game has one of the two."""
     from arbiter.games.openspiel import supported_names
 
+    assert POSITION_FREE_NOTATION.isdisjoint(NOTATION_SHAPES)
+    assert set(supported_names()) - POSITION_FREE_NOTATION - set(NOTATION_SHAPES) == {"efg_game"}
     for name in supported_names():
         if name == "efg_game":  # a game read from a file, none by default
             continue
-        state = find_game(f"openspiel:{name}").new_state()
+        game = find_game(f"openspiel:{name}")
+        state = game.new_state()
         rng = random.Random(1)
         for _ in range(120):
             if state.is_over():
@@ -115,7 +119,10 @@ def test_every_playable_games_moves_travel_as_lines() -> None:
             for text in texts:
                 assert text == text.strip() and text.isascii() and text.isprintable() and 0 < len(text) <= 200, \
                     (name, text)
-                assert text not in ("Start", "Quit") and not text.startswith(("Game ", "Opening ")), (name, text)
+                assert text not in ("Start", "Quit") and not text.startswith(("Game ", "Opening ", "Chance ")), \
+                    (name, text)
+                if state.current_player != CHANCE:
+                    assert game.parse_move(text) == text
             state.play(rng.choice(texts))
 
 
@@ -132,11 +139,25 @@ FAULTS: list[tuple[str, list[str], str, type[Exception]]] = [
     ("hex", ["e1"], "e1", IllegalMove),                  # the cell is taken
     ("pig", [], "jump", MalformedMove),
     ("pig", [], "Roll 5", MalformedMove),                # chance outcomes are drawn, never sent
-    # Chess's notation depends on the position (Nxe5, e8=Q+): any printable text may be some
-    # position's move, so what is not legal now is illegal, never malformed.
-    ("chess", [], "e2e4", IllegalMove),                  # not how OpenSpiel writes it: e4
+    ("pig", ["roll"], "roll", IllegalMove),              # chance's turn: no player moves
+    # Chess's notation depends on the position (Nxe5, e8=Q+): text in its shape (SAN) that is
+    # not legal now is illegal, and text outside it malformed.
+    ("chess", [], "e2e4", MalformedMove),                # not how OpenSpiel writes it: e4
     ("chess", [], "Nf6", IllegalMove),                   # black's move, white to move
-    ("chess", [], "whatever", IllegalMove),
+    ("chess", [], "O-O", IllegalMove),
+    ("chess", [], "whatever", MalformedMove),
+    ("backgammon", ["chance outcome 0 X starts, (roll: 12)"], "24/23 24/21", MalformedMove),  # no action number
+    ("backgammon", ["chance outcome 0 X starts, (roll: 12)"], "0 - 24/20 24/18", IllegalMove),  # not this roll
+    ("chinese_checkers", [], "a1-b2", MalformedMove),
+    ("chinese_checkers", [], "0->1", IllegalMove),
+    ("quoridor", [], "e2e4", MalformedMove),
+    ("quoridor", [], "a1", IllegalMove),
+    ("xiangqi", [], "R(9,0)-(9,9)", IllegalMove),
+    ("xiangqi", [], "R9-9", MalformedMove),
+    ("shogi", [], "7g7e", IllegalMove),                  # a pawn moves one square
+    ("shogi", [], "P-7f", MalformedMove),
+    ("amazons", [], "X From (0, 0)", IllegalMove),
+    ("amazons", [], "X from a1", MalformedMove),
     ("chess", [], "e4 ", MalformedMove),
     ("chess", [], "é4", MalformedMove),                  # not ASCII
     ("chess", [], "x" * 201, MalformedMove),
@@ -185,8 +206,7 @@ def test_a_game_that_cannot_be_played_is_refused_by_name_with_the_ones_that_can(
     ("connect_four", {"egocentric_obs_tensor": "yes"}, "parameter egocentric_obs_tensor='yes' is not valid"),
     ("go", {"komi": "lots"}, "parameter komi='lots' is not valid"),
     ("hex", {"string_rep": "two words"}, "must be a word without blanks"),
-    ("pig", {"seed": -1}, "openspiel:pig: parameter seed=-1 is out of range: must be >= 0"),
-    ("chess", {"seed": 1}, "unknown parameter 'seed'"),  # no chance, no seed
+    ("pig", {"seed": 1}, "unknown parameter 'seed'"),  # chance is the referee's, seeded outside the game
     ("pig", {"players": 1}, "openspiel:pig: 1 player(s); the arbiter plays games of two or more"),
     ("backgammon", {"scoring_type": "nope"}, "openspiel:backgammon: OpenSpiel refuses the parameters: "
                                              "Unrecognized scoring_type parameter: nope"),
@@ -208,55 +228,49 @@ def test_parameters_are_openspiels_typed_and_on_the_game_line_as_text() -> None:
     assert again.params == game.params
     assert find_game("openspiel:go", komi=7).params["komi"] == 7.0  # YAML's whole number for a real one
     pig = find_game("openspiel:pig", piglet="true")
-    assert pig.params["piglet"] is True and "piglet=true" in pig.param_text() and "seed=0" in pig.param_text()
+    assert pig.params["piglet"] is True and "piglet=true" in pig.param_text()
     assert find_game("openspiel:pig", players=4).num_players == 4
 
 
-def rolls(seed: int, count: int) -> list[int]:
-    """The first `count` dice of Pig (rolling always) with this seed."""
-    state = find_game("openspiel:pig", seed=seed, winscore=1000).new_state()
-    dice = []
-    while len(dice) < count:
+def rolls(seed: int, count: int) -> list[str]:
+    """The first `count` dice of Pig (rolling always) that a game seeded `seed` draws."""
+    state = find_game("openspiel:pig", winscore=1000).new_state()
+    dice = ChanceDice(seed)
+    drawn = []
+    while len(drawn) < count:
         state.play("roll")
-        dice.append(state.spiel_state.history()[-1] + 1)  # chance outcome k is a roll of k + 1
-    return dice
+        drawn.append(dice.draw(state))
+        state.play(drawn[-1])
+    return drawn
 
 
-def test_chance_is_drawn_from_the_seed_and_the_game_so_far() -> None:
+def test_chance_is_drawn_from_the_games_seed_alone() -> None:
     assert rolls(1, 30) == rolls(1, 30)
     assert rolls(1, 30) != rolls(2, 30)
-    assert set(rolls(1, 60)) == {1, 2, 3, 4, 5, 6}
-    # One number in [0, 1) per seed and history, documented so that any bot can compute it.
-    assert chance_draw(0, []) == int.from_bytes(
-        __import__("hashlib").sha256(b"openspiel:0:").digest()[:8], "big") / 2**64
-    assert chance_draw(0, [1, 2]) != chance_draw(0, [12])
+    assert set(rolls(1, 60)) == {f"Roll {k}" for k in range(1, 7)}
+    # Documented so that anyone can repeat it: one random() of Python's generator per node.
+    generator = random.Random(1)
+    assert rolls(1, 5) == [f"Roll {int(generator.random() * 6) + 1}" for _ in range(5)]
 
 
 def test_chance_outcomes_follow_their_probabilities() -> None:
-    """Backgammon's rolls (doubles 1/36, others 2/36) over 7,200 seeds: each within 15% of
-    its probability (the draws are fixed by the seeds: this cannot fail by bad luck)."""
-    game = pyspiel.load_game("backgammon")
-    state = game.new_initial_state()
-    state.apply_action(state.legal_actions()[0])  # X starts, its first roll fixed
-    state.apply_action(state.legal_actions()[0])
-    probabilities = dict(state.chance_outcomes()) if state.is_chance_node() else None
-    assert probabilities is not None
-    counts: Counter[int] = Counter()
+    """Backgammon's 36 rolls of two dice drawn 7,200 times from one seed: each
+    within 15% of its probability (the draws are fixed by the seed: this cannot fail by bad luck)."""
+    state = find_game("openspiel:backgammon").new_state()
+    state.play(state.legal_moves()[0])  # X starts, with a roll of 1 and 2
+    assert state.current_player == 0
+    state.play(state.legal_moves()[0])
+    probabilities = dict(state.chance_outcomes())
+    assert state.current_player == CHANCE and len(probabilities) == 36
+    dice = ChanceDice(7)
     total = 7200
-    for seed in range(total):
-        draw = chance_draw(seed, state.history())
-        cumulative = 0.0
-        for action, p in state.chance_outcomes():
-            cumulative += p
-            if draw < cumulative:
-                counts[action] += 1
-                break
-    for action, p in probabilities.items():
-        assert counts[action] == pytest.approx(p * total, rel=0.15)
+    counts = Counter(dice.draw(state) for _ in range(total))
+    for outcome, p in probabilities.items():
+        assert counts[outcome] == pytest.approx(p * total, rel=0.15)
 
 
-def test_a_clone_draws_the_same_chance_as_the_original() -> None:
-    state = find_game("openspiel:backgammon", seed=5).new_state()
+def test_a_clone_follows_the_same_moves_and_chance_as_the_original() -> None:
+    state = find_game("openspiel:backgammon").new_state()
     copy = state.clone()
     rng = random.Random(4)
     for _ in range(6):
@@ -279,28 +293,39 @@ def test_the_registry_imports_openspiel_only_for_its_games() -> None:
 REFEREED = [
     ("openspiel:connect_four", {}),
     ("openspiel:pig", {"winscore": 30}),
-    ("openspiel:backgammon", {"seed": 1}),  # the opening roll gives seat 1 the first move
+    ("openspiel:backgammon", {}),  # chance_seed 0's opening roll gives seat 1 (O) the first move
 ]
 
 
 @pytest.mark.parametrize("name, params", REFEREED, ids=[n for n, _ in REFEREED])
 def test_two_boxed_random_bots_play_a_refereed_game_that_replays(name: str, params: dict[str, Any],
                                                                  tmp_path: Path) -> None:
-    """The bot kit plays the game in its box (it imports open_spiel there), the referee records
-    it, and the record (its seed among its parameters) replays to its own result."""
+    """The bot kit plays the game in its box (it imports open_spiel there, and follows the
+    referee's `Chance` lines), the referee records it with the seed of its dice, and the record
+    replays to its own result; a forged result, or a forged die, does not."""
     marker = new_marker()
     record = play_game(find_game(name, **params), [honest(marker, 1), honest(marker, 2)],
-                       time=TimeControl(time_ms=20000), log_dir=tmp_path)
+                       time=TimeControl(time_ms=20000), log_dir=tmp_path, chance_seed=0)
     assert record.termination is Termination.NORMAL, record.detail
     assert record.game == name
-    assert ("seed" in record.params) == (name != "openspiel:connect_four")
-    assert record.moves[0].seat == find_game(name, **params).new_state().current_player == \
-        (1 if name == "openspiel:backgammon" else 0)
+    chance = [m for m in record.moves if m.seat == CHANCE]
+    assert (record.chance_seed, bool(chance)) == ((None, False) if name == "openspiel:connect_four" else (0, True))
+    assert all(m.wall_ms == 0 and not m.forced for m in chance)
+    first_mover = next(m.seat for m in record.moves if m.seat != CHANCE)
+    assert first_mover == (1 if name == "openspiel:backgammon" else 0)
     assert sorted(record.scores) == [-1, 1] and record.winner == record.scores.index(1)
-    data = record.to_json()
-    assert replay_problem(json.loads(json.dumps(data))) is None
-    data["winner"] = 1 - record.winner  # and a forged result does not
-    assert "contradicts its moves" in str(replay_problem(data))
+    data = json.loads(json.dumps(record.to_json()))
+    assert replay_problem(data) is None
+    assert replay_problem({**data, "winner": 1 - record.winner}) is not None  # a forged result
+    assert "contradicts its moves" in str(replay_problem({**data, "winner": 1 - record.winner}))
+    if chance:  # a die changed for another outcome of the same node: not what the seed draws
+        index = record.moves.index(chance[0])
+        state = find_game(name, **params).new_state()
+        for move in record.moves[:index]:
+            state.play(move.move)
+        other = next(text for text, _ in state.chance_outcomes() if text != chance[0].move)
+        forged = [dict(m, move=other) if k == index else m for k, m in enumerate(data["moves"])]
+        assert "is not what its chance_seed draws" in str(replay_problem({**data, "moves": forged}))
     assert live_marked(marker) == []
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from .base import Game, GameError, GameParamError, IllegalMove, MalformedMove, Param, State
+from .base import CHANCE, Game, GameError, GameParamError, IllegalMove, MalformedMove, Param, State
 
 TYPE_CHECKING = False  # `typing` is for type checkers: every bot imports this package (see base.py)
 if TYPE_CHECKING:
@@ -74,6 +74,7 @@ def __getattr__(attribute: str) -> object:
 
 
 __all__ = [
+    "CHANCE",
     "FAMILIES",
     "GAMES",
     "Game",

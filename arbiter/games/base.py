@@ -28,6 +28,9 @@ else:
     Move = "Move"  # the type variable, for type checkers only
 
 
+CHANCE = -1  # the seat of chance: `current_player` at a chance node, and a chance outcome's seat in a record
+
+
 class GameError(ValueError):
     """Base class of every error the rules library raises."""
 
@@ -226,6 +229,12 @@ class State(ABC, Generic[Move]):
         """A game-specific name for how the game ended (e.g. a claim), if any."""
         return None
 
+    def chance_outcomes(self) -> list[tuple[Move, float]]:
+        """At a chance node (`current_player == CHANCE`), each possible outcome with its
+        probability, in a stable order; elsewhere none. The outcome is drawn outside the game
+        (the referee's dice, docs/protocol.md, Chance) and applied like a move, with `play`."""
+        return []
+
     def winner(self) -> int | None:
         """The seat with the strictly highest score, or None for a draw (or not over)."""
         if not self.is_over():
@@ -244,10 +253,23 @@ class State(ABC, Generic[Move]):
         """Parse, validate and apply a move given as text; returns the parsed move.
 
         Raises MalformedMove when the text is not a move of this game at all, and
-        IllegalMove when it is one but not allowed now; both name the text."""
-        move = self.game.parse_move(text)
+        IllegalMove when it is one but not allowed now; both name the text. At a chance node
+        the text names one of chance's outcomes (`chance_outcomes`), as the referee drew it."""
+        outcomes = self.chance_outcomes()
+        if outcomes:
+            move = self._chance_move(text, outcomes)
+        else:
+            move = self.game.parse_move(text)
         self._checked_apply(move, text)
         return move
+
+    def _chance_move(self, text: str, outcomes: list[tuple[Move, float]]) -> Move:
+        """The outcome of chance written `text`; IllegalMove when chance has none written so."""
+        for move, _ in outcomes:
+            if self.game.format_move(move) == text:
+                return move
+        shown = ", ".join(self.game.format_move(m) for m, _ in outcomes[:3])
+        raise IllegalMove(text, f"it is not an outcome of chance here ({len(outcomes)} are: {shown}, ...)")
 
     def _checked_apply(self, move: Move, text: str | None) -> None:
         """The one place a move is checked, applied and recorded."""

@@ -2,37 +2,60 @@
 
 `find_game("openspiel:connect_four", rows=5)` plays OpenSpiel's `connect_four` with its own
 parameter `rows=5`: the referee, tournaments, records, audits and the bot kit need no change.
-Only sequential games of perfect information for two or more players are played; a game
-with chance nodes (dice) is played with outcomes drawn from a `seed` parameter
-(docs/games.md, "OpenSpiel's games").
+Only sequential games of perfect information for two or more players are played. A game
+with chance nodes (dice) stops at each: its `current_player` is `CHANCE` and its
+`chance_outcomes()` are OpenSpiel's, and the outcome is drawn outside the game (by the
+referee, from the game's seed) and applied like a move (docs/games.md, "OpenSpiel's games").
 
 A move is the text OpenSpiel writes for an action (`state.action_to_string(player, action)`:
-`x3` in Connect Four, `Nf3` in chess, `roll` in Pig), exactly: it is the canonical form,
-relayed and recorded as sent. `pyspiel` is imported by the first OpenSpiel game found, never
-by the registry itself (a bot's start-up is on its clock).
+`x3` in Connect Four, `Nf3` in chess, `roll` in Pig, `Roll 4` for chance's die in Pig),
+exactly: it is the canonical form, relayed and recorded as sent. `pyspiel` is imported by
+the first OpenSpiel game found, never by the registry itself (a bot's start-up is on its clock).
 """
 from __future__ import annotations
 
-import hashlib
 import math
+import re
 
-from .base import Game, GameParamError, MalformedMove, Param, State, unique_best
+from .base import CHANCE, Game, GameParamError, MalformedMove, Param, State, unique_best
 
 TYPE_CHECKING = False  # `typing` is for type checkers: bots import this module (see base.py)
 if TYPE_CHECKING:
     from typing import Any, Callable, Hashable
 
 PREFIX = "openspiel:"  # the registry's family prefix: `openspiel:NAME` is OpenSpiel's game NAME
-SEED = "seed"  # the parameter a game with chance nodes gets: its outcomes are drawn from it
 MAX_MOVE_CHARS = 200  # longer text is no action of any game (backgammon's longest is ~40)
-# Games whose action text depends only on the player and the action, never on the position,
-# so that text naming no action of the game at all is told from text naming one that is not
-# legal now (MalformedMove vs IllegalMove) before the position is seen, as `parse_move` must.
-# tests/test_games_openspiel.py checks each over random games. Elsewhere (chess's `Nxe5`,
-# backgammon's hits, Chinese checkers' jumps) any printable text may be some position's
-# move, so a text that is not a legal move now is illegal.
 MOVES_SHOWN = 5  # an illegal move's reason quotes this many of the legal ones
-POSITION_FREE_NOTATION = frozenset({"connect_four", "hex", "tic_tac_toe", "pig"})
+# A text that no action of the game is written as is malformed; the text of an action that
+# is not legal now is illegal. `parse_move` must tell them apart without seeing the position:
+# - Games whose action text depends only on the player and the action, never on the position:
+#   the text of every action of every player, from the initial state, is the vocabulary.
+#   tests/test_games_openspiel.py checks each over random games.
+POSITION_FREE_NOTATION = frozenset({
+    "breakthrough", "checkers", "clobber", "connect_four", "cursor_go", "dots_and_boxes", "go", "gomoku",
+    "havannah", "hex", "hive", "lines_of_action", "maedn", "mancala", "mnk", "nim", "nine_mens_morris",
+    "othello", "oware", "pentago", "pig", "tic_tac_toe", "twixt", "y", "yacht",
+})
+# - Games whose text depends on the position (chess's `Nxe5`, backgammon's hits, Chinese
+#   checkers' jumps): the shape of their notation, as OpenSpiel writes it. (Asking OpenSpiel
+#   for the text of an action that is not legal is no way out: chess crashes the process.)
+_SAN = r"(O-O(-O)?|[A-Z][a-h]?[1-8]?x?[a-h][1-8]|[a-h](x[a-h])?[1-8](=[A-Z])?|[A-Z]@[a-h][1-8])[+#]?"
+_GAMMON_STEP = r"(Bar|[0-9]{1,2})(/([0-9]{1,2}|Off)\*?)+(\([0-9]\))?|Pass"
+_SQUARE = r"\([0-9]{1,2},[0-9]{1,2}\)"
+NOTATION_SHAPES: dict[str, str] = {
+    "amazons": r"[XO] (From|To|Shoot:) \([0-9]{1,2}, [0-9]{1,2}\)",
+    "antichess": _SAN,
+    "backgammon": rf"Pass|[0-9]{{1,4}} - ({_GAMMON_STEP})( ({_GAMMON_STEP}))*",
+    "banqi": rf"Flip{_SQUARE}|[A-Za-z]{_SQUARE}[-x]{_SQUARE}",
+    "chess": _SAN,
+    "chinese_checkers": r"Pass|[0-9]{1,3}(->|=>)[0-9]{1,3}",
+    "crazyhouse": _SAN,
+    "einstein_wurfelt_nicht": r"[BW][1-6]-(up|down|left|right|diag)\*?",
+    "quoridor": r"[a-z][0-9]{1,2}[hv]?",
+    "shogi": r"[1-9][a-i][1-9][a-i]\+?|[PLNSGBR]\*[1-9][a-i]",
+    "ultimate_tic_tac_toe": r"Choose local board [0-8]|Local board [0-8]: [xo]\([0-2],[0-2]\)",
+    "xiangqi": rf"[A-Za-z]{_SQUARE}-{_SQUARE}",
+}
 
 _classes: dict[str, type[OpenSpielGame]] = {}
 
@@ -85,12 +108,6 @@ def game_class(spiel_name: str) -> type[OpenSpielGame]:
                              f"{', '.join(PREFIX + n for n in supported_names())}")
     spec = dict(game_type.parameter_specification)
     parameters = [_param(name, default) for name, default in sorted(spec.items())]
-    if game_type.chance_mode != pyspiel.GameType.ChanceMode.DETERMINISTIC:
-        if SEED in spec:  # none of OpenSpiel 2.0's games has one; a later one would need another name
-            raise GameParamError(f"{PREFIX}{spiel_name} cannot be played: its own parameter {SEED!r} "
-                                 "clashes with the arbiter's seed of its chance outcomes")
-        parameters.append(Param(SEED, 0, "the seed its chance outcomes are drawn from, an integer >= 0",
-                                check=lambda v: None if v >= 0 else "must be >= 0"))
     cls = type(f"OpenSpiel_{spiel_name}", (OpenSpielGame,), {
         "name": PREFIX + spiel_name, "spiel_name": spiel_name, "parameters": tuple(parameters),
         "__doc__": f"OpenSpiel's {spiel_name}.",
@@ -159,7 +176,7 @@ class OpenSpielGame(Game[str]):
         for p in self.parameters:
             if isinstance(p.default, float):  # a whole number given for a real parameter
                 self.params[p.name] = float(self.params[p.name])
-        spiel_params = {k: v for k, v in self.params.items() if k in self._given and k != SEED}
+        spiel_params = {k: v for k, v in self.params.items() if k in self._given}
         try:
             self.spiel_game = pyspiel.load_game(self.spiel_name, spiel_params)
             start = self.spiel_game.new_initial_state()  # some games check their parameters only here
@@ -171,7 +188,11 @@ class OpenSpielGame(Game[str]):
             raise GameParamError(f"{self.name}: {self.spiel_game.num_players()} player(s); "
                                  "the arbiter plays games of two or more")
         self.vocabulary: frozenset[str] | None = None
+        shape = NOTATION_SHAPES.get(self.spiel_name)
+        self.notation: re.Pattern[str] | None = re.compile(shape) if shape is not None else None
         if self.spiel_name in POSITION_FREE_NOTATION:
+            while start.is_chance_node():  # the players' texts are the same after any outcome
+                start.apply_action(start.chance_outcomes()[0][0])
             self.vocabulary = frozenset(start.action_to_string(player, action)
                                         for player in range(self.spiel_game.num_players())
                                         for action in range(self.spiel_game.num_distinct_actions()))
@@ -195,6 +216,8 @@ class OpenSpielGame(Game[str]):
             raise MalformedMove(text, "a move neither starts nor ends with a blank")
         if self.vocabulary is not None and text not in self.vocabulary:
             raise MalformedMove(text, f"no move of {self.name} is written so")
+        if self.notation is not None and self.notation.fullmatch(text) is None:
+            raise MalformedMove(text, f"no move of {self.name} is written so (not in OpenSpiel's notation of it)")
         return text
 
     def format_move(self, move: str) -> str:
@@ -203,14 +226,13 @@ class OpenSpielGame(Game[str]):
 
 class OpenSpielState(State[str]):
     """A position of an OpenSpiel game: its `pyspiel` state (`spiel_state`, for bots that search
-    with OpenSpiel's own algorithms), never left at a chance node."""
+    with OpenSpiel's own algorithms). At a chance node `current_player` is `CHANCE` (OpenSpiel's
+    own -1) and the legal moves are chance's outcomes."""
 
-    def __init__(self, game: OpenSpielGame, spiel_state: Any, settle: bool = True) -> None:
+    def __init__(self, game: OpenSpielGame, spiel_state: Any) -> None:
         super().__init__(game)
         self.spiel_state = spiel_state
         self._actions: dict[str, int] | None = None  # the legal moves' texts, made when first asked
-        if settle:
-            self._settle()
 
     @property
     def current_player(self) -> int:
@@ -240,22 +262,13 @@ class OpenSpielState(State[str]):
     def _apply(self, move: str) -> None:
         self.spiel_state.apply_action(self._legal()[move])
         self._actions = None
-        self._settle()
 
-    def _settle(self) -> None:
-        """Play out chance nodes, each outcome drawn from the game's seed and the game so far."""
+    def chance_outcomes(self) -> list[tuple[str, float]]:
         state = self.spiel_state
-        while state.is_chance_node():
-            outcomes = state.chance_outcomes()
-            draw = chance_draw(self.game.params[SEED], state.history())
-            total = 0.0
-            chosen = outcomes[-1][0]  # should rounding leave the probabilities' sum below the draw
-            for action, probability in outcomes:
-                total += probability
-                if draw < total:
-                    chosen = action
-                    break
-            state.apply_action(chosen)
+        if not state.is_chance_node():
+            return []
+        return [(state.action_to_string(CHANCE, action), probability)
+                for action, probability in state.chance_outcomes()]
 
     @property
     def scores(self) -> list[int]:
@@ -282,7 +295,7 @@ class OpenSpielState(State[str]):
         return str(self.spiel_state)
 
     def clone(self) -> OpenSpielState:
-        copy = OpenSpielState(self.game, self.spiel_state.clone(), settle=False)  # type: ignore[arg-type]
+        copy = OpenSpielState(self.game, self.spiel_state.clone())  # type: ignore[arg-type]
         copy.history = list(self.history)
         return copy
 
@@ -294,17 +307,10 @@ def _points(value: float) -> int:
     return int(round(value))
 
 
-def chance_draw(seed: int, history: list[int]) -> float:
-    """A number in [0, 1) from the seed and every action so far (chance outcomes included):
-    the first 8 bytes of SHA-256 of `openspiel:SEED:A1,A2,...`, over 2**64."""
-    text = f"openspiel:{seed}:{','.join(map(str, history))}"
-    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") / 2**64
-
-
 def _one_line(exc: BaseException) -> str:
     """OpenSpiel's message on one line, without its `OpenSpiel exception: ` prefix."""
     text = " ".join(str(exc).split())
     return text.removeprefix("OpenSpiel exception: ")
 
 
-__all__ = ["OpenSpielGame", "OpenSpielState", "chance_draw", "game_class", "supported_names"]
+__all__ = ["OpenSpielGame", "OpenSpielState", "game_class", "supported_names"]

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from ..errors import UsageError
+from ..games import CHANCE
 from ..records import GameRecord, Termination
 from ..tournament.progress import ordinal
 from ..tournament.store import ResultsFolder
@@ -124,6 +125,8 @@ class PageData:
 
 
 def _seat_char(seat: int) -> str:
+    if seat == CHANCE:
+        return "*"  # page.js: chance's draw
     if not 0 <= seat < 36:
         raise ValueError(f"seat {seat} cannot be encoded (the viewer supports seats 0 to 35)")
     return "0123456789abcdefghijklmnopqrstuvwxyz"[seat]

@@ -8,6 +8,7 @@
   const PALETTE = ["#2563eb", "#dc2626", "#16a34a", "#9333ea", "#ea580c", "#0891b2", "#be185d", "#65a30d"];
   const SVG_NS = "http://www.w3.org/2000/svg";
   const GAMES_PER_PAGE = 50;
+  const CHANCE = -1;  // the seat of a chance outcome the referee drew (encoded "*")
 
   // A player's colour is the same everywhere on the page, and on the report and the live page
   // alike: it follows the player's index in data.players, the config's order of the players
@@ -89,7 +90,7 @@
       detail: entry[F.detail],
       outcome: entry[F.outcome],
       forced: entry[F.forced],
-      seats: Array.from(entry[F.seats], (c) => parseInt(c, 36)),
+      seats: Array.from(entry[F.seats], (c) => (c === "*" ? CHANCE : parseInt(c, 36))),  // *: chance's draw
       moves,
       texts: moves.map((m) => board.move_texts[m]),
       effects: moves.map((m) => board.move_effects[m]),
@@ -593,7 +594,8 @@
     if (ply === 0) addChildren(viewer.info, ["Start position", game.forced ? ` · the first ${game.forced} moves are a forced opening` : ""]);
     else {
       const i = ply - 1;
-      addChildren(viewer.info, [`Move ${ply}: `, h("strong", { text: game.texts[i] }), ` by ${game.names[game.seats[i]]} (seat ${game.seats[i]}) · ${game.timesMs[i]} ms`,
+      const by = game.seats[i] === CHANCE ? " drawn by the referee (chance)" : ` by ${game.names[game.seats[i]]} (seat ${game.seats[i]}) · ${game.timesMs[i]} ms`;
+      addChildren(viewer.info, [`Move ${ply}: `, h("strong", { text: game.texts[i] }), by,
         i < game.forced ? h("span", { class: "forced-tag", text: "forced opening move" }) : null,
         game.effects[i] === null && game.board.kind !== "text" ? h("span", { class: "undrawable", text: " · not a move of this game, not drawn" }) : null,
         atEnd ? ` · then ${endingText(game)}` : ""]);

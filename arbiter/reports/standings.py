@@ -15,6 +15,7 @@ from typing import Any, Sequence
 
 from tabulate import tabulate
 
+from ..games import CHANCE
 from ..records import game_places
 from ..stats import EloEstimate, elo_text, pairing_elo, plackett_luce
 from ..tournament.progress import ordinal
@@ -159,7 +160,7 @@ def compute_standings(records: Sequence[dict[str, Any]], *, players: Sequence[st
             if startup is not None:
                 row.max_startup_ms = max(row.max_startup_ms or 0.0, startup)
         for move in record["moves"]:
-            if move.get("forced"):
+            if move.get("forced") or move["seat"] == CHANCE:  # the arbiter's moves, not a player's
                 continue
             row = table[names[move["seat"]]]
             row.move_count += 1

@@ -2,7 +2,7 @@
 
 Every record carries its moves, and the rules library can replay them. `replay_problem`
 replays one record and names the first thing that contradicts it: a move out of turn or
-against the rules, a game said to have ended normally that is not over, or scores, winner
+against the rules, chance's outcome other than the record's `chance_seed` draws, a game said to have ended normally that is not over, or scores, winner
 or named outcome other than the moves (and, after a fault, the offender) give. Reading a
 results folder (`arbiter report`, the end of `arbiter run`, a resume) refuses such a record
 with its file and line, so a results file edited by hand or by a bot cannot turn a loss
@@ -15,7 +15,8 @@ import math
 from dataclasses import fields
 from typing import Any
 
-from ..games import GameError, State, find_game
+from ..chance import ChanceDice
+from ..games import CHANCE, GameError, State, find_game
 from ..records import Termination, game_places
 from .config import Scoring
 
@@ -30,13 +31,22 @@ def replay_problem(record: dict[str, Any], scoring: Scoring | None = None) -> st
     except (KeyError, TypeError, ValueError) as exc:  # GameError is a ValueError
         return f"{label}: its game cannot be rebuilt from the record ({exc})"
     state = game.new_state()
+    seed = record.get("chance_seed")
+    dice = ChanceDice(seed) if isinstance(seed, int) and not isinstance(seed, bool) and seed >= 0 else None
     for number, move in enumerate(record["moves"], 1):
         text = move.get("move")
         if state.is_over():
             return f"{label}: move {number} ({text!r}) comes after the game was over"
         if move["seat"] != state.current_player:
-            return f"{label}: move {number} ({text!r}) is recorded for seat {move['seat']}, but it was seat " \
-                   f"{state.current_player}'s turn"
+            turn = "chance's draw" if state.current_player == CHANCE else f"seat {state.current_player}'s turn"
+            return f"{label}: move {number} ({text!r}) is recorded for seat {move['seat']}, but it was {turn}"
+        if state.current_player == CHANCE:  # the dice must be those of the recorded seed
+            if dice is None:
+                return f"{label}: move {number} ({text!r}) is chance's, but the record has no chance_seed " \
+                       f"to draw it from ({seed!r})"
+            drawn = game.format_move(dice.draw(state))
+            if text != drawn:
+                return f"{label}: move {number}, chance's outcome {text!r}, is not what its chance_seed draws ({drawn!r})"
         try:
             state.play(text)
         except (GameError, TypeError) as exc:

@@ -402,7 +402,8 @@ def play_on_worker(task: GameTask) -> PlayedGame:
         players = [replace(p, command=_local_command(p.command, task.arbiter_python)) for p in setup.players]
         with tempfile.TemporaryDirectory(prefix="arbiter-game-") as folder:
             record = play_game(find_game(task.game_name, **task.params), players, time=setup.time,
-                               opening=setup.opening, log_dir=Path(folder), log_prefix=setup.log_prefix, cancel=stop)
+                               opening=setup.opening, log_dir=Path(folder), log_prefix=setup.log_prefix, cancel=stop,
+                               chance_seed=setup.chance_seed)
             logs = tuple((Path(log).name, Path(log).read_bytes()) for log in record.logs
                          if log and os.path.exists(log))
     finally:

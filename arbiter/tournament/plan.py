@@ -9,7 +9,7 @@ import random
 from typing import Any
 
 from ..errors import UsageError
-from ..games import Game
+from ..games import CHANCE, Game
 
 # Round robin plays every group of `seats` players while there are at most this many groups
 # (e.g. 10 players in groups of 3: 120); beyond, a balanced design (`balanced_groups`).
@@ -30,6 +30,9 @@ def make_opening(game: Game[Any], moves: int, seed: int, index: int) -> tuple[st
         state = game.new_state()
         played: list[str] = []
         for _ in range(moves):
+            if state.current_player == CHANCE:  # the referee's dice, drawn in the game, never in an opening
+                raise OpeningError(f"a random opening of {game.describe()} reaches a chance node, whose outcome "
+                                   "the referee draws in the game; give it no random opening moves")
             move = rng.choice(state.legal_moves())
             played.append(game.format_move(move))
             state.apply(move)

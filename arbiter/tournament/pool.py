@@ -22,6 +22,7 @@ class GameSetup:
     time: TimeControl
     opening: tuple[str, ...]
     log_prefix: str  # of the game's log file names
+    chance_seed: int  # the seed of its chance outcomes, from the tournament's seed and the game id (chance.py)
 
 
 class GamePool(Protocol):

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol
 
 import yaml
 
+from ..chance import chance_seed
 from ..errors import UsageError
 from ..games import Game, State
 from ..records import GameRecord, game_places
@@ -307,13 +308,14 @@ class TournamentRunner:
         return {p.socket.bind or p.socket.connect or "" for p in players if p.transport == "remote"}
 
     def game_setup(self, scheduled: ScheduledGame) -> GameSetup:
-        """How `scheduled` is played: its players (with the game's seed), clock, opening and log names."""
+        """How `scheduled` is played: its players (with the game's seed), clock, opening, log names and dice."""
         config = self.config
         seed = {SEED_VARIABLE: str(game_seed(config.seed, scheduled.id))}
         return GameSetup(
             players=tuple(replace(config.player(name), env={**config.player(name).env, **seed})
                           for name in scheduled.seats),
             time=config.time, opening=tuple(scheduled.opening), log_prefix=game_log_prefix(scheduled.id),
+            chance_seed=chance_seed(config.seed, scheduled.id),
         )
 
     def _play_one(self, scheduled: ScheduledGame) -> GameRecord:
@@ -325,7 +327,7 @@ class TournamentRunner:
         try:
             return self.play(self.game, list(setup.players), time=setup.time, opening=setup.opening,
                              log_dir=ResultsFolder(self.config.results_dir).logs, log_prefix=setup.log_prefix,
-                             cancel=self.cancel, **options)
+                             cancel=self.cancel, chance_seed=setup.chance_seed, **options)
         finally:
             if self.watch is not None:
                 self.watch.game_left(scheduled.id)
