@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from arbiter.games import find_game, game_names
 from arbiter.protocol import (ARBITER, CODECUP, DIALECTS, QUIT, START, ArbiterDialect, CodecupDialect, Dialect,
-                              GameLine, GameLineError, find_dialect, format_game_line, opening_lines,
-                              parse_game_line, parse_opening)
+                              GameLine, GameLineError, find_dialect, format_chance_line, format_game_line,
+                              opening_lines, parse_chance, parse_game_line, parse_opening)
 
 ROOT = Path(__file__).resolve().parents[1]
 NIM = find_game("limit-nim", piles="4/2")
@@ -84,6 +84,13 @@ def test_an_opening_is_framed_by_its_length_and_no_opening_is_no_line() -> None:
     assert opening_lines([]) == []
     assert parse_opening("Opening 2") == 2
     assert [parse_opening(line) for line in ("1 2", START, QUIT, "Game limit-nim")] == [None] * 4
+
+
+def test_chances_draw_is_one_line_holding_the_outcome_as_the_game_writes_it() -> None:
+    assert format_chance_line("Roll 4") == "Chance Roll 4"
+    outcome = "chance outcome 3 O starts, (roll: 31)"  # backgammon's, blanks and all
+    assert parse_chance(format_chance_line(outcome)) == outcome
+    assert [parse_chance(line) for line in ("Roll 4", START, "Opening 2", "Chance")] == [None] * 4
 
 
 # --- the dialects ------------------------------------------------------------------------

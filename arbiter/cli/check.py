@@ -12,12 +12,11 @@ from typing import TextIO
 from ..check import CheckReport, CheckTarget, run_check
 from ..check.scenarios import DUTIES
 from ..errors import UsageError, show_path
-from ..games import find_game
 from ..protocol import DIALECTS
 from ..tournament.progress import TolerantStream
 from .outputs import check_output_file, check_output_folder
 from ..referee import TimeControl
-from .players import add_engine_option, command_line_players, game_params, seat_players
+from .players import add_engine_option, command_line_game, command_line_players, game_params, seat_players
 from .sandbox_options import add_sandbox_options, warn_if_unsandboxed
 
 DEFAULT_LOG_DIR = Path("results") / "check"
@@ -59,7 +58,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Check the bot and print the checklist; 0 if every scenario passed, 1 if not."""
     params = game_params(args.param)
-    find_game(args.game, **params)  # an unknown game or parameter is a usage error, before any bot runs
+    command_line_game(args.game, params)  # an unknown game or parameter is a usage error, before any bot runs
     if args.time_ms <= 0:
         raise UsageError(f"--time-ms must be a positive number of milliseconds, not {args.time_ms}")
     if args.concurrency < 1:

@@ -9,14 +9,14 @@ from pathlib import Path
 from typing import Any, Callable, TextIO
 
 from ..errors import UsageError, show_path
-from ..games import State, find_game
+from ..games import State
 from ..protocol import DIALECTS
 from ..records import GameRecord, game_places
 from ..reports.html import write_game_page
 from ..referee import TimeControl, play_game
 from ..tournament.progress import TolerantStream, ordinal
 from .outputs import check_output_file, check_output_folder
-from .players import add_engine_option, command_line_players, game_params, seat_players
+from .players import add_engine_option, command_line_game, command_line_players, game_params, seat_players
 from .sandbox_options import add_sandbox_options, warn_if_unsandboxed
 
 DEFAULT_LOG_DIR = Path("results") / "play"
@@ -69,7 +69,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Validate the command line, play the game, report it."""
     params = game_params(args.param)
-    game = find_game(args.game, **params)
+    game = command_line_game(args.game, params)
     given = command_line_players(args.commands, args.engine, lambda seat: f"seat {seat}'s command")
     if len(given) != game.num_players:
         raise UsageError(

@@ -22,8 +22,10 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from ..errors import UsageError
+from ..games import Game, find_game
 from ..referee import PlayerSpec, TimeControl
 from ..tournament.config import MAX_NAME_BYTES, player_name, players_from_data
+from ..tournament.game_probe import parameter_problem
 from ..tournament.validate import KeyPath
 
 INTERPRETERS = {"python", "python3", "pypy", "pypy3", "node", "java", "ruby", "perl", "sh", "bash", "dotnet",
@@ -227,6 +229,18 @@ def openings_entry(text: str | None, seed: int) -> dict[str, Any] | None:
               f"write --openings random:{text}", file=sys.stderr)
         return {"random_moves": int(text), "seed": seed}
     return {"file": str(Path(text).resolve())}
+
+
+def command_line_game(name: str, params: dict[str, str]) -> Game[Any]:
+    """The game `-p` describes, checked by the rules (GameParamError) and, for native rules,
+    played once in a child process (tournament/game_probe.py): a crash there is a UsageError
+    naming the `-p` to blame."""
+    game = find_game(name, **params)
+    crash = parameter_problem(name, params)
+    if crash is not None:
+        key, message = crash
+        raise UsageError(f"-p {key}={params[key]}: {message}" if key is not None else message)
+    return game
 
 
 def flag_namer(top: Mapping[KeyPath, str], players: Mapping[KeyPath, PlayerArg]) -> Callable[[KeyPath], str | None]:

@@ -22,6 +22,7 @@ from ..transport.keys import KeyFileError, read_key_file, read_public_key
 from ..transport.sandbox import WRITE_FILES, WRITE_MB, SandboxSpec, ShownPaths, box_here, shown_path_problems, support
 from ..transport.process import unstartable
 from ..transport.endpoints import DEFAULT_CONNECT_WAIT_MS, SocketSpec, socket_problems
+from .game_probe import parameter_problem
 from .plan import OpeningError, group_count, make_opening
 from .validate import ConfigError, KeyPath, Mapping, Problems, boolean, integer, load_yaml, number, one_of, text
 
@@ -241,6 +242,12 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
             game = find_game(game_name, **params_map)
         except GameError as exc:
             problems.add(("params",), str(exc))
+        else:
+            crash = parameter_problem(game_name, params_map)
+            if crash is not None:
+                key, message = crash
+                problems.add(("params", key) if key is not None else ("params",), message)
+                game = None
     seats = game.num_players if game is not None else 2
     fmt = top.get("format", "round-robin", one_of(FORMATS))
     if fmt == "sprt" and seats != 2:
