@@ -6,8 +6,8 @@ strength does not depend on the machine's speed or load. Seeded from the game's 
 simulations: a move then takes at most a tenth of the time left (and half of move_ms), at
 the speed of its previous search.
 
-It searches OpenSpiel's state itself (`state.spiel_state`), so chance nodes in the search are
-sampled by MCTS, not drawn from the game's seed: it does not look at the dice to come.
+It searches OpenSpiel's state itself (`state.spiel_state`): chance nodes in the search are
+sampled by MCTS; the dice of the game are the referee's, told by `Chance` lines.
 """
 from __future__ import annotations
 
@@ -33,6 +33,8 @@ DEFAULT_SIMULATIONS = 100
 UCT_C = 2.0  # OpenSpiel's example's exploration constant
 CLOCK_SHARE = 0.1  # of the time left, the most one move may take
 MOVE_MS_SHARE = 0.5  # of move_ms, the most one move may take
+# OpenSpiel's MCTS expands the root on its second simulation: with one, it has no child to choose.
+MIN_SIMULATIONS = 2
 
 
 def mcts_choice(simulations: int) -> Callable[[OpenSpielState, BotContext], str]:
@@ -61,7 +63,7 @@ def mcts_choice(simulations: int) -> Callable[[OpenSpielState, BotContext], str]
 
 def _affordable(ctx: BotContext, simulations: int) -> int:
     """The simulations this move: all of them, unless the clock's share for a move (from the
-    time left and move_ms) fits fewer at the previous search's speed; 1 at least."""
+    time left and move_ms) fits fewer at the previous search's speed; MIN_SIMULATIONS at least."""
     share_s = float("inf")
     if ctx.time_ms is not None:
         share_s = CLOCK_SHARE * (ctx.time_ms / 1000 - ctx.memory["thought_s"])
@@ -69,8 +71,8 @@ def _affordable(ctx: BotContext, simulations: int) -> int:
         share_s = min(share_s, MOVE_MS_SHARE * ctx.move_ms / 1000)
     per_second = ctx.memory.get("per_second")
     if per_second is None:  # the first search: a tenth of them under a short clock, to learn the speed
-        return simulations if share_s >= 1.0 else max(1, simulations // 10)
-    return max(1, min(simulations, int(per_second * share_s)))
+        return simulations if share_s >= 1.0 else max(MIN_SIMULATIONS, simulations // 10)
+    return max(MIN_SIMULATIONS, min(simulations, int(per_second * share_s)))
 
 
 def _searcher(ctx: BotContext, simulations: int) -> Any:
@@ -86,8 +88,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--simulations", type=int, default=DEFAULT_SIMULATIONS, metavar="N",
                         help=f"MCTS simulations a move (default {DEFAULT_SIMULATIONS})")
     args = parser.parse_args(argv)
-    if args.simulations < 1:
-        parser.error(f"argument --simulations: must be 1 or more, got {args.simulations}")
+    if args.simulations < MIN_SIMULATIONS:
+        parser.error(f"argument --simulations: must be {MIN_SIMULATIONS} or more, got {args.simulations}")
     return run_bot(mcts_choice(args.simulations), parser=parser, argv=argv)
 
 

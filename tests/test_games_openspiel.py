@@ -421,6 +421,24 @@ def test_the_bundled_bots_pass_arbiter_check(bot_name: str, args: tuple[str, ...
     assert len([i for i in report.items if i.status == "pass"]) >= 11
 
 
+def test_arbiter_check_fails_a_bot_that_answers_an_illegal_move_with_a_hint(tmp_path: Path) -> None:
+    """A bot that writes the other player's mark (`o3` as seat 0): a move of the game, illegal
+    for its seat, named as such with the legal ones, and the transcript that led to it."""
+    from arbiter.check import CheckTarget, run_check
+    from arbiter.referee import PlayerSpec
+    from arbiter.transport.sandbox import SandboxSpec
+
+    script = ROOT / "tests" / "bots" / "other_players_move_bot.py"
+    player = PlayerSpec(name="other_mark", command=(sys.executable, str(script)), cwd=str(ROOT),
+                        sandbox=SandboxSpec(read=(str(ROOT),)))
+    report = run_check(CheckTarget("openspiel:connect_four", {}, player), log_dir=tmp_path, concurrency=2)
+    assert report.failed()[:1] == ["seat-0"], [(i.id, i.status) for i in report.items]
+    first = next(item for item in report.items if item.id == "seat-0")
+    assert "which is illegal: it is not a legal move of seat" in first.hint
+    assert "keep the position in step" in first.hint
+    assert first.transcript[-1].startswith("!! illegal: ")
+
+
 @pytest.mark.parametrize("game, params, said", [
     ("openspiel:kuhn_poker", "{}", "game: 'openspiel:kuhn_poker' is not allowed: openspiel:kuhn_poker cannot be "
                                    "played: it is not a game of perfect information"),

@@ -30,9 +30,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal
 
-from ..games import Game, State, find_game
+from ..games import CHANCE, Game, State, find_game
 from ..games.dots import DotsGame, DotsState
-from ..protocol import START, find_dialect, format_game_line, opening_lines
+from ..protocol import START, find_dialect, format_chance_line, format_game_line, opening_lines
 from ..records import GameRecord, Termination
 from ..referee import STARTUP_TIMEOUT, PlayerSpec, TimeControl, play_game
 from ..transport.process import LOG_CAP_BYTES
@@ -572,7 +572,10 @@ def _transcript(played: _Played) -> list[str]:
     if first_mover == seat or (first_mover is None and record.offender == seat):
         lines.append(f"> {START}")
     for move in played_moves:
-        lines.append(f"< {move.move}" if move.seat == seat else f"> {move.move}")
+        if move.seat == CHANCE:  # the referee's dice, sent to every seat
+            lines.append(f"> {format_chance_line(move.move)}")
+        else:
+            lines.append(f"< {move.move}" if move.seat == seat else f"> {move.move}")
     lines.append(f"!! {record.termination.value}: {record.detail}")
     return lines[-TRANSCRIPT_LINES:]
 
