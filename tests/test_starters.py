@@ -53,3 +53,33 @@ def test_a_starter_passes_arbiter_check(c_starter, tmp_path, language, game, par
     report = run_check(CheckTarget(game, params, player, time_ms=3000), log_dir=tmp_path, concurrency=2)
     assert report.failed() == [], [(i.id, i.hint, i.transcript) for i in report.items if i.status == "fail"]
     assert report.item("seat-0").status == "pass" and report.item("quit").status == "pass"
+
+
+# Starters for OpenSpiel's games: one in Python on the bot kit (OpenSpiel's own rules, any
+# game: checked on Connect Four and on Pig, with dice), one in JavaScript with its own rules
+# of Connect Four.
+OPENSPIEL_STARTERS = [
+    ("openspiel_starter.py", "openspiel:connect_four", {}),
+    ("openspiel_starter.py", "openspiel:pig", {"winscore": "20"}),
+    ("connect_four.js", "openspiel:connect_four", {}),
+    ("connect_four.js", "openspiel:connect_four", {"rows": "5", "columns": "5", "x_in_row": "3"}),
+]
+
+
+@pytest.mark.parametrize("starter, game, params", OPENSPIEL_STARTERS,
+                         ids=[f"{s}-{g}-{len(p)}" for s, g, p in OPENSPIEL_STARTERS])
+def test_an_openspiel_starter_passes_arbiter_check(tmp_path, starter, game, params):
+    pytest.importorskip("pyspiel")
+    import sys
+
+    source = STARTERS / starter
+    if starter.endswith(".py"):
+        assert build_line(source).startswith("nothing to build")
+        command = (sys.executable, str(source))
+    else:
+        assert build_line(source).startswith("nothing to build")
+        command = (node(), str(source))
+    player = PlayerSpec(name=starter, command=command, cwd=str(ROOT))
+    report = run_check(CheckTarget(game, params, player, time_ms=5000), log_dir=tmp_path, concurrency=2)
+    assert report.failed() == [], [(i.id, i.hint, i.transcript) for i in report.items if i.status == "fail"]
+    assert report.item("seat-0").status == "pass" and report.item("quit").status == "pass"

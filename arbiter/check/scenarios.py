@@ -317,11 +317,12 @@ def _plan(target: CheckTarget, game: Game[Any], rng: random.Random) -> tuple[lis
 
 def _quiet_opening(game: Game[Any], rng: random.Random, length: int = 3) -> tuple[str, ...] | None:
     """Up to `length` random legal moves (at least two) that neither end the game nor, in a
-    dots game, complete or offer a cell. A bot that answers forced moves answers several."""
+    dots game, complete or offer a cell, stopping at a chance node (the referee's dice are
+    drawn in the game). A bot that answers forced moves answers several."""
     for _ in range(200):
         state = game.new_state()
         moves: list[str] = []
-        while len(moves) < length:
+        while len(moves) < length and state.current_player != CHANCE:
             options = state.legal_moves()
             if isinstance(state, DotsState):
                 options = [e for e in options if not state.game.completed_by(state.drawn, e)
