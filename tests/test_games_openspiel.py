@@ -406,8 +406,7 @@ def test_the_connect_four_class_runs_through_arbiter_run(tmp_path: Path, capsys:
 # draws keep a sweep finite). Connect Four's reference is ranked in its class test above.
 # Chess, backgammon and Chinese checkers are played, replayed and drawn, not ranked: OpenSpiel's
 # MCTS with random rollouts is slow and weak there at a few simulations (chess's rollouts of
-# hundreds of moves: 55 s for two games at 2 simulations, so chess is two random bots here;
-# docs/performance.md has the reference ranked in all five, outside the tests).
+# hundreds of moves: 55 s for two games at 2 simulations, so chess is two random bots here).
 ARBITER_RUNS = [
     ("openspiel:hex", {"board_size": 4}, 30, ["random"], 10, True),
     ("openspiel:chess", {}, None, ["random", "random2"], 2, False),

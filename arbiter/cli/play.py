@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Callable, TextIO
 
 from ..errors import UsageError, show_path
-from ..games import State
+from ..games import CHANCE, State
 from ..protocol import DIALECTS
 from ..records import GameRecord, game_places
 from ..reports.html import write_game_page
@@ -158,7 +158,8 @@ def _board_printer(out: TextIO, names: list[str]) -> Callable[[State[Any]], None
         for move in state.history[len(follower.history):]:
             mover = follower.current_player
             follower.apply(move)
-            print(f"after {state.game.format_move(move)} by seat {mover} ({names[mover]}): "
+            by = "drawn by chance" if mover == CHANCE else f"by seat {mover} ({names[mover]})"
+            print(f"after {state.game.format_move(move)} {by}: "
                   f"scores {' - '.join(map(str, follower.scores))}", file=out)
         print(state.render(), file=out, end="\n\n", flush=True)
 
@@ -186,7 +187,7 @@ def describe_record(record: GameRecord) -> str:
         lines.append("places: " + ", ".join(f"{ordinal(places[seat])} seat {seat} ({record.players[seat].name}) "
                                             f"{record.scores[seat]}" for seat in ranking))
     lines.append(f"reason: {record.termination.value}: {record.detail}")
-    played = sum(1 for m in record.moves if not m.forced)
+    played = sum(1 for m in record.moves if not m.forced and m.seat != CHANCE)  # the players' own
     used = ", ".join(f"seat {k} {ms:.0f} ms" for k, ms in enumerate(record.time_used_ms))
     lines.append(f"moves: {played} in {record.duration_s:.2f} s; clock used: {used}")
     if any(ms is not None for ms in record.startup_ms):
