@@ -137,10 +137,10 @@ def record_problem(record: Any, players: Collection[str] = ()) -> str | None:
     if not (isinstance(places, list) and len(places) == len(names)
             and all(isinstance(p, int) and not isinstance(p, bool) and 1 <= p <= len(names) for p in places)):
         return f"game {record['id']}: places must be {len(names)} places from 1 to {len(names)}, not {places!r}"
+    # A move's seat is a player's, or CHANCE's for a die the referee drew (docs/records.md).
     if not all(isinstance(m, dict) and (m.get("seat") in seats or m.get("seat") == CHANCE) and _is_number(m.get("wall_ms"))
                for m in record["moves"]):
-        return (f"game {record['id']}: every move needs a seat ({listed.rpartition(', ')[0]} or {len(names) - 1}) "
-                f"and its wall_ms (seat {CHANCE}: chance's draw)")
+        return f"game {record['id']}: every move needs a seat ({listed.rpartition(', ')[0]} or {len(names) - 1}) and its wall_ms"
     strangers = [name for name in names if players and name not in players]
     if strangers:
         return (f"game {record['id']}: {', '.join(map(repr, strangers))} is not a player of this tournament "
