@@ -267,8 +267,13 @@ class OpenSpielState(State[str]):
         state = self.spiel_state
         if not state.is_chance_node():
             return []
-        return [(state.action_to_string(CHANCE, action), probability)
-                for action, probability in state.chance_outcomes()]
+        outcomes = [(action, state.action_to_string(CHANCE, action), probability)
+                    for action, probability in state.chance_outcomes()]
+        if self._actions is None:  # the texts are the legal moves' too: made once (yacht's 5 dice have 7,776)
+            self._actions = {}
+            for action, text, _ in outcomes:
+                self._actions.setdefault(text, action)
+        return [(text, probability) for _, text, probability in outcomes]
 
     @property
     def scores(self) -> list[int]:
