@@ -339,6 +339,37 @@ def a_game_task(players: tuple[PlayerSpec, ...], *, version: str | None = None,
                     version=version or arbiter_version(), digest=digest or source_digest(), boxed=False)
 
 
+def test_a_worker_draws_the_games_dice_from_the_seed_the_run_gave_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The dice of a game played on a worker are the run's (its GameSetup's chance_seed, from the
+    config's seed and the game id), so a record replays the same whichever machine played it."""
+    pytest.importorskip("pyspiel")
+    from arbiter.chance import ChanceDice
+    from arbiter.games import CHANCE, find_game
+    from arbiter.tournament import cluster
+
+    class NoStop:  # the run's stop flag, without a scheduler to wait on
+        def hold(self, name: str) -> threading.Event:
+            return threading.Event()
+
+        def release(self, name: str) -> None:
+            pass
+
+    monkeypatch.setattr(cluster, "_stop_flags", NoStop())
+    monkeypatch.setattr(cluster.distributed, "get_worker", lambda: type("Worker", (), {"address": "tcp://w1"})())
+    bot = PlayerSpec("random", (PYTHON, str(ROOT / "players" / "random_bot.py"), "--seed", "1"), sandbox=None)
+    setup = GameSetup(players=(bot, replace(bot, name="other")), time=TimeControl(), opening=(),
+                      log_prefix="001-random-other", chance_seed=77)
+    task = GameTask(game_name="openspiel:pig", params={"winscore": 10}, setup=setup, arbiter_python=PYTHON,
+                    stop_event="run", version=arbiter_version(), digest=source_digest(), boxed=False)
+    record = cluster.play_on_worker(task).record
+    assert record.termination.value == "normal" and record.chance_seed == 77
+    state, dice = find_game("openspiel:pig", winscore=10).new_state(), ChanceDice(77)
+    for move in record.moves:
+        if move.seat == CHANCE:
+            assert move.move == dice.draw(state)
+        state.play(move.move)
+
+
 def test_a_worker_refuses_a_game_whose_bot_it_cannot_start_instead_of_recording_a_crash(tmp_path: Path) -> None:
     # A worker that joined after the run's check is checked again by each game it is given:
     # a bot missing there stops the game before any bot starts, naming the worker and the player.
