@@ -352,7 +352,7 @@ def test_no_game_is_played_into_an_output_that_cannot_be_written(places: Places,
 
 # Ctrl-C at every phase: (argv, the function that is interrupted)
 PHASES: list[tuple[list[str], str]] = [
-    (["play", "limit-nim", "{random}", "{random}"], "arbiter.cli.play.find_game"),
+    (["play", "limit-nim", "{random}", "{random}"], "arbiter.cli.players.find_game"),  # the game, found for play
     (["play", "limit-nim", "{random}", "{random}", "--json", "{tmp}/g.json"], "arbiter.cli.play.check_output_file"),
     (["play", "limit-nim", "{random}", "{random}"], "arbiter.cli.play.play_game"),
     (["play", "limit-nim", "{random}", "{random}", "--html", "{tmp}/g.html"], "arbiter.cli.play.write_game_page"),
@@ -371,7 +371,7 @@ PHASES: list[tuple[list[str], str]] = [
     ([*SPRT, "--results", "{tmp}/s"], "arbiter.tournament.runner.TournamentRunner._play_one"),
     ([*SPRT, "--results", "{tmp}/s"], "arbiter.cli.sprt.report_results"),
     (["keys", "x", "--dir", "{tmp}"], "arbiter.cli.keys.write_key_pair"),
-    (["check", "limit-nim", "{random}"], "arbiter.cli.check.find_game"),
+    (["check", "limit-nim", "{random}"], "arbiter.cli.players.find_game"),  # and for check
     (["check", "limit-nim", "{random}", "--json", "{tmp}/c.json"], "arbiter.cli.check.check_output_file"),
     (["check", "limit-nim", "{random}", "--log-dir", "{tmp}/logs"], "arbiter.check.scenarios.play_game"),
     (["match", "limit-nim", "{random}", "{random}", "--games", "2", "--results", "{tmp}/m"],
