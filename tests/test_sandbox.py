@@ -175,7 +175,7 @@ def test_a_machine_without_a_sandbox_is_reported_and_required_refuses(tmp_path: 
     assert sandbox_report(config)["enforced"]["namespaces"] is False
     assert [p.sandbox for p in config.players] == [None, None]  # decided once, carried in the spec
     with pytest.raises(sandbox_module.SandboxError, match="this machine cannot sandbox bots: bots are NOT"):
-        sandbox_module.Box(["true"], cwd=None, env={}, spec=SandboxSpec(), memory_mb=None)
+        sandbox_module.Box()
     with pytest.raises(ConfigError, match="sandbox: is required, but this machine cannot sandbox bots"):
         load_config(tmp_path / "required.yaml")
 
@@ -476,3 +476,98 @@ def test_a_log_that_cannot_be_written_costs_nothing_but_the_log(tmp_path: Path) 
     assert record.termination is Termination.NORMAL, record.detail
     assert "the arbiter could not keep seat 0 (chatty)'s log" in record.detail
     assert live_marked(marker) == []
+
+
+# --- issue 28: a box started ahead of its bot --------------------------------------------
+
+# Answers its first line with its environment and the descriptors it holds beyond the three
+# standard ones (those still open once the listing's own is closed).
+REPORTER = ("import json, os, sys\nsys.stdin.readline()\nfds = os.listdir('/proc/self/fd')\n"
+            "extra = [fd for fd in fds if fd not in ('0', '1', '2') and os.path.exists('/proc/self/fd/' + fd)]\n"
+            "print(json.dumps({'env': dict(os.environ), 'fds': extra}), flush=True)\nsys.stdin.readline()\n")
+
+
+def boxed_report(env: dict[str, str]) -> dict:
+    """What a boxed REPORTER bot says about itself, given `env`."""
+    import json
+    import time
+    from arbiter.transport.pipe import launch_pipe_bot
+    from arbiter.transport.process import end_all
+    channel, process = launch_pipe_bot((sys.executable, "-c", REPORTER), env=env, sandbox=SandboxSpec())
+    try:
+        assert channel.send_lines(["go"], time.monotonic() + 10) is None
+        line = channel.read_line(time.monotonic() + 10)
+    finally:
+        channel.close()
+        end_all([process], grace_s=1.0, term_grace_s=0.3)
+    assert isinstance(line, str), line
+    return json.loads(line)
+
+
+def test_a_boxed_bot_gets_exactly_its_environment_whatever_the_names_and_values() -> None:
+    """The box's script sets the bot's environment, shell-quoted: quotes, newlines, `$` and
+    backquotes arrive as given, and nothing of the arbiter's environment does."""
+    assert support().usable, support().describe()
+    env = {"TRICKY": "it's $HOME\n`id` \"x\"", "SPACED": " a  b ", "EMPTY": ""}
+    seen = boxed_report(env)["env"]
+    assert {name: seen.get(name) for name in env} == env
+    assert set(seen) - set(env) == {"PATH", "HOME", "LANG", "PWD"}, sorted(seen)
+
+
+def test_a_boxed_bot_holds_no_descriptor_but_its_standard_three() -> None:
+    """The pipe a box's prelude reads its script from is opened close-on-exec by the shell:
+    neither it nor any other descriptor of the arbiter reaches the bot."""
+    assert support().usable, support().describe()
+    assert boxed_report({})["fds"] == []
+
+
+def test_a_bot_is_born_in_a_box_started_ahead_and_already_in_its_groups() -> None:
+    """Each box taken is replaced by one started at once, whose prelude joins its control groups
+    while no bot waits: the next boxed bot gets that box, and its own process is in every group
+    of the box from its start."""
+    import time
+    import arbiter.transport.process as process_module
+    from arbiter.transport.pipe import launch_pipe_bot
+    from arbiter.transport.process import end_all
+    assert support().usable, support().describe()
+    ready = process_module._READY_BOXES
+    first_channel, first = launch_pipe_bot(["/bin/cat"], sandbox=SandboxSpec())
+    deadline = time.monotonic() + 10
+    while not ready._ready and time.monotonic() < deadline:
+        time.sleep(0.01)
+    waiting = {started.popen.pid for started in ready._ready}
+    assert waiting, "no box was started ahead"
+    channel, process = launch_pipe_bot(["/bin/cat"], sandbox=SandboxSpec())
+    try:
+        assert process.pid in waiting
+        assert channel.send_lines(["x"], time.monotonic() + 10) is None
+        assert channel.read_line(time.monotonic() + 10) == "x"
+        bot = process.box.bot_pid()
+        folders = set(process.box.groups.folders.values())  # one a hierarchy, all of one name
+        name = Path(next(iter(folders))).name
+        lines = Path(f"/proc/{bot}/cgroup").read_text().splitlines()
+        assert len([line for line in lines if line.endswith("/" + name)]) == len(folders), (folders, lines)
+    finally:
+        for each_channel, each in ((first_channel, first), (channel, process)):
+            each_channel.close()
+            end_all([each], grace_s=1.0, term_grace_s=0.3)
+
+
+def test_a_box_started_ahead_under_other_settings_is_not_used(monkeypatch) -> None:
+    """Boxes are started ahead with what the machine offers as known then: a launch once that
+    has changed (here: no freezer, as the stop-walk tests make it) gets a box made as it says."""
+    import time
+    from arbiter.transport.pipe import launch_pipe_bot
+    from arbiter.transport.process import end_all
+    if support().freezer is None:
+        pytest.skip("no freezer control group here")
+    for settings in (support(), replace(support(), freezer=None)):
+        monkeypatch.setattr(sandbox_module, "_SUPPORT", settings)
+        channel, process = launch_pipe_bot(["/bin/cat"], sandbox=SandboxSpec())
+        try:
+            assert process.box.freezes == (settings.freezer is not None)
+            assert channel.send_lines(["x"], time.monotonic() + 10) is None
+            assert channel.read_line(time.monotonic() + 10) == "x"
+        finally:
+            channel.close()
+            end_all([process], grace_s=1.0, term_grace_s=0.3)

@@ -21,6 +21,7 @@ stays in its tree, and is seen, even once its parent is gone.
 """
 from __future__ import annotations
 
+import atexit
 import ctypes
 import os
 import platform
@@ -37,7 +38,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
 
 from .procfs import STAT_MAX_BYTES, children, is_running, kill, open_proc, pread_proc, read_proc, reap, stat_fields
-from .sandbox import Box, SandboxSpec
+from .sandbox import Box, SandboxError, SandboxSpec, support
 
 LOG_CAP_BYTES = 1 << 20  # a bot's stderr log keeps this much, then a note, then discards
 _PR_SET_PDEATHSIG = 1
@@ -161,21 +162,26 @@ def launch_side_by_side(launches: Sequence[Callable[[], T]]) -> list[T | BaseExc
     a box's own (sandbox.py), fire when the *thread* that started them ends. A single
     launch runs on the caller's thread, as every launch did before (a game's thread, which
     outlives its bots)."""
-    global _LAUNCHERS
     if len(launches) < 2:
         return [_outcome(launch) for launch in launches]
-    with _LAUNCHERS_LOCK:
-        if _LAUNCHERS is None:
-            _LAUNCHERS = ThreadPoolExecutor(max_workers=32, thread_name_prefix="bot-launch")
-        launchers = _LAUNCHERS
-    futures = [launchers.submit(_outcome, launch) for launch in launches]
+    futures = [_launchers().submit(_outcome, launch) for launch in launches]
     return [future.result() for future in futures]
 
 
+def _launchers() -> ThreadPoolExecutor:
+    """The threads that launch bots, kept for the life of the process."""
+    global _LAUNCHERS
+    with _LAUNCHERS_LOCK:
+        if _LAUNCHERS is None:
+            _LAUNCHERS = ThreadPoolExecutor(max_workers=32, thread_name_prefix="bot-launch")
+        return _LAUNCHERS
+
+
 def _forget_launchers() -> None:
-    """In a forked child: the parent's launcher threads do not exist here."""
+    """In a forked child: the parent's launcher threads and started boxes are not its own."""
     global _LAUNCHERS
     _LAUNCHERS = None
+    _READY_BOXES.forget()
 
 
 os.register_at_fork(after_in_child=_forget_launchers)
@@ -186,6 +192,127 @@ def _outcome(launch: Callable[[], T]) -> T | BaseException:
         return launch()
     except BaseException as exc:  # handed to the caller, who decides what each failure means
         return exc
+
+
+# --- boxes started ahead -------------------------------------------------------------
+
+class _StartedBox:
+    """A box whose first process runs, in the box's control groups, waiting for its bot."""
+
+    def __init__(self) -> None:
+        self.box = Box()
+        try:
+            # No Python between fork and exec: subprocess can use vfork.
+            self.popen = subprocess.Popen(self.box.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                          stderr=subprocess.PIPE, env=self.box.env, bufsize=0, close_fds=True,
+                                          start_new_session=True)
+        except (OSError, subprocess.SubprocessError):
+            self.box.remove()
+            raise
+        try:
+            GUARDIAN.register(self.popen.pid)
+        except OSError:  # no guardian, no box: it could outlive a killed arbiter
+            self.popen.kill()
+            self.popen.wait()
+            self.box.remove()
+            raise
+        self.box.launched(self.popen.pid)
+
+    def alive(self) -> bool:
+        return self.popen.poll() is None
+
+    def discard(self) -> None:
+        """End a box that got no bot: its prelude reads an empty script and exits."""
+        self.box.abandon()
+        try:
+            self.popen.wait(timeout=1.0)
+        except subprocess.TimeoutExpired:
+            self.popen.kill()
+            self.popen.wait()
+        GUARDIAN.unregister(self.popen.pid)
+        for stream in (self.popen.stdin, self.popen.stdout, self.popen.stderr):
+            if stream is not None:
+                stream.close()
+        self.box.remove()
+
+
+class _ReadyBoxes:
+    """Boxes started ahead of their bots, so that a bot's start does not wait while its box's
+    first process joins the box's control groups: on a kernel at its defaults, joining a v2
+    group waits for an RCU grace period (5 to 23 ms here, docs/performance.md, Sandbox). Every
+    box taken is replaced by one started on a launcher thread (one that lives as long as the
+    process: bubblewrap's parent-death signal fires when the thread that started it ends), so
+    as many are kept ready as were taken at once, at most MAX_READY; when none is ready, one
+    is started on the spot."""
+
+    MAX_READY = 32
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._ready: list[_StartedBox] = []
+        self._starting = 0
+        atexit.register(self.close)
+
+    def take(self) -> _StartedBox:
+        """A started box, ready for its bot (raises SandboxError or OSError when none can be made)."""
+        places = support()
+        with self._lock:
+            ready = self._ready
+            self._ready = []
+            taken = None
+            for candidate in ready:
+                # One made with other settings than the machine's as known now (a test's), or
+                # killed from outside while it waited, is not used.
+                usable = candidate.box.places is places and candidate.alive()
+                if taken is None and usable:
+                    taken = candidate
+                elif usable:
+                    self._ready.append(candidate)
+                else:
+                    _in_background(candidate.discard)
+            refill = len(self._ready) + self._starting < self.MAX_READY
+            if refill:
+                self._starting += 1
+        if refill and not _in_background(self._start_one):
+            with self._lock:
+                self._starting -= 1
+        return taken if taken is not None else _StartedBox()
+
+    def _start_one(self) -> None:
+        try:
+            started: _StartedBox | None = _StartedBox()
+        except (SandboxError, OSError, subprocess.SubprocessError):
+            started = None  # a launch that finds none ready starts its own, and says what fails
+        with self._lock:
+            self._starting -= 1
+            if started is not None:
+                self._ready.append(started)
+
+    def close(self) -> None:
+        """End every box still waiting (at exit)."""
+        with self._lock:
+            ready, self._ready = self._ready, []
+        for started in ready:
+            started.discard()
+
+    def forget(self) -> None:
+        """In a forked child: the boxes are the parent's (their script pipes are closed here)."""
+        self._lock = threading.Lock()  # the parent's may be held by a thread that is not here
+        for started in self._ready:
+            started.box.abandon()
+        self._ready, self._starting = [], 0
+
+
+_READY_BOXES = _ReadyBoxes()
+
+
+def _in_background(work: Callable[[], object]) -> bool:
+    """Run `work` on a launcher thread; False when the process is shutting down (then not run)."""
+    try:
+        _launchers().submit(work)
+    except RuntimeError:  # "cannot schedule new futures after interpreter shutdown"
+        return False
+    return True
 
 
 # --- /proc ---------------------------------------------------------------------------
@@ -427,46 +554,23 @@ class BotProcess:
         environment is then only `env` and the box's."""
         if not command:
             raise LaunchError("the command is empty")
-        box = None
+        _set_child_subreaper()
         if sandbox is not None:
             why = unstartable(command, cwd)  # inside the box, a missing program would look like a crash
             if why is not None:
                 raise LaunchError(f"cannot start {command[0]!r}: {why}")
-            box = Box(command, cwd=cwd, env=env or {}, spec=sandbox, memory_mb=memory_mb, seat_dir=seat_dir)
-        memory_bytes = None
-        if memory_mb is not None:
-            _, hard = resource.getrlimit(resource.RLIMIT_DATA)
-            memory_bytes = memory_mb << 20
-            if hard != resource.RLIM_INFINITY:
-                memory_bytes = min(memory_bytes, hard)
-        _set_child_subreaper()
-        prctl = _libc().prctl  # looked up here, not between fork and exec
-        parent_pid = os.getpid()
-        try:
-            if box is not None:  # no Python between fork and exec: subprocess can use vfork
-                popen = subprocess.Popen(box.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=subprocess.PIPE, env=box.env, bufsize=0, close_fds=True,
-                                         start_new_session=True)
-            else:
-                popen = subprocess.Popen(
-                    list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                    cwd=cwd, env={**os.environ, **(env or {})}, bufsize=0, close_fds=True,
-                    start_new_session=True,
-                    preexec_fn=lambda: _prepare_child(parent_pid, memory_bytes, prctl),
-                )
-        except (OSError, subprocess.SubprocessError) as exc:
-            if box is not None:
-                box.remove()
-            where = f" in {cwd}" if cwd else ""
-            raise LaunchError(f"cannot start {command[0]!r}{where}: {exc}") from None
-        try:
-            GUARDIAN.register(popen.pid)
-        except OSError as exc:  # no guardian, no bot: it could outlive a killed arbiter
-            popen.kill()
-            popen.wait()
-            if box is not None:
-                box.remove()
-            raise LaunchError(f"cannot start the guardian process: {exc}") from None
+            try:
+                started = _READY_BOXES.take()
+            except (OSError, subprocess.SubprocessError) as exc:
+                raise LaunchError(f"cannot start {command[0]!r}: {exc}") from None
+            box, popen = started.box, started.popen
+            try:
+                box.enter(command, cwd=cwd, env=env or {}, spec=sandbox, memory_mb=memory_mb, seat_dir=seat_dir)
+            except BaseException:
+                started.discard()
+                raise
+        else:
+            box, popen = None, cls._launch_unboxed(command, cwd=cwd, env=env, memory_mb=memory_mb)
         assert popen.stderr is not None
         drain = StderrDrain(os.dup(popen.stderr.fileno()), log_path)
         assert popen.stdin is not None and popen.stdout is not None
@@ -474,9 +578,39 @@ class BotProcess:
         for stream in (popen.stdin, popen.stdout, popen.stderr):
             if stream is not None:
                 stream.close()
-        if box is not None:
-            box.launched(popen.pid)
         return cls(popen, drain, box), stdin_fd, stdout_fd
+
+    @staticmethod
+    def _launch_unboxed(command: Sequence[str], *, cwd: str | None, env: Mapping[str, str] | None,
+                        memory_mb: int | None) -> subprocess.Popen[bytes]:
+        """Start an unsandboxed bot in its own session, with its parent-death signal, the
+        subreaper flag and its memory cap set between fork and exec (`_prepare_child`), and
+        registered with the guardian."""
+        memory_bytes = None
+        if memory_mb is not None:
+            _, hard = resource.getrlimit(resource.RLIMIT_DATA)
+            memory_bytes = memory_mb << 20
+            if hard != resource.RLIM_INFINITY:
+                memory_bytes = min(memory_bytes, hard)
+        prctl = _libc().prctl  # looked up here, not between fork and exec
+        parent_pid = os.getpid()
+        try:
+            popen = subprocess.Popen(
+                list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                cwd=cwd, env={**os.environ, **(env or {})}, bufsize=0, close_fds=True,
+                start_new_session=True,
+                preexec_fn=lambda: _prepare_child(parent_pid, memory_bytes, prctl),
+            )
+        except (OSError, subprocess.SubprocessError) as exc:
+            where = f" in {cwd}" if cwd else ""
+            raise LaunchError(f"cannot start {command[0]!r}{where}: {exc}") from None
+        try:
+            GUARDIAN.register(popen.pid)
+        except OSError as exc:  # no guardian, no bot: it could outlive a killed arbiter
+            popen.kill()
+            popen.wait()
+            raise LaunchError(f"cannot start the guardian process: {exc}") from None
+        return popen
 
     # --- control ---------------------------------------------------------------------
     def suspend(self) -> None:

@@ -1,10 +1,11 @@
 """The sandbox: one box per bot, made with bubblewrap and control groups (docs/security.md).
 
 This module owns every privilege and every limit of a sandboxed bot, and nothing else
-knows how the box is made. `BotProcess.launch` (the only place that starts a process)
-asks it for a `Box`: the command to run instead of the bot's (a `/bin/sh` prelude that joins
-the box's control groups and sets its limits, then bubblewrap around the bot), and the
-environment. While the bot lives the box is its keeper: it finds the bot's own process and
+knows how the box is made. `process.py` (the only place that starts a process) asks it for
+a `Box`, whose first process it starts before the bot is known (a `/bin/sh` prelude that
+joins the box's control groups, sets its limits and waits), then has it `enter` the bot's
+command (the rest of the prelude's script: the bot's limits and environment, then bubblewrap
+around the bot). While the bot lives the box is its keeper: it finds the bot's own process and
 its own two (`keepers`), freezes and thaws it, reads its CPU time and kills it whole;
 afterwards it says why it was stopped (memory, process count) and is removed.
 
@@ -48,6 +49,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import secrets
 import shlex
 import shutil
@@ -258,14 +260,19 @@ def _probe() -> Support:
 
 
 def _try_box(bwrap: str, setpriv: str, as_root: bool, seccomp: str | None) -> str | None:
-    """Run `true` in a box like a bot's; None if it worked, else why not."""
-    argv = _launcher_argv(_bwrap_argv(bwrap, setpriv, as_root, ["/bin/true"], cwd="/tmp", read=(), write=(),
-                                      seccomp=seccomp is not None), seccomp=seccomp)
+    """Run `true` in a box like a bot's, started the same way; None if it worked, else why not."""
+    box = _bwrap_argv(bwrap, setpriv, as_root, ["/bin/true"], cwd="/tmp", read=(), write=(),
+                      seccomp=seccomp is not None)
+    script_r, script_w = os.pipe()
     try:
-        done = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE, timeout=_PROBE_TIMEOUT_S, env={"PATH": BOX_PATH})
+        with open(script_w, "wb") as script:
+            script.write(_bot_script(box, {"PATH": BOX_PATH}, address_space_mb=None, seccomp=seccomp))
+        done = subprocess.run(_prelude_argv((), f"/proc/{os.getpid()}/fd/{script_r}"), stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=_PROBE_TIMEOUT_S, env={})
     except (OSError, subprocess.SubprocessError) as exc:
         return str(exc)
+    finally:
+        os.close(script_r)
     if done.returncode != 0:
         last = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:]
         return last[0] if last else f"status {done.returncode}"
@@ -378,6 +385,16 @@ def _group_files(parent: str) -> set[str] | None:
             pass
 
 
+def _join_file(folder: str, version: int) -> str:
+    """The file of a group that a process joins by writing `0` to it. In a v1 hierarchy, `tasks`:
+    that moves the writing thread alone (the box's first process, a shell, has one), and for a
+    thread moving itself the kernel skips the global lock (`cgroup_threadgroup_rwsem`) whose
+    taking otherwise waits for an RCU grace period, 5 to 23 ms (docs/performance.md, Sandbox).
+    In v2, `cgroup.procs` (a thread cannot leave its process's domain there): that wait is
+    paid, but by a box started before its bot is known (`Box`)."""
+    return os.path.join(folder, "tasks" if version == 1 else "cgroup.procs")
+
+
 def _write(path: str, text: str) -> None:
     fd = os.open(path, os.O_WRONLY)
     try:
@@ -454,16 +471,19 @@ def _sweep_stale_groups(parent: str) -> None:
 
 
 class _Groups:
-    """One box's control groups (one folder per hierarchy used), made before the launch."""
+    """One box's control groups (one folder per hierarchy used), made before its first
+    process starts; the memory limit is set when the box is given its bot (`limit_memory`)."""
 
-    def __init__(self, places: Support, memory_mb: int | None) -> None:
+    def __init__(self, places: Support) -> None:
         name = _next_box_name()
         self.folders: dict[str, str] = {}  # feature -> folder
-        self.memory_mb = memory_mb if places.memory else None
+        self.memory_mb: int | None = None
+        self._memory_v2 = places.memory is not None and places.memory.version == 2
+        # The file a process writes `0` to, to join each group itself (`_join_file`).
+        self.joins: list[str] = []
         self._cpu_fd: int | None = None
         self._cpu_v2 = False
         self._freeze_fd: int | None = None  # cgroup.freeze (v2) or freezer.state (v1), open for writing
-        self._frozen_fd: int | None = None  # what says the group is frozen: cgroup.events or freezer.state
         self._freezer_v2 = False
         made: dict[str, str] = {}  # parent -> folder: one group per hierarchy
         try:
@@ -476,8 +496,10 @@ class _Groups:
                     folder = os.path.join(place.parent, name)
                     os.mkdir(folder)
                     made[place.parent] = folder
+                    self.joins.append(_join_file(folder, place.version))
                 self.folders[feature] = folder
-            self._set_limits(places)
+            if "pids" in self.folders:
+                _write(os.path.join(self.folders["pids"], "pids.max"), str(MAX_PROCESSES))
             if "cpu" in self.folders:
                 self._cpu_v2 = places.cpu is not None and places.cpu.version == 2
                 self._cpu_fd = os.open(os.path.join(self.folders["cpu"],
@@ -485,20 +507,20 @@ class _Groups:
             if "freezer" in self.folders:
                 folder = self.folders["freezer"]
                 self._freezer_v2 = places.freezer is not None and places.freezer.version == 2
-                if self._freezer_v2:
-                    self._freeze_fd = os.open(os.path.join(folder, "cgroup.freeze"), os.O_WRONLY)
-                    self._frozen_fd = os.open(os.path.join(folder, "cgroup.events"), os.O_RDONLY)
-                else:
-                    self._freeze_fd = self._frozen_fd = os.open(os.path.join(folder, "freezer.state"), os.O_RDWR)
+                self._freeze_fd = os.open(os.path.join(folder, "cgroup.freeze" if self._freezer_v2 else "freezer.state"),
+                                          os.O_WRONLY)
         except OSError as exc:
             self.remove()
             raise SandboxError(f"cannot make the box's control group: {exc}") from None
 
-    def _set_limits(self, places: Support) -> None:
-        if "memory" in self.folders and self.memory_mb is not None:
-            folder, limit = self.folders["memory"], str(self.memory_mb << 20)
-            assert places.memory is not None
-            if places.memory.version == 2:
+    def limit_memory(self, memory_mb: int | None) -> None:
+        """Cap the memory of the group's processes (heap, shared memory and tmpfs pages), swap
+        included, when there is a memory group; `memory_mb` stays None without one."""
+        if "memory" not in self.folders or memory_mb is None:
+            return
+        folder, limit = self.folders["memory"], str(memory_mb << 20)
+        try:
+            if self._memory_v2:
                 _write(os.path.join(folder, "memory.max"), limit)
                 if os.path.exists(os.path.join(folder, "memory.swap.max")):
                     _write(os.path.join(folder, "memory.swap.max"), "0")
@@ -506,8 +528,9 @@ class _Groups:
                 _write(os.path.join(folder, "memory.limit_in_bytes"), limit)
                 if os.path.exists(os.path.join(folder, "memory.memsw.limit_in_bytes")):
                     _write(os.path.join(folder, "memory.memsw.limit_in_bytes"), limit)  # no escape to swap
-        if "pids" in self.folders:
-            _write(os.path.join(self.folders["pids"], "pids.max"), str(MAX_PROCESSES))
+        except OSError as exc:
+            raise SandboxError(f"cannot set the box's memory limit of {memory_mb} MiB: {exc}") from None
+        self.memory_mb = memory_mb
 
     def cpu_ms(self) -> float:
         """The whole box's CPU time so far (every process it ever had)."""
@@ -525,19 +548,17 @@ class _Groups:
     def freezes(self) -> bool:
         return self._freeze_fd is not None
 
-    def freeze(self) -> bool:
+    def freeze(self) -> None:
         """Freeze every process of the group, those it forks meanwhile included (the kernel
-        freezes a new child with its parent's group); whether the whole group is already
-        frozen. Not waited for: a process asleep (a bot waiting for its input) or running is
-        frozen within microseconds, as soon as it next runs; one in the middle of a system call
-        that cannot be interrupted, when it leaves it. What a process uses meanwhile is its
-        box's CPU time, which the referee reads once the box is suspended and charges to the
-        bot (waiting for the kernel's word costs 0.5 to 1.5 ms a turn here: its notice comes
-        from a worker thread)."""
-        assert self._freeze_fd is not None and self._frozen_fd is not None
+        freezes a new child with its parent's group). Neither waited for nor looked at (`frozen`
+        in cgroup.events: a read a turn, and nobody needs the answer): a process asleep (a bot
+        waiting for its input) or running is frozen within microseconds, as soon as it next runs;
+        one in the middle of a system call that cannot be interrupted, when it leaves it. What a
+        process uses meanwhile is its box's CPU time, which the referee reads once the box is
+        suspended and charges to the bot (waiting for the kernel's word costs 0.5 to 1.5 ms a
+        turn here: its notice comes from a worker thread)."""
+        assert self._freeze_fd is not None
         os.pwrite(self._freeze_fd, b"1" if self._freezer_v2 else b"FROZEN", 0)
-        state = os.pread(self._frozen_fd, 256, 0)
-        return (b"frozen 1" in state) if self._freezer_v2 else state.startswith(b"FROZEN")
 
     def thaw(self) -> None:
         """Let the group's processes run again."""
@@ -584,10 +605,10 @@ class _Groups:
 
     def remove(self) -> None:
         """Close the files and remove the groups (each must be empty by now)."""
-        for fd in dict.fromkeys((self._cpu_fd, self._freeze_fd, self._frozen_fd)):
+        for fd in (self._cpu_fd, self._freeze_fd):
             if fd is not None:
                 os.close(fd)
-        self._cpu_fd = self._freeze_fd = self._frozen_fd = None
+        self._cpu_fd = self._freeze_fd = None
         for folder in dict.fromkeys(self.folders.values()):
             _remove_group(folder, _GROUP_GONE_WAIT_S)  # else left empty, swept by a later run
         self.folders = {}
@@ -596,15 +617,34 @@ class _Groups:
 # --- the box -------------------------------------------------------------------------
 
 class Box:
-    """One bot's sandbox: `argv` and `env` to start (its standard input and output the
-    bot's pipes), then CPU time, why it was stopped, and `remove` once its processes are all
-    gone."""
+    """One bot's sandbox, made in two steps. `Box()` makes its control groups and the command
+    of its first process (`argv`, `env`): a `/bin/sh` prelude that joins the groups, sets the
+    limits every box has, puts the bot's pipes (its standard input and output) on descriptors
+    3 and 4, and waits for the rest of its script. That process can be started before the bot
+    is known: `BotProcess` keeps boxes started ahead (docs/performance.md, Sandbox), so that no
+    bot waits for the kernel while its box's first process joins the groups. `enter` then gives
+    the started box its bot: the script that sets the bot's own limits and environment and
+    becomes bubblewrap around it. Then CPU time, freezing, why it was stopped, and `remove`
+    once its processes are all gone."""
 
-    def __init__(self, command: Sequence[str], *, cwd: str | None, env: Mapping[str, str],
-                 spec: SandboxSpec, memory_mb: int | None, seat_dir: str | None = None) -> None:
-        places = support()
+    def __init__(self) -> None:
+        self.places = places = support()  # what the box is made with (a test may change it)
         if not places.usable:  # the spec promised a box (box_here) on a machine that has none
             raise SandboxError(f"this machine cannot sandbox bots: {places.describe()}")
+        self.groups = _Groups(places)
+        # The script comes through a pipe whose read end the prelude opens by its path in /proc:
+        # the shell then holds it close-on-exec, so no process of the box inherits it. The
+        # arbiter keeps the read end until `remove` (its number cannot be reused meanwhile).
+        self._script_r, self._script_w = os.pipe()
+        self._script_w_open = True
+        self.argv = _prelude_argv(self.groups.joins, f"/proc/{os.getpid()}/fd/{self._script_r}")
+        self.env: dict[str, str] = {}  # the prelude's; the bot's own is set by its script
+
+    def enter(self, command: Sequence[str], *, cwd: str | None, env: Mapping[str, str], spec: SandboxSpec,
+              memory_mb: int | None, seat_dir: str | None = None) -> None:
+        """Give the started box its bot: `command` run from `cwd` with `env` (and the box's
+        PATH, HOME and LANG), showing what `spec` and `seat_dir` add, within `memory_mb`."""
+        places = self.places
         assert places.bwrap is not None and places.setpriv is not None
         workdir = os.path.abspath(cwd or os.getcwd())
         command = _resolved(command, workdir)
@@ -614,18 +654,27 @@ class Box:
         read = [*spec.read, *([seat_dir] if seat_dir else [])]
         for path in [*write, *([seat_dir] if seat_dir else [])]:
             _give_to_box(path, places.as_root)
-        self.env = {"PATH": BOX_PATH, "HOME": "/tmp", "LANG": "C.UTF-8", **env}
-        self.groups = _Groups(places, memory_mb)
+        self.groups.limit_memory(memory_mb)
         # Without a memory group the cap is on address space (mmap included).
         address_space_mb = None if self.groups.memory_mb is not None else memory_mb
         bwrap = _box_view(places.bwrap, places.setpriv, places.as_root, places.seccomp is not None,
                           tuple(command), workdir, tuple(read), tuple(write))
+        script = _bot_script(bwrap, {"PATH": BOX_PATH, "HOME": "/tmp", "LANG": "C.UTF-8", **env},
+                             address_space_mb=address_space_mb, seccomp=places.seccomp)
         try:
-            self.argv = _launcher_argv(bwrap, groups=tuple(dict.fromkeys(self.groups.folders.values())),
-                                       address_space_mb=address_space_mb, seccomp=places.seccomp)
-        except BaseException:
-            self.groups.remove()
-            raise
+            view = memoryview(script)
+            while view:  # more than a pipe holds waits for the prelude to read it
+                view = view[os.write(self._script_w, view):]
+        except OSError as exc:
+            raise SandboxError(f"the box's first process is gone before its bot could start: {exc}") from None
+        finally:
+            self.abandon()
+
+    def abandon(self) -> None:
+        """No more script: a started box that was given no bot reads an empty one and ends."""
+        if self._script_w_open:
+            self._script_w_open = False
+            os.close(self._script_w)
 
     # --- the running box: given the pid of the process launched with `argv` ----------------
     def launched(self, pid: int) -> None:
@@ -657,10 +706,10 @@ class Box:
         """Whether the box is suspended by the freezer (else process by process, by the caller)."""
         return self.groups.freezes
 
-    def suspend(self) -> bool:
-        """Freeze every process of the box, bubblewrap's and any it forks meanwhile; whether
-        all were frozen already (see `_Groups.freeze`)."""
-        return self.groups.freeze()
+    def suspend(self) -> None:
+        """Freeze every process of the box, bubblewrap's and any it forks meanwhile (see
+        `_Groups.freeze`)."""
+        self.groups.freeze()
 
     def resume(self) -> None:
         """Thaw the box (a no-op when it is not frozen)."""
@@ -687,7 +736,11 @@ class Box:
         return self.groups.peak_memory_mb()
 
     def remove(self) -> None:
-        """Remove the control groups (the box's processes are dead)."""
+        """Remove the control groups (the box's processes are dead) and the script's pipe."""
+        self.abandon()
+        if self._script_r >= 0:
+            os.close(self._script_r)
+            self._script_r = -1
         self.groups.remove()
 
 
@@ -752,25 +805,40 @@ SECCOMP_FD = 5  # the filter's file, which bubblewrap reads and closes before th
 _STDIO_SHIM = 'exec 0<&3 1>&4 3<&- 4>&- && exec "$@"'
 
 
-def _launcher_argv(bwrap: Sequence[str], *, groups: Sequence[str] = (),
-                   address_space_mb: int | None = None, seccomp: str | None = None) -> list[str]:
-    """The command the arbiter starts for a box: a `/bin/sh` prelude that moves itself into
-    the box's control groups, sets the box's limits, puts the bot's pipes (its standard
-    input and output) on descriptors 3 and 4 with /dev/null on 0 and 1, and becomes
-    bubblewrap. A prelude rather than Python between fork and exec, so that the arbiter
-    starts it with vfork instead of copying itself (docs/performance.md, Sandbox); every
-    process of the box descends from it, so all of them are in the groups."""
+def _prelude_argv(joins: Sequence[str], script: str) -> list[str]:
+    """The command the arbiter starts for a box: a `/bin/sh` prelude that moves itself into the
+    box's control groups (writing `0` to each of `joins`), sets the limits every box has, puts
+    the bot's pipes (its standard input and output) on descriptors 3 and 4 with /dev/null on 0
+    and 1, and runs the script it reads from the file `script` (`_bot_script`), which makes it
+    bubblewrap. A prelude rather than Python between fork and exec, so that the arbiter starts it
+    with vfork instead of copying itself (docs/performance.md, Sandbox); every process of the box
+    descends from it, so all of them are in the groups."""
     steps = ["set -e"]
-    steps += [f"echo 0 >{shlex.quote(os.path.join(folder, 'cgroup.procs'))}" for folder in groups]
+    steps += [f"echo 0 >{shlex.quote(path)}" for path in joins]
     steps += ["ulimit -c 0", f"ulimit -f {(MAX_FILE_MB << 20) // 512}", f"ulimit -n {MAX_OPEN_FILES}"]
-    if address_space_mb is not None:
-        steps.append(f"ulimit -v {address_space_mb << 10}")
-    steps.append(f'exec {STDIN_FD}<&0 {STDOUT_FD}>&1 </dev/null >/dev/null')
-    if seccomp is not None:
-        steps.append(f"exec {SECCOMP_FD}<{shlex.quote(seccomp)}")
-    steps.append('exec "$@"')
-    return ["/bin/sh", "-c", "; ".join(steps), "box-launch", *bwrap]
+    steps.append(f"exec {STDIN_FD}<&0 {STDOUT_FD}>&1 </dev/null >/dev/null")
+    steps.append(f". {shlex.quote(script)}")
+    return ["/bin/sh", "-c", "; ".join(steps), "box-launch"]
 
+
+_SHELL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _bot_script(bwrap: Sequence[str], env: Mapping[str, str], *, address_space_mb: int | None,
+                seccomp: str | None) -> bytes:
+    """What a box's prelude runs once its bot is known: the address-space cap (when there is no
+    memory group), the system-call filter's file opened on SECCOMP_FD for bubblewrap, the bot's
+    environment (and nothing else: the prelude starts with none), then bubblewrap in its place."""
+    lines = []
+    if address_space_mb is not None:
+        lines.append(f"ulimit -v {address_space_mb << 10}")
+    if seccomp is not None:
+        lines.append(f"exec {SECCOMP_FD}<{shlex.quote(seccomp)}")
+    # A name that is not a shell's (`my.setting`) is left out: the shell inside the box, before
+    # `setpriv`, would drop it anyway (as it always has, docs/security.md).
+    lines += [f"export {name}={shlex.quote(value)}" for name, value in env.items() if _SHELL_NAME.fullmatch(name)]
+    lines.append(f"exec {shlex.join(bwrap)}")
+    return ("\n".join(lines) + "\n").encode("utf-8", "surrogateescape")
 
 
 def _binds(read: Sequence[str], write: Sequence[str]) -> list[tuple[str, str]]:
