@@ -381,7 +381,7 @@ def test_a_shown_path_that_leads_to_the_results_is_refused(tmp_path: Path) -> No
     config = tmp_path / "configs" / "contest.yaml"
     config.parent.mkdir()
     config.write_text(
-        "name: linked\ngame: limit-nim\nplayers:\n"
+        f"name: linked\ngame: limit-nim\nresults: {results}\nplayers:\n"
         f"  - {{name: alice, command: {sys.executable} {RANDOM} {bot_dir / 'book.txt'}}}\n"
         f"  - {{name: bob, command: {sys.executable} {RANDOM}, sandbox: {{read: [{config}]}}}}\n")
     with pytest.raises(ConfigError) as refused:
