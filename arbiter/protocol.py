@@ -11,6 +11,7 @@ them. A bot writes nothing but moves, which are the game's business (`Game.parse
     the other seats' moves, one a line
     Chance OUTCOME, chance's draw, to every seat            format_chance_line / parse_chance
     Quit                                                    QUIT
+    (or, to a bot that plays many games in one process, the next game's Game line instead)
 
 A dialect (`Dialect`) says which of these a bot is sent and when: `ArbiterDialect`, the
 default, and `CodecupDialect`, for entries written for one fixed game as in the contest.
@@ -171,7 +172,19 @@ class Dialect:
         """What a bot is sent after the game's last move, `unsent` being the moves it has not
         been sent yet (the one that ended the game among them): those, as the dialect has them,
         then `Quit`."""
-        return [*unsent, QUIT] if self.relays_final_moves else [QUIT]
+        return [*self.between_games_lines(unsent), QUIT]
+
+    def between_games_lines(self, unsent: Sequence[str]) -> list[str]:
+        """What a bot that plays many games in one process is sent after a game's last move:
+        its last lines without `Quit`, which the next game's `Game` line takes the place of
+        (docs/protocol.md, Many games per process)."""
+        return list(unsent) if self.relays_final_moves else []
+
+    @property
+    def plays_many_games(self) -> bool:
+        """Whether a bot in this dialect can be told that a next game begins: only a `Game`
+        line can say so, and only a dialect that sends one."""
+        return self.sends_game_line
 
     def __repr__(self) -> str:
         return f"{self.__class__.__name__}()"

@@ -102,6 +102,12 @@ class GameRecord:
     # The seed the referee drew the game's chance outcomes from (docs/protocol.md, Chance);
     # None in a game that had none.
     chance_seed: int | None = None
+    # Per seat, which process played it: the pid of the bot the arbiter launched (None for a
+    # remote bot), and which game of that process this was (1: launched for this game; more
+    # for a bot kept between games, docs/protocol.md, Many games per process); empty in
+    # records from before.
+    pids: list[int | None] = field(default_factory=list)
+    game_of_process: list[int | None] = field(default_factory=list)
     arbiter_version: str = field(default_factory=lambda: arbiter_version())
     extra: dict[str, Any] = field(default_factory=dict)  # tournament fields: id, round, opening...
 

@@ -8,6 +8,11 @@ game at once as a loss for the offender; faults are results, never exceptions.
 The lines of the dialogue, and what a player's dialect changes in them, come from
 `protocol.py`.
 
+A player with `reuse` may play many games in one process: given the `KeptBots` of the
+thread that plays its games (kept_bots.py), the referee takes that player's live bot from it
+instead of launching one, sends it the new `Game` line, and after a game that ended normally
+hands it back instead of sending `Quit` (docs/protocol.md, Many games per process).
+
 It is thread-safe: a tournament runs several games at once, one per worker thread. It
 installs no signal handlers, and the only state its games share is locked: the shortest
 start-up each bot command has had (`_FastestStartups`, which paces the first look at a
@@ -23,10 +28,11 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable, Literal, Mapping, Sequence
+from typing import Any, Callable, Hashable, Literal, Mapping, Sequence
 
 from .chance import ChanceDice, fresh_seed
 from .games import CHANCE, Game, GameError, MalformedMove, State
+from .kept_bots import KeptBots, LiveBot
 from .protocol import QUIT, START, Dialect, find_dialect, format_chance_line
 from .records import GameRecord, MoveRecord, PlayerRef, Termination
 from .transport import TIMEOUT, BadLine, Channel, Closed, ReadResult
@@ -52,6 +58,9 @@ LATE_LINES_SHOWN = 3  # ...and this many quoted in its log
 # the time its processes waited for a CPU.
 CPU_CLOCK_WALL_FACTOR = 4
 MIN_CPU_CHECK_S = 0.005  # under `clock: cpu`, the shortest wait between two CPU readings
+# After a game, how long a bot kept for its next game may take to read the last moves and
+# wait for its input again; one still busy then is ended as after any game.
+SETTLE_S = QUIT_GRACE_S
 
 
 @dataclass(frozen=True)
@@ -82,6 +91,9 @@ class PlayerSpec:
     socket: SocketSpec = field(default_factory=SocketSpec)  # zmq and remote: endpoint and keys
     # The bot's box (docs/security.md): what it may see beyond the defaults; None: unsandboxed.
     sandbox: SandboxSpec | None = field(default_factory=SandboxSpec)
+    # Whether its bot may play game after game in one process (docs/protocol.md, Many games
+    # per process): pipe bots of a dialect with a `Game` line only.
+    reuse: bool = False
 
     def command_text(self) -> str:
         """The command as recorded: the shell-quoted words, or where a remote bot is."""
@@ -120,6 +132,8 @@ class _Seat:
         self.suspended_cpu_ms = 0.0  # CPU time its bot used while stopped, charged to its clock
         self.launched_at = 0.0  # when its launch began (the referee's clock)
         self.startup_ms: float | None = None  # how long it took to start, when that was watched
+        self.game_of_process: int | None = None  # which game of its process this is (1: launched for it)
+        self.handed_back = False  # its bot was kept for its next game, alive, at the end of this one
 
     @property
     def label(self) -> str:
@@ -133,11 +147,14 @@ class _Seat:
 def play_game(game: Game[Any], players: Sequence[PlayerSpec], *, time: TimeControl = TimeControl(),
               opening: Sequence[str] = (), log_dir: Path | None = None, log_prefix: str = "",
               cancel: threading.Event | None = None,
-              on_turn: Callable[[State[Any]], None] | None = None, chance_seed: int | None = None) -> GameRecord:
+              on_turn: Callable[[State[Any]], None] | None = None, chance_seed: int | None = None,
+              kept: KeptBots | None = None) -> GameRecord:
     """Play one game between launched bots and return its record.
 
     A game with chance nodes has their outcomes drawn from `chance_seed` (a fresh one when
-    None), which its record keeps (docs/protocol.md, Chance).
+    None), which its record keeps (docs/protocol.md, Chance). A seat whose player has `reuse`
+    takes its bot from `kept` when one is kept there, and after a normal end gives it back
+    alive; without `kept` every bot is launched for the game.
 
     Raises ValueError for bad arguments (wrong number of players, an illegal opening)
     before any process starts, and GameAborted when `cancel` is set (bots already ended).
@@ -152,7 +169,7 @@ def play_game(game: Game[Any], players: Sequence[PlayerSpec], *, time: TimeContr
     started_at = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
     started = _now()
     referee = _Referee(game, state, seats, list(opening), cancel, on_turn,
-                       ChanceDice(fresh_seed() if chance_seed is None else chance_seed))
+                       ChanceDice(fresh_seed() if chance_seed is None else chance_seed), kept)
     try:
         ending = referee.run()
         referee.shut_down(ending)
@@ -217,6 +234,9 @@ def _check_arguments(game: Game[Any], players: Sequence[PlayerSpec], opening: Se
             dialect = find_dialect(spec.dialect)
         except ValueError as exc:
             raise ValueError(f"seat {k} ({spec.name}): {exc}") from None
+        if spec.reuse and (spec.transport != "pipe" or not dialect.plays_many_games):
+            raise ValueError(f"seat {k} ({spec.name}): only a pipe bot of a dialect with a Game line "
+                             "can play many games in one process (reuse)")
         if opening and not dialect.takes_openings:
             raise ValueError(
                 f"seat {k} ({spec.name}) uses the {dialect.name} dialect, which cannot be sent an opening "
@@ -253,9 +273,10 @@ class _Referee:
 
     def __init__(self, game: Game[Any], state: State[Any], seats: list[_Seat], opening: list[str],
                  cancel: threading.Event | None, on_turn: Callable[[State[Any]], None] | None,
-                 dice: ChanceDice) -> None:
+                 dice: ChanceDice, kept: KeptBots | None = None) -> None:
         self.game = game
         self.dice = dice
+        self.kept = kept
         self.state = state
         self.seats = seats
         self.cancel = cancel
@@ -305,17 +326,25 @@ class _Referee:
                 raise GameAborted("the game was cancelled") from None
             for seat, channel in zip(remote, leases):
                 seat.channel = channel
-        launched = [seat for seat in self.seats if seat.spec.transport != "remote"]
+        kept = [seat for seat in self.seats if self._take_kept(seat)]
+        if kept:  # first, so that a kept bot that ended after its last game is launched with the rest
+            fault = self._welcome_kept(kept, opening)
+            if fault:
+                return fault
+        launched = [seat for seat in self.seats if seat.spec.transport != "remote" and seat.process is None]
         outcomes = launch_side_by_side([partial(self._start_bot, seat) for seat in launched])
         for seat, outcome in zip(launched, outcomes):
             if not isinstance(outcome, BaseException):
                 seat.channel, seat.process = outcome  # before any failure: ended with the rest
+                seat.game_of_process = 1
         for seat, outcome in zip(launched, outcomes):
             if isinstance(outcome, LaunchError):
                 return _Ending(Termination.CRASH, seat.index, f"{seat.label} could not be started: {outcome}")
             if isinstance(outcome, BaseException):
                 raise outcome
         for seat in self.seats:
+            if seat.game_of_process is not None and seat.game_of_process > 1:
+                continue  # a kept bot: sent its first lines already
             first = seat.dialect.first_lines(self.game, seat.index, seat.time.time_ms, seat.time.move_ms, opening)
             if first:
                 sent = seat.channel.send_lines(first, _now() + 1.0)  # a fresh pipe takes 64 KiB at once
@@ -324,7 +353,67 @@ class _Referee:
             if seat.suspends and seat.time.charge_startup:
                 assert seat.process is not None
                 seat.process.suspend()  # at once: its start-up runs on its first turn's clock
-        return self._start_up()
+        return self._start_up([seat for seat in launched if not seat.time.charge_startup])
+
+    # --- many games per process (kept_bots.py) -----------------------------------------
+    def _reuses(self, seat: _Seat) -> bool:
+        """Whether the seat's bot may be taken from, and given back to, the kept bots."""
+        return self.kept is not None and seat.spec.reuse
+
+    @staticmethod
+    def _kept_key(seat: _Seat) -> Hashable:
+        """What a kept bot must have been launched with to play this seat (its player, command,
+        folder, box and memory limit; not its environment, which holds the first game's seed)."""
+        spec = seat.spec
+        return spec.name, spec.command, spec.cwd, repr(spec.sandbox), seat.time.memory_mb
+
+    def _take_kept(self, seat: _Seat) -> bool:
+        """Give the seat the live bot kept for its player, if there is one."""
+        if not self._reuses(seat):
+            return False
+        assert self.kept is not None
+        bot = self.kept.take(self._kept_key(seat))
+        if bot is None:
+            return False
+        seat.channel, seat.process = bot.channel, bot.process
+        seat.game_of_process = bot.games + 1
+        bot.process.drain.switch_log(seat.log_path, f"[arbiter: game {seat.game_of_process} of this bot's "
+                                                    f"process {bot.process.pid}]\n")
+        if bot.stopped and not (seat.suspends and seat.time.charge_startup):
+            bot.process.resume()  # stopped between games; with charge_startup, until its first turn
+        return True
+
+    def _welcome_kept(self, kept: list[_Seat], opening: list[str]) -> _Ending | None:
+        """Send each kept bot the new game's first lines and, off the clock as a start-up, let it
+        take them in. One that ended after its last game anyway is launched afresh (said once)."""
+        for seat in kept:
+            assert seat.channel is not None
+            seat.launched_at = _now()
+            first = seat.dialect.first_lines(self.game, seat.index, seat.time.time_ms, seat.time.move_ms, opening)
+            if seat.channel.send_lines(first, _now() + 1.0) is not None:
+                self._let_go(seat)  # its input is closed (or full): it is not reading any more
+        return self._start_up([seat for seat in kept if seat.process is not None and not seat.time.charge_startup],
+                              kept=True)
+
+    def _let_go(self, seat: _Seat) -> None:
+        """A kept bot ended (or will not read) when sent a new game: end what is left of it and
+        leave the seat to be launched afresh; from now on its player gets a process per game."""
+        process, channel = seat.process, seat.channel
+        assert process is not None and channel is not None and self.kept is not None
+        channel.close_input()
+        end_all([process], grace_s=0, term_grace_s=0)
+        channel.close()
+        assert seat.game_of_process is not None
+        self._say_one_game_only(seat, process.pid, seat.game_of_process - 1)
+        seat.process = seat.channel = None
+        seat.game_of_process = None
+
+    def _say_one_game_only(self, seat: _Seat, pid: int, games: int) -> None:
+        """Tell the kept bots (and, once, the run) that the seat's player ends after each game."""
+        assert self.kept is not None
+        self.kept.one_game_only(self._kept_key(seat), f"{seat.spec.name} plays with reuse, but its process {pid} "
+                                f"ended after game {games} of it instead of waiting for the next: it is started "
+                                "afresh for each game from now on (docs/protocol.md, Many games per process)")
 
     @staticmethod
     def _start_bot(seat: _Seat) -> tuple[Channel, BotProcess]:
@@ -338,15 +427,18 @@ class _Referee:
         return launch_zmq_bot(spec.command, label=seat.label, bind=spec.socket.bind, cwd=spec.cwd, env=spec.env,
                               memory_mb=seat.time.memory_mb, log_path=seat.log_path, sandbox=spec.sandbox)
 
-    def _start_up(self) -> _Ending | None:
-        """Off the clock, let every launched bot finish starting, then stop it until its turn.
+    def _start_up(self, starting: list[_Seat], *, kept: bool = False) -> _Ending | None:
+        """Off the clock, let every bot of `starting` finish starting, then stop it until its turn.
 
         A bot has finished when it waits for its input with nothing unread (docs/protocol.md,
         Start-up); one still starting at its `startup_ms` loses by timeout. They start side by
-        side; none is asked for a move before all have finished."""
-        starting = [seat for seat in self.seats if seat.process is not None and not seat.time.charge_startup]
+        side; none is asked for a move before all have finished. `kept` bots are not starting
+        but taking in a new game's first lines: looked at from the first millisecond, and one
+        that exits meanwhile is let go (`_let_go`), not a crash."""
+        starting = list(starting)
         processes = {seat.index: seat.process for seat in starting if seat.process is not None}
-        first_look = {seat.index: seat.launched_at + FIRST_LOOK_SHARE * _FASTEST_STARTUPS.get(_startup_key(seat))
+        first_look = {seat.index: seat.launched_at + (0.0 if kept else
+                                                      FIRST_LOOK_SHARE * _FASTEST_STARTUPS.get(_startup_key(seat)))
                       for seat in starting}
         exited = BotProcess.wait_any_exit(list(processes.values()), 0.0)
         while starting:
@@ -356,10 +448,15 @@ class _Referee:
                 assert process is not None and channel is not None
                 ready = now >= first_look[seat.index] and not channel.input_pending() and process.waits_for_input()
                 if (ready or process in exited) and process.exit_status() is not None:
+                    if kept:
+                        starting.remove(seat)
+                        self._let_go(seat)
+                        continue
                     return self._check_quiet(game_over=False) or self._crash(seat)  # a line it wrote is its first fault
                 if ready:
                     seat.startup_ms = round((now - seat.launched_at) * 1000, 3)
-                    _FASTEST_STARTUPS.note(_startup_key(seat), now - seat.launched_at)
+                    if not kept:
+                        _FASTEST_STARTUPS.note(_startup_key(seat), now - seat.launched_at)
                     starting.remove(seat)
                     if seat.suspends:
                         process.suspend()
@@ -610,8 +707,15 @@ class _Referee:
     # --- the end ---------------------------------------------------------------------
     def shut_down(self, ending: _Ending) -> None:
         """Outstanding relays and `Quit` to every bot (SIGTERM to an offender), then the bounded
-        shutdown; what a bot writes meanwhile is read, discarded and noted in its log."""
+        shutdown; what a bot writes meanwhile is read, discarded and noted in its log. After a
+        normal end, a bot kept for its player's next game gets no `Quit` (`_hand_back`)."""
+        if ending.termination is Termination.NORMAL and self.kept is not None:
+            kept = self.kept
+            self._hand_back([seat for seat in self.seats if self._reuses(seat) and seat.process is not None
+                             and kept.wants(self._kept_key(seat))])
         for seat in self.seats:
+            if seat.handed_back:
+                continue
             if seat.process is not None:
                 seat.process.track_descendants()  # those it started this turn, before it can exit
             if seat.process is None:
@@ -629,10 +733,10 @@ class _Referee:
             # End of file on its input; its output stays open through the grace, so that an
             # answer written after the end meets a pipe, not EPIPE or SIGPIPE.
             seat.channel.close_input()
-        end_all([s.process for s in self.seats if s.process is not None],
+        end_all([s.process for s in self.seats if s.process is not None and not s.handed_back],
                 grace_s=QUIT_GRACE_S, term_grace_s=TERM_GRACE_S)
         for seat in self.seats:
-            if seat.process is not None and seat.channel is not None:
+            if seat.process is not None and seat.channel is not None and not seat.handed_back:
                 self._discard_late_output(seat)
                 try:
                     seat.channel.close()
@@ -642,12 +746,56 @@ class _Referee:
                 self.cleanup_problems.append(f"the arbiter could not keep {seat.label}'s log: "
                                              f"{seat.process.drain.problem}")
 
-    def _discard_late_output(self, seat: _Seat) -> None:
-        """Read what the bot wrote after the game's end and note it in its log."""
+    def _hand_back(self, seats: list[_Seat]) -> None:
+        """After a normal end, keep each seat's bot alive for its player's next game: it is sent
+        the game's last moves without `Quit`, and kept (stopped again, if it is stopped between
+        turns) once it waits for its input again having written nothing, within SETTLE_S. One
+        that writes or is still busy then ends as after any game; one that exits is noted as a
+        bot that ends after each game."""
+        assert self.kept is not None
+        waiting: list[_Seat] = []
+        for seat in seats:
+            assert seat.channel is not None and seat.process is not None
+            lines, seat.pending = seat.dialect.between_games_lines(seat.pending), []
+            if lines and seat.channel.send_lines(lines, _now() + 0.05) is not None:
+                continue  # its input is closed or full: not kept, ended below
+            if seat.suspends:
+                seat.process.resume()
+            waiting.append(seat)
+        deadline = _now() + SETTLE_S
+        while waiting:
+            for seat in list(waiting):
+                process, channel = seat.process, seat.channel
+                assert process is not None and channel is not None and seat.game_of_process is not None
+                if process.exit_status() is not None:
+                    waiting.remove(seat)
+                    self._say_one_game_only(seat, process.pid, seat.game_of_process)
+                    continue
+                if channel.input_pending() or not process.waits_for_input():
+                    continue
+                waiting.remove(seat)
+                first = channel.read_line(0.0)
+                if first is not TIMEOUT:  # it wrote after the game (or closed its output): not kept
+                    self._discard_late_output(seat, first)
+                    continue
+                if seat.suspends:
+                    process.suspend()
+                self.kept.keep(self._kept_key(seat), LiveBot(channel, process, seat.game_of_process, seat.suspends))
+                seat.handed_back = True
+            if waiting:
+                if _now() >= deadline:
+                    return  # still busy: ended with the rest
+                BotProcess.wait_any_exit([seat.process for seat in waiting if seat.process is not None],
+                                         STARTUP_POLL_S)
+
+    def _discard_late_output(self, seat: _Seat, first: ReadResult = TIMEOUT) -> None:
+        """Read what the bot wrote after the game's end (`first` already read, if any) and
+        note it in its log."""
         assert seat.channel is not None
         late: list[str] = []
         while len(late) < LATE_LINES_READ:
-            line = seat.channel.read_line(0.0)
+            line = first if first is not TIMEOUT else seat.channel.read_line(0.0)
+            first = TIMEOUT
             if line is TIMEOUT or isinstance(line, Closed):
                 break
             late.append(line.describe() if isinstance(line, BadLine) else repr(line))
@@ -663,8 +811,11 @@ class _Referee:
                 pass  # the log is a courtesy; the record is already decided
 
     def kill_all(self) -> None:
-        """End every bot at once (cancel, or the arbiter's own error)."""
+        """End every bot at once (cancel, or the arbiter's own error); not one already kept for
+        its next game, which belongs to the kept bots now."""
         for seat in self.seats:
+            if seat.handed_back:
+                seat.process = seat.channel = None
             if seat.channel is not None:
                 if seat.process is None:  # a remote bot outlives the game: tell it the game is over
                     seat.channel.send_lines([QUIT], _now() + 0.05)
@@ -702,6 +853,8 @@ class _Referee:
                        for s in self.seats],
             suspended_cpu_ms=[round(s.suspended_cpu_ms, 3) for s in self.seats],
             chance_seed=self.dice.seed if self.dice.drawn else None,
+            pids=[s.process.pid if s.process is not None else None for s in self.seats],
+            game_of_process=[s.game_of_process for s in self.seats],
         )
 
 

@@ -35,8 +35,10 @@ def test_bundled_config_runs_without_faults(path: Path, tmp_path: Path) -> None:
     assert sum(row.games for row in standings.players) == config.seats * len(outcome.records)
 
 
-# All that may differ between two runs (and whether the bots were boxed, which the second run changes).
-TIMINGS = ("started_at", "duration_s", "time_used_ms", "startup_ms", "logs", "sandboxed", "suspended_cpu_ms")
+# All that may differ between two runs (and whether the bots were boxed, which the second run changes;
+# the processes, by their pids).
+TIMINGS = ("started_at", "duration_s", "time_used_ms", "startup_ms", "logs", "sandboxed", "suspended_cpu_ms",
+           "pids")
 
 
 def played(records: list[dict]) -> list[dict]:

@@ -85,6 +85,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--cluster", default=None, metavar="tls://HOST:PORT",
                         help="play the games on this Dask scheduler's workers (tcp:// on this machine only; "
                              "see docs/cluster.md)")
+    parser.add_argument("--reuse", action="store_true",
+                        help="let each bot play game after game in one process, its start-up paid once "
+                             "(config key reuse: true; docs/protocol.md, Many games per process)")
     add_sandbox_options(parser, paths=False)
     add_serve_options(parser)
     parser.set_defaults(func=run)
@@ -152,6 +155,8 @@ def flags_to_config(args: argparse.Namespace) -> tuple[dict[str, Any], Callable[
         data["check"] = True
     if args.no_sandbox:
         data["sandbox"] = "off"
+    if args.reuse:
+        data["reuse"] = True
     if args.cluster is not None:
         data["cluster"] = args.cluster
     flags = flag_namer({**TOURNAMENT_FLAGS, **{("sprt", key): f"--{key.replace('_', '-')}" for key in SPRT_KEYS}},

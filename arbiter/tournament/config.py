@@ -30,13 +30,13 @@ Format = Literal["round-robin", "gauntlet", "swiss", "sprt"]
 FORMATS: tuple[str, ...] = ("round-robin", "gauntlet", "swiss", "sprt")
 TIME_KEYS = ("time_ms", "move_ms", "clock", "suspend_idle", "memory_mb", "startup_ms", "charge_startup")
 SOCKET_KEYS = ("transport", "bind", "connect", "public_key", "connect_wait_ms")  # docs/config.md, Players over sockets
-PLAYER_KEYS = ("name", "command", "cwd", "env", "dialect", "sandbox") + TIME_KEYS + SOCKET_KEYS
+PLAYER_KEYS = ("name", "command", "cwd", "env", "dialect", "sandbox", "reuse") + TIME_KEYS + SOCKET_KEYS
 SANDBOX_MODES = ("on", "off", "required")  # the run's `sandbox:` (docs/security.md)
 SANDBOX_KEYS = ("read", "write", "write_mb", "write_files")  # a player's `sandbox:` mapping
 TOP_KEYS = (
     "name", "game", "params", "format", "games_per_pairing", "games_per_group", "rounds", "openings", "time",
     "concurrency", "scoring", "players", "gauntlet", "results", "candidate", "baseline", "sprt",
-    "arbiter_keys", "check", "sandbox", "seed", "cluster",
+    "arbiter_keys", "check", "sandbox", "seed", "cluster", "reuse",
 )
 CLUSTER_KEYS = ("address", "ca_file", "cert", "key")  # docs/cluster.md
 SPRT_KEYS = ("elo0", "elo1", "alpha", "beta", "max_games", "fail_on_fault", "log_pattern")
@@ -177,6 +177,10 @@ def with_cluster(config: TournamentConfig, address: str) -> TournamentConfig:
     problem = cluster_address_problem(address)
     if problem:
         raise ConfigError(f"--cluster {address} is not allowed: {problem}")
+    reused = [p.name for p in config.players if p.reuse]
+    if reused:
+        raise ConfigError(f"--cluster {address} is not allowed with reuse (players {', '.join(reused)}): games on "
+                          "a cluster launch their bots for each game (docs/cluster.md)")
     remote = [p.name for p in config.players if p.transport == "remote"]
     if remote:
         raise ConfigError(f"--cluster {address} is not allowed: {', '.join(remote)} "
@@ -276,13 +280,14 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
     elif sandbox_mode == "required" and not support().usable:
         problems.add(("sandbox",), f"is required, but this machine cannot sandbox bots: {support().describe()}")
     time = _read_time(problems, ("time",), top.raw("time"), TimeControl(), allowed=TIME_KEYS)
+    reuse = top.get("reuse", False, boolean)  # every launched player's default (docs/config.md)
     arbiter_keys = _read_arbiter_keys(problems, top.get("arbiter_keys", None, text), folder)
     scoring = _read_scoring(problems, top.raw("scoring"), seats)
     sprt = None
     if fmt == "sprt":
         players = [player for player in (
             _read_player(problems, (role,), top.raw(role), folder, time, default_name=role,
-                         arbiter_keys=arbiter_keys)
+                         arbiter_keys=arbiter_keys, reuse=bool(reuse))
             for role in ("candidate", "baseline")) if player]
         if len(players) == 2 and players[0].name == players[1].name:
             problems.add(("baseline", "name"), f"{players[1].name!r} is not allowed: "
@@ -292,7 +297,7 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
                                           for role, p in zip(("candidate", "baseline"), players)])
         sprt = _read_sprt(problems, top.raw("sprt"))
     else:
-        players = _read_players(problems, top.raw("players"), folder, time, arbiter_keys)
+        players = _read_players(problems, top.raw("players"), folder, time, arbiter_keys, reuse=bool(reuse))
     names = [p.name for p in players]
     candidate = players[0].name if fmt == "sprt" and players else None
     if fmt == "gauntlet":
@@ -417,6 +422,10 @@ def _read_cluster(problems: Problems, value: Any, folder: Path, players: list[Pl
         if player.transport == "remote":
             problems.add(("cluster",), f"does not apply with the remote bot {player.name!r} (transport: remote): "
                                        "only the arbiter's machine reaches it")
+    reused = [player.name for player in players if player.reuse]
+    if reused:
+        problems.add(("cluster",), f"does not apply with reuse (players {', '.join(map(repr, reused))}): games on a "
+                                   "cluster launch their bots for each game (docs/cluster.md)")
     return ClusterSpec(address, files["ca_file"], files["cert"], files["key"])
 
 
@@ -514,7 +523,7 @@ def _read_time(problems: Problems, path: KeyPath, value: Any, base: TimeControl,
 
 
 def _read_players(problems: Problems, value: Any, folder: Path, time: TimeControl,
-                  arbiter_keys: str | None = None) -> list[PlayerSpec]:
+                  arbiter_keys: str | None = None, reuse: bool = False) -> list[PlayerSpec]:
     if not isinstance(value, list) or len(value) < 2:
         problems.add(("players",), "must be a list of at least two players, each {name, command}")
         return []
@@ -522,7 +531,8 @@ def _read_players(problems: Problems, value: Any, folder: Path, time: TimeContro
     named: list[tuple[KeyPath, str]] = []
     endpoints: dict[str, str] = {}  # a fixed socket endpoint -> the player that has it
     for index, entry in enumerate(value):
-        player = _read_player(problems, ("players", index), entry, folder, time, arbiter_keys=arbiter_keys)
+        player = _read_player(problems, ("players", index), entry, folder, time, arbiter_keys=arbiter_keys,
+                              reuse=reuse)
         if player is None:
             continue
         named.append((("players", index, "name"), player.name))
@@ -591,8 +601,10 @@ def check_name_clashes(problems: Problems, named: list[tuple[KeyPath, str]]) -> 
 
 
 def _read_player(problems: Problems, path: KeyPath, entry: Any, folder: Path, time: TimeControl,
-                 default_name: str | None = None, arbiter_keys: str | None = None) -> PlayerSpec | None:
-    """One player entry {name, command, cwd, env, dialect, time keys, socket keys}; None if it is unusable."""
+                 default_name: str | None = None, arbiter_keys: str | None = None,
+                 reuse: bool = False) -> PlayerSpec | None:
+    """One player entry {name, command, cwd, env, dialect, reuse, time keys, socket keys}; None if
+    it is unusable. `reuse` is the run's default for a launched player's own `reuse`."""
     m = Mapping(problems, path, entry, PLAYER_KEYS)
     if not m.ok:
         if entry is None:
@@ -603,7 +615,8 @@ def _read_player(problems: Problems, path: KeyPath, entry: Any, folder: Path, ti
     socket = _read_socket(problems, path, m, folder, transport, arbiter_keys)
     if transport == "remote":  # the arbiter does not start it
         command = None
-        for key in ("command", "cwd", "env", "memory_mb", "suspend_idle", "startup_ms", "charge_startup", "sandbox"):
+        for key in ("command", "cwd", "env", "memory_mb", "suspend_idle", "startup_ms", "charge_startup", "sandbox",
+                    "reuse"):
             if m.has(key):
                 problems.add(path + (key,), "does not apply to transport: remote (the arbiter does not start "
                                             "the bot; give bind: or connect:)")
@@ -622,6 +635,14 @@ def _read_player(problems: Problems, path: KeyPath, entry: Any, folder: Path, ti
             problems.add(path + ("env", key), f"{value!r} is not allowed: must be a string or a number "
                                               f"(YAML reads yes/no/null as other types: quote it, e.g. {key}: \"1\")")
     dialect = m.get("dialect", "arbiter", one_of(tuple(DIALECTS)))
+    # A remote bot serves game after game on its connection anyway: the run's `reuse` is for launched bots.
+    own_reuse = m.get("reuse", None, boolean)
+    reuses = bool(reuse if own_reuse is None else own_reuse) and transport != "remote"
+    if reuses and (transport != "pipe" or dialect not in DIALECTS or not find_dialect(dialect).plays_many_games):
+        why = ("the codecup dialect has no Game line to begin a next game with" if transport == "pipe"
+               else "only bots over pipes are kept between games")
+        problems.add(path + ("reuse",) if own_reuse is not None else ("reuse",),
+                     f"does not apply to player {name!r}: {why} (docs/protocol.md, Many games per process)")
     own_time = {k: entry[k] for k in TIME_KEYS if k in entry}
     player_time = _read_time(problems, path, own_time, time, TIME_KEYS) if own_time else None
     if transport == "remote" and (player_time or time).clock != "wall":
@@ -641,7 +662,7 @@ def _read_player(problems: Problems, path: KeyPath, entry: Any, folder: Path, ti
     return PlayerSpec(
         name=name, command=tuple(command or ()), cwd=str(cwd),
         env={str(k): str(v) for k, v in env.items()}, dialect=dialect, time=player_time,
-        transport=transport, socket=socket, sandbox=sandbox,
+        transport=transport, socket=socket, sandbox=sandbox, reuse=reuses,
     )
 
 

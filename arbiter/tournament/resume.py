@@ -110,6 +110,9 @@ PLAYER_RULES: dict[str, Rule] = {
     "dialect": Rule(FREE),
     "transport": Rule(FREE),
     "socket": Rule(FREE),
+    # Many games per process: each game keeps its own clock and start-up, and each record says
+    # which process and which game of it played (pids, game_of_process); a speed option, like concurrency.
+    "reuse": Rule(FREE),
 }
 
 # Openings' fields, within `openings`.

@@ -20,6 +20,7 @@ import yaml
 from ..chance import chance_seed
 from ..errors import UsageError
 from ..games import Game, State
+from ..kept_bots import KeptBots
 from ..records import GameRecord, game_places
 from ..referee import GameAborted, TimeControl, play_game
 from ..transport.sandbox import SandboxError, support
@@ -255,7 +256,9 @@ class TournamentRunner:
         """The cluster's pool when there is one, else `concurrency` threads here."""
         if self.cluster is not None:
             return self.cluster.pool(self.config, self.game_setup)
-        return LocalPool(self.config.concurrency, self._play_one, self.cancel)
+        keep_bots = any(player.reuse for player in self.config.players)
+        return LocalPool(self.config.concurrency, self._play_one, self.cancel, keep_bots=keep_bots,
+                         note=self.progress.note)
 
     def _finished(self, scheduled: ScheduledGame, future: Future[GameRecord]) -> None:
         """A game's future completed: record it (an arbiter bug in it re-raises here). A
@@ -318,9 +321,11 @@ class TournamentRunner:
             chance_seed=chance_seed(config.seed, scheduled.id),
         )
 
-    def _play_one(self, scheduled: ScheduledGame) -> GameRecord:
+    def _play_one(self, scheduled: ScheduledGame, kept: KeptBots | None = None) -> GameRecord:
         setup = self.game_setup(scheduled)
-        options: dict[str, Any] = {}  # no on_turn unless watched: a test's fake `play` need not take one
+        options: dict[str, Any] = {}  # no on_turn or kept unless needed: a test's fake `play` need not take them
+        if kept is not None:
+            options["kept"] = kept
         if self.watch is not None:
             clocks = [player.clock(setup.time) for player in setup.players]
             options["on_turn"] = self.watch.game_started(scheduled, self.game, clocks)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import atexit
 import ctypes
+import io
 import os
 import platform
 import resource
@@ -430,16 +431,51 @@ class StderrDrain:
         self.logged_bytes = 0
         self.discarded_bytes = 0
         self.problem: str | None = None  # why the log could not be kept, if it could not
+        # The log being written, and a lock over it and the counts: a bot kept for another
+        # game has its log switched (`switch_log`) from the game's thread.
+        self._log: io.FileIO | None = None
+        self._log_lock = threading.Lock()
+        self._switched = False  # whether `switch_log` has run (then the first log is not opened)
         self._thread = threading.Thread(target=self._run, name=f"stderr-{fd}", daemon=True)
         self._thread.start()
 
+    def _open(self, path: Path | None) -> io.FileIO | None:
+        """The log file at `path`, or None (and `problem` says why) when there is none."""
+        if path is None:
+            return None
+        try:
+            return open(path, "wb", buffering=0)
+        except OSError as exc:  # the bot's stderr is still read to its end (discarded), never left to fill
+            self.problem = f"its log {path} could not be written: {exc.strerror}"
+            return None
+
+    def _close_log(self) -> None:
+        """Close the log being written, with the count of what it could not keep (lock held)."""
+        if self._log is not None:
+            if self.discarded_bytes:
+                self._log.write(f"[arbiter: {self.discarded_bytes} bytes discarded]\n".encode())
+            self._log.close()
+            self._log = None
+
+    def switch_log(self, path: Path | None, header: str = "") -> None:
+        """From now on write to a new log at `path` (a bot kept for its next game: each game
+        has its own log), starting with `header` and with the cap counted afresh. What the bot
+        wrote before and the drain has not read yet lands in the new log."""
+        log = self._open(path)
+        if log is not None and header:
+            log.write(header.encode())
+        with self._log_lock:
+            self._close_log()
+            self._log = log
+            self._switched = True
+            self._log_path = path
+            self.logged_bytes = self.discarded_bytes = 0
+            self._tail = b""
+
     def _run(self) -> None:
-        log = None
-        if self._log_path is not None:
-            try:
-                log = open(self._log_path, "wb", buffering=0)
-            except OSError as exc:  # the bot's stderr is still read to its end (discarded), never left to fill
-                self.problem = f"its log {self._log_path} could not be written: {exc.strerror}"
+        with self._log_lock:
+            if not self._switched:
+                self._log = self._open(self._log_path)
         poller = select.poll()
         poller.register(self._fd, select.POLLIN)
         try:
@@ -449,24 +485,28 @@ class StderrDrain:
                 chunk = os.read(self._fd, 65536)
                 if not chunk:
                     break
-                self._tail = (self._tail + chunk)[-1024:]
-                kept = chunk[: max(self._cap_bytes - self.logged_bytes, 0)]
-                if kept and log:
-                    log.write(kept)
-                self.logged_bytes += len(kept)
-                dropped = len(chunk) - len(kept)
-                if dropped and not self.discarded_bytes and log:
-                    log.write(f"\n[arbiter: log truncated at {self._cap_bytes} bytes; "
-                              "further output is discarded]\n".encode())
-                self.discarded_bytes += dropped
+                with self._log_lock:
+                    self._keep(chunk)
         except OSError:
             pass
         finally:
-            if log:
-                if self.discarded_bytes:
-                    log.write(f"[arbiter: {self.discarded_bytes} bytes discarded]\n".encode())
-                log.close()
+            with self._log_lock:
+                self._close_log()
             os.close(self._fd)
+
+    def _keep(self, chunk: bytes) -> None:
+        """Log what fits under the cap of a chunk read, count the rest (lock held)."""
+        log = self._log
+        self._tail = (self._tail + chunk)[-1024:]
+        kept = chunk[: max(self._cap_bytes - self.logged_bytes, 0)]
+        if kept and log:
+            log.write(kept)
+        self.logged_bytes += len(kept)
+        dropped = len(chunk) - len(kept)
+        if dropped and not self.discarded_bytes and log:
+            log.write(f"\n[arbiter: log truncated at {self._cap_bytes} bytes; "
+                      "further output is discarded]\n".encode())
+        self.discarded_bytes += dropped
 
     def wait_eof(self, timeout_s: float) -> bool:
         """Wait up to `timeout_s` for end of file; whether it came."""
