@@ -13,7 +13,9 @@ The kit speaks the wire protocol of docs/protocol.md, its lines read by `protoco
 for the codecup dialect, is told the game with `--game NAME -p KEY=VALUE`), tracks the
 position with the rules library (chance's outcomes included, from `Chance` lines), answers
 `Start`, relayed moves and chance whenever it is its turn (extra moves included), flushes
-every line, and exits on `Quit`.
+every line, and exits on `Quit`. A `Game` line after a game has ended begins the next game in
+the same process (docs/protocol.md, Many games per process): a fresh position and context
+(`ctx.memory` included), the same `ctx.rng`.
 """
 from __future__ import annotations
 
@@ -273,7 +275,10 @@ class _Session:
             self._begin(game, GameLine(game.name))
 
     def _begin(self, game: Game[Any], said: GameLine) -> None:
+        """A new game: what an earlier game in this process left (its position, its opening
+        still to come, its context and memory) is forgotten."""
         self.state = game.new_state()
+        self.forced_left = 0
         self.seat = said.seat
         self.ctx = BotContext(game=game, seat=-1 if said.seat is None else said.seat, rng=self.rng,
                               time_ms=said.time_ms, move_ms=said.move_ms)

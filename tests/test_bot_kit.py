@@ -108,6 +108,42 @@ def test_an_opening_is_applied_without_answering_then_start_hands_over_the_turn(
                                    ("to bot", "Start"), ("from bot", "1 1")]
 
 
+class GameAfterGame:
+    """Two in-memory games on one channel, the second's `Game` line in place of the first's `Quit`
+    (docs/protocol.md, Many games per process)."""
+
+    def __init__(self, first: MiniReferee, second: MiniReferee) -> None:
+        self.games = [first, second]
+        self.playing = first
+
+    def send(self, line: str) -> None:
+        self.playing.send(line)
+
+    def lines(self) -> Iterator[str]:
+        yield from (line for line in self.games[0].lines() if line != "Quit")
+        self.playing = self.games[1]
+        yield from self.games[1].lines()
+
+
+def test_a_game_line_after_a_game_begins_the_next_with_a_fresh_context_and_the_same_rng() -> None:
+    first = MiniReferee(find_game("limit-nim", piles="3/1"), 1, header=["Game limit-nim piles=3/1 seat=1 time_ms=2500"])
+    second = MiniReferee(find_game("dots-and-boxes", rows=2, cols=2), 0,
+                         header=["Game dots-and-boxes rows=2 cols=2 players=2 seat=0 time_ms=900", "Opening 1", "1 1 h"],
+                         opening=["1 1 h"])
+    seen: list[tuple[str, int, int | None, int, int]] = []
+
+    def choose(state: State[Any], ctx: BotContext) -> Any:
+        ctx.memory["moves"] = ctx.memory.get("moves", 0) + 1
+        seen.append((ctx.game.name, ctx.seat, ctx.time_ms, ctx.memory["moves"], id(ctx.rng)))
+        return first_legal(state)
+
+    assert run_bot(choose, argv=[], channel=GameAfterGame(first, second)) == 0
+    assert first.state.is_over() and second.state.is_over()
+    assert seen[0][:4] == ("limit-nim", 1, 2500, 1)
+    assert seen[1][:4] == ("dots-and-boxes", 0, 900, 1)  # its memory began afresh with its game
+    assert len({rng for *_, rng in seen}) == 1
+
+
 def test_codecup_dialect_learns_the_game_from_options_and_the_seat_from_its_first_line() -> None:
     game = find_game("limit-nim", piles="4/4")
     for seat in (0, 1):

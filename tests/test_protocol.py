@@ -126,6 +126,12 @@ def test_at_the_end_the_arbiter_dialect_relays_what_a_bot_has_not_seen_and_codec
     assert CODECUP.last_lines(["1 1"]) == [QUIT]  # the contest never relayed the move that ended the game
 
 
+def test_a_bot_kept_for_its_next_game_gets_the_same_last_lines_without_quit() -> None:
+    assert ARBITER.between_games_lines(["1 1", "2 1"]) == ["1 1", "2 1"]  # the next Game line takes Quit's place
+    assert ARBITER.plays_many_games
+    assert not CODECUP.plays_many_games  # no Game line could begin its next game
+
+
 @pytest.mark.parametrize("dialect, game_line, openings, seats, ends_without_quit", [
     (ARBITER, True, True, None, False),
     (CODECUP, False, False, 2, True),

@@ -309,3 +309,36 @@ def test_a_codecup_dialect_player_in_a_three_seat_game_is_refused(tmp_path: Path
     with pytest.raises(ConfigError) as refused:
         load_config(config)
     assert "players[0].dialect: codecup plays games of 2 seats, and this game has 3" in str(refused.value)
+
+
+def test_reuse_is_the_runs_default_and_a_players_own_key_wins(tmp_path: Path) -> None:
+    assert [p.reuse for p in load_config(write(tmp_path, GOOD)).players] == [False, False]  # the contest's way
+    text = GOOD.replace("concurrency: 2", "concurrency: 2\nreuse: true").replace(
+        "{name: random, command: python bot.py}", "{name: random, command: python bot.py, reuse: false}")
+    assert [p.reuse for p in load_config(write(tmp_path, text)).players] == [False, True]
+
+
+@pytest.mark.parametrize("where, player, message", [
+    ("player", "{name: cc, command: python bot.py, dialect: codecup, reuse: true}",
+     "t.yaml:12: players[1].reuse: does not apply to player 'cc': the codecup dialect has no Game line"),
+    ("run", "{name: cc, command: python bot.py, dialect: codecup}",
+     "t.yaml:9: reuse: does not apply to player 'cc': the codecup dialect has no Game line"),
+    ("player", "{name: z, command: python bot.py, transport: zmq, reuse: true}",
+     "t.yaml:12: players[1].reuse: does not apply to player 'z': only bots over pipes are kept between games"),
+    ("player", '{name: far, transport: remote, bind: "tcp://127.0.0.1:5601", reuse: true}',
+     "t.yaml:12: players[1].reuse: does not apply to transport: remote"),
+])
+def test_reuse_where_no_next_game_can_be_begun_is_refused(tmp_path: Path, where: str, player: str,
+                                                          message: str) -> None:
+    text = GOOD.replace("{name: other, command: [python, bot.py, --seed, 3], env: {SEED: 1}, time_ms: 1000}", player)
+    if where == "run":
+        text = text.replace("concurrency: 2", "concurrency: 2\nreuse: true")
+    assert message in problems(tmp_path, text)
+
+
+def test_reuse_is_refused_on_a_cluster(tmp_path: Path) -> None:
+    text = GOOD.replace("concurrency: 2", "concurrency: 2\nreuse: true\ncluster: tcp://127.0.0.1:8786")
+    assert "t.yaml:10: cluster: does not apply with reuse (players 'random', 'other')" in problems(tmp_path, text)
+    with pytest.raises(ConfigError, match=r"--cluster tcp://127.0.0.1:8786 is not allowed with reuse"):
+        load_config(write(tmp_path, GOOD.replace("concurrency: 2", "concurrency: 2\nreuse: true")),
+                    cluster="tcp://127.0.0.1:8786")
