@@ -4,8 +4,10 @@ start-up and log; any fault ends the process, and the next game starts a fresh o
 from __future__ import annotations
 
 import sys
+import time
 from dataclasses import replace
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -79,8 +81,8 @@ def test_a_reused_bot_is_stopped_between_games_and_charged_nothing_for_them(tmp_
     kept = KeptBots()
     players = [replace(reused(honest(marker, seed)), sandbox=None) for seed in (1, 2)]
     (first,) = play_games(1, players, kept, tmp_path, TimeControl(clock="cpu"))
-    for pid in first.pids:
-        assert _state(pid) == "T"  # SIGSTOP, as between turns
+    for pid in first.pids:  # SIGSTOP, as between turns (it lands when the process next runs)
+        _wait_for(lambda: _state(pid) == "T")
     second, third = play_games(2, players, kept, tmp_path, TimeControl(clock="cpu"))
     assert third.pids == first.pids and third.game_of_process == [3, 3]
     assert max(third.suspended_cpu_ms) < 1.0  # only the microseconds a stop takes to land
@@ -163,6 +165,14 @@ def test_every_bundled_bot_plays_a_second_game_in_its_process(script: str, game_
     assert records[1].game_of_process == [2, 2] and records[1].pids == records[0].pids
     end(kept)
     assert live_marked(marker) == []
+
+
+def _wait_for(condition: Callable[[], bool], timeout_s: float = 5.0) -> None:
+    """Poll the process table (no event says that another process has stopped)."""
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, "timed out waiting for the process table"
+        time.sleep(0.01)
 
 
 def _state(pid: int) -> str:
