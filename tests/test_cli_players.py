@@ -102,6 +102,14 @@ def test_openings_random_k_or_a_file_in_every_command(command: str, tmp_path: Pa
     assert str(info.value).startswith(f"--openings: {book}:1: ")
 
 
+@pytest.mark.parametrize("command", ["match", "sprt"])
+def test_reuse_is_for_every_player_with_the_flag_and_an_engines_own_word_wins(command: str, tmp_path: Path) -> None:
+    base = [command, "limit-nim", RANDOM, "--engine", f"cmd={RANDOM}", "reuse=false", "--results", str(tmp_path / "r")]
+    base += ["--games", "2"] if command == "match" else []
+    assert [p.reuse for p in config_of(base).players] == [False, False]  # one process per game, by default
+    assert [p.reuse for p in config_of([*base, "--reuse"]).players] == [True, False]
+
+
 def test_sprt_takes_the_game_first_and_the_candidate_first(tmp_path: Path) -> None:
     config = config_of(["sprt", "limit-nim", RANDOM, "--engine", f"cmd={RANDOM}", "name=old", "tc=3s",
                         "--results", str(tmp_path / "s")])
@@ -135,6 +143,10 @@ def test_sprt_keeps_game_candidate_and_baseline_with_a_note(tmp_path: Path, caps
     (["sprt", "limit-nim", RANDOM, "--engine", f"cmd={RANDOM}", "dialect=uci"], "--engine #1 dialect=: 'uci' is not"),
     (["sprt", RANDOM, RANDOM], "give the game first: arbiter sprt GAME CANDIDATE BASELINE"),
     (["sprt", "limit-nim", RANDOM, RANDOM, "--no-backup"], "--no-backup only applies with --fresh"),
+    (["match", "limit-nim", RANDOM, "--engine", f"cmd={RANDOM}", "reuse=yes", "--games", "2"],
+     "--engine #1 reuse=yes: write reuse=true or reuse=false"),
+    (["match", "limit-nim", RANDOM, "--engine", f"cmd={RANDOM}", "dialect=codecup", "--games", "2", "--reuse"],
+     "--reuse: does not apply to player 'random_bot-b': the codecup dialect has no Game line"),
 ])
 def test_errors_speak_the_flags_typed(argv: list[str], message: str, tmp_path: Path,
                                       capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:

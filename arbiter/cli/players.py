@@ -33,10 +33,10 @@ INTERPRETERS = {"python", "python3", "pypy", "pypy3", "node", "java", "ruby", "p
 # An interpreter's options that take the next word as their value (`java -cp . Bot`): that
 # word is not the program, and neither is the option.
 OPTIONS_WITH_VALUE = {"-cp", "-classpath", "--class-path", "-p", "--module-path", "-X", "-W", "-I", "-e"}
-ENGINE_KEYS = ("name", "cmd", "dir", "dialect", "tc", "move", "read", "write")  # and env.NAME
+ENGINE_KEYS = ("name", "cmd", "dir", "dialect", "tc", "move", "read", "write", "reuse")  # and env.NAME
 # A config player key -> the --engine word that gives it.
 ENGINE_WORD = {"name": "name", "command": "cmd", "cwd": "dir", "dialect": "dialect", "time_ms": "tc",
-               "move_ms": "move", "sandbox": "read", "env": "env"}
+               "move_ms": "move", "sandbox": "read", "env": "env", "reuse": "reuse"}
 DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m)")
 UNIT_MS = {"ms": 1, "s": 1000, "m": 60_000}
 
@@ -57,6 +57,7 @@ class PlayerArg:
     read: tuple[str, ...] = ()
     write: tuple[str, ...] = ()
     env: tuple[tuple[str, str], ...] = ()
+    reuse: bool | None = None  # `reuse=true|false`: this player's own `reuse` (docs/protocol.md)
 
     def words(self) -> tuple[str, ...]:
         """The command split like a shell would; UsageError naming the flag if it cannot be."""
@@ -86,7 +87,7 @@ class PlayerArg:
         elif cwd is not None:
             entry["cwd"] = cwd
         for key, value in (("dialect", self.dialect), ("time_ms", self.time_ms), ("move_ms", self.move_ms),
-                           ("transport", transport)):
+                           ("transport", transport), ("reuse", self.reuse)):
             if value is not None:
                 entry[key] = value
         merged_env = {**(env or {}), **dict(self.env)}
@@ -108,7 +109,7 @@ def add_engine_option(parser: argparse.ArgumentParser) -> None:
              "cmd=CMD (required), name=NAME, dir=FOLDER (it runs there, and sees it read-only), "
              "dialect=arbiter|codecup, tc=DURATION (its budget for the game, e.g. 30s or 1500ms), "
              "move=DURATION (a cap per move), read=PATH and write=PATH (shown in its box; repeatable), "
-             "env.NAME=VALUE. See docs/cli.md")
+             "env.NAME=VALUE, reuse=true|false (game after game in one process). See docs/cli.md")
 
 
 def parse_engine(words: Sequence[str], flag: str) -> PlayerArg:
@@ -135,13 +136,18 @@ def parse_engine(words: Sequence[str], flag: str) -> PlayerArg:
             raise UsageError(f"{flag}: {key}= is given twice")
         elif key in ("tc", "move"):
             found[key] = duration_ms(value, f"{flag} {key}=")
+        elif key == "reuse":
+            if value not in ("true", "false"):
+                raise UsageError(f"{flag} reuse={value}: write reuse=true or reuse=false")
+            found[key] = value == "true"
         else:
             found[key] = value
     if not found.get("cmd"):
         raise UsageError(f"{flag}: give the bot's command as cmd=CMD (e.g. cmd=\"python bot.py\")")
     return PlayerArg(flag=flag, command=found["cmd"], engine=True, name=found.get("name"), cwd=found.get("dir"),
                      dialect=found.get("dialect"), time_ms=found.get("tc"), move_ms=found.get("move"),
-                     read=tuple(found["read"]), write=tuple(found["write"]), env=tuple(found["env"]))
+                     read=tuple(found["read"]), write=tuple(found["write"]), env=tuple(found["env"]),
+                     reuse=found.get("reuse"))
 
 
 def _keyed(word: str) -> bool:
@@ -291,7 +297,7 @@ TIME_FLAGS: dict[KeyPath, str] = {("time", "time_ms"): "--time-ms", ("time", "mo
 TOURNAMENT_FLAGS: dict[KeyPath, str] = {
     ("game",): "GAME", ("params",): "-p", ("openings",): "--openings", ("openings", "seed"): "--openings-seed",
     ("results",): "--results", ("concurrency",): "--concurrency", ("cluster",): "--cluster", ("check",): "--check",
-    ("sandbox",): "--no-sandbox", **TIME_FLAGS,
+    ("sandbox",): "--no-sandbox", ("reuse",): "--reuse", **TIME_FLAGS,
 }
 
 
