@@ -461,6 +461,7 @@ class StderrDrain:
         """From now on write to a new log at `path` (a bot kept for its next game: each game
         has its own log), starting with `header` and with the cap counted afresh. What the bot
         wrote before and the drain has not read yet lands in the new log."""
+        self.problem = None  # an earlier game's log problem is that game's
         log = self._open(path)
         if log is not None and header:
             log.write(header.encode())
