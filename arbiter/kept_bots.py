@@ -33,12 +33,19 @@ class LiveBot:
     stopped: bool
 
 
+_TOLD_LOCK = threading.Lock()  # over the `told` sets, which a pool's threads share
+
+
 class KeptBots:
     """The live bots one game-playing thread keeps between games, one per player at most
-    (keyed by what launched it), and the players found to end after one game anyway."""
+    (keyed by what launched it), and the players found to end after one game anyway.
 
-    def __init__(self, note: Callable[[str], None] | None = None) -> None:
-        self._note = note  # the run's way of telling the user, once per player
+    `told`, shared by the KeptBots of one run's threads, holds the players the run has
+    already told the user about (`one_game_only`), so that it says so once per run."""
+
+    def __init__(self, note: Callable[[str], None] | None = None, *, told: set[Hashable] | None = None) -> None:
+        self._note = note  # the run's way of telling the user
+        self._told = set() if told is None else told
         self._lock = threading.Lock()
         self._live: dict[Hashable, LiveBot] = {}
         self._single: set[Hashable] = set()  # players that end after each game: launched afresh
@@ -63,10 +70,12 @@ class KeptBots:
 
     def one_game_only(self, key: Hashable, message: str) -> None:
         """The bot under `key` ended after its game anyway: from now on it is launched for each
-        game, and `message` is said once for the run (per pool: each thread says it once)."""
+        of this thread's games, and `message` is said once for the run."""
         with self._lock:
-            first = key not in self._single
             self._single.add(key)
+        with _TOLD_LOCK:
+            first = key not in self._told
+            self._told.add(key)
         if first and self._note is not None:
             self._note(message)
 

@@ -3,6 +3,7 @@
 start-up and log; any fault ends the process, and the next game starts a fresh one."""
 from __future__ import annotations
 
+import io
 import sys
 import time
 from dataclasses import replace
@@ -132,6 +133,23 @@ def test_a_tournament_with_reuse_uses_each_process_for_one_game_at_a_time(tmp_pa
     assert all(games == list(range(1, len(games) + 1)) for games in games_of.values()), games_of
     assert 2 <= len(games_of) <= 4
     assert live_marked(marker) == []  # the kept bots are ended with the run
+
+
+def test_a_run_says_once_that_a_bot_ends_after_each_game_whatever_its_threads(tmp_path: Path) -> None:
+    marker = new_marker()
+    probe = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'reuse_probe_bot.py'} --exit-on-game 2"
+    random_bot = f"{sys.executable} {ROOT / 'players' / 'random_bot.py'}"
+    config = config_from_data({
+        "name": "told", "results": str(tmp_path / "results"), "game": "limit-nim", "games_per_pairing": 8,
+        "concurrency": 2, "reuse": True, "sandbox": "off",
+        "players": [{"name": name, "command": command, "env": {"ARBITER_TEST_MARK": marker}}
+                    for name, command in (("probe", probe), ("random", random_bot))],
+    }, tmp_path / "told.yaml")
+    said = io.StringIO()
+    records = run_tournament(config, Progress(said, quiet=True, tty=False)).records
+    assert [r["termination"] for r in records] == ["normal"] * 8
+    assert said.getvalue().count("probe plays with reuse, but its process") == 1, said.getvalue()
+    assert live_marked(marker) == []
 
 
 # Every bundled bot, each on a small game it plays, but sudoku_winner: the same kit, and no

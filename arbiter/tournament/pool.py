@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Callable, Protocol
+from typing import Callable, Hashable, Protocol
 
 from ..kept_bots import KeptBots
 from ..records import GameRecord
@@ -65,6 +65,7 @@ class LocalPool:
         self._note = note
         self._here = threading.local()  # the thread's own KeptBots
         self._kept: list[KeptBots] = []  # every thread's, to end them at `close`
+        self._told: set[Hashable] = set()  # players the run was told end after each game: said once
         self._kept_lock = threading.Lock()
         self._threads = ThreadPoolExecutor(max_workers=slots, thread_name_prefix="game")
 
@@ -79,7 +80,7 @@ class LocalPool:
         """The bots this thread keeps between its games, made on its first game."""
         kept = getattr(self._here, "kept", None)
         if kept is None:
-            kept = self._here.kept = KeptBots(self._note)
+            kept = self._here.kept = KeptBots(self._note, told=self._told)
             with self._kept_lock:
                 self._kept.append(kept)
         return kept
