@@ -757,8 +757,15 @@ class BotProcess:
         # is still starting the usual answer): the bot's own process's main thread.
         own = pread_proc(self._stat_fd if self.box is None else self._own_stat_fd,
                           f"/proc/{self._own_pid}/task/{self._own_pid}/stat", STAT_MAX_BYTES)
-        if own and own.rsplit(b")", 1)[1].split(None, 1)[0] not in (b"S", b"Z", b"X"):
+        if not own:
+            return False  # gone (in a box, reaped by the box's init before the box ends): ending, not waiting
+        own_state = own.rsplit(b")", 1)[1].split(None, 1)[0]
+        if own_state not in (b"S", b"Z", b"X"):
             return False
+        # A main thread that has exited (`Z`) leaves a live process only if another thread runs
+        # on; a process with no live thread has exited, and is not waiting either (in a box,
+        # until the box's init reaps it the box itself lives on).
+        own_lives = own_state == b"S"
         if self.box is not None:
             keepers = self.box.keepers()
             pids = [pid for pid in self.track_descendants() if pid not in keepers]
@@ -778,13 +785,14 @@ class BotProcess:
                     continue  # an exited thread or process, not yet reaped
                 if state != b"S":
                     return False
+                own_lives = own_lives or pid == self._own_pid
                 if _TIMED_SLEEPS and pid == self._own_pid and tid == str(pid):
                     call = read_proc(f"/proc/{pid}/task/{tid}/syscall", 256)  # unreadable: not known to sleep
                     # "running": the kernel saw the thread wake while it looked (its state read
                     # a moment ago is stale), so whether it waits is not known yet: look again.
                     if call and call.split(None, 1)[0] in (*_TIMED_SLEEPS, b"running"):
                         return False
-        return True
+        return own_lives
 
     def track_descendants(self, signum: int | None = None, spare: set[int] = frozenset(),  # type: ignore[assignment]
                           fresh: bool = False) -> list[int]:
