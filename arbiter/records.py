@@ -51,10 +51,13 @@ def game_places(scores: list[int], winner: int | None, offender: int | None) -> 
 
 @dataclass(frozen=True)
 class PlayerRef:
-    """A seat's player as recorded: its name and the command that ran it."""
+    """A seat's player as recorded: its name, the command that ran it and, in a tournament's
+    records, which program that was: a SHA-256 of its program file and its own folders' files
+    (tournament/programs.py); None for a remote bot, and in records from before it was kept."""
 
     name: str
     command: str
+    digest: str | None = None
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,7 @@ from .records import GameRecord, MoveRecord, PlayerRef, Termination
 from .transport import TIMEOUT, BadLine, Channel, Closed, ReadResult
 from .transport.pipe import launch_pipe_bot
 from .transport.process import BotProcess, LaunchError, end_all, launch_side_by_side
-from .transport.sandbox import SandboxSpec
+from .transport.sandbox import SandboxSpec, not_shown_hint
 from .transport.endpoints import EndpointError, LeaseCancelled, SocketSpec, check_socket
 
 QUIT_GRACE_S = 0.5  # after `Quit`, how long a bot may take to exit before SIGTERM
@@ -675,6 +675,9 @@ class _Referee:
         last = process.drain.last_line()
         if last:
             detail += f" (last line on stderr: {last!r})"
+        if process.box is not None and seat.spec.sandbox is not None:
+            hint = not_shown_hint(process.drain.last_lines(), seat.spec.command, seat.spec.cwd, seat.spec.sandbox)
+            detail += f"; {hint}" if hint else ""
         return _Ending(Termination.CRASH, seat.index, detail)
 
     def _timeout(self, seat: _Seat, move_used_ms: float, turn_used_ms: float, budget_ms: float) -> _Ending:

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
@@ -71,10 +70,11 @@ def run(args: argparse.Namespace) -> int:
     if len(given) != 1:
         raise UsageError(f"give one bot to check (CMD or one --engine), not {len(given)}")
     warn_if_unsandboxed(not args.no_sandbox, "check")
-    # An author checks their own bot from its folder: the box shows it (read-only).
-    player, = seat_players(given, sandbox=not args.no_sandbox, read=[os.getcwd(), *args.sandbox_read],
+    # The box shows what `play`, `match` and `sprt` show from here: the bot's home and the
+    # current folder, read-only, with the logs covered.
+    player, = seat_players(given, sandbox=not args.no_sandbox, read=args.sandbox_read,
                            write=args.sandbox_write, transport=args.transport, dialects=[args.dialect],
-                           time=TimeControl(time_ms=args.time_ms))
+                           time=TimeControl(time_ms=args.time_ms), hidden=[args.log_dir])
     # The scenarios set each game's clock themselves: an --engine's tc= is the check's --time-ms.
     target = CheckTarget(game_name=args.game, params=params, player=player, time_ms=given[0].time_ms or args.time_ms)
     # With the checklist on stdout, the text for people goes to stderr, and a stderr that cannot

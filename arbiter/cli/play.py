@@ -92,7 +92,8 @@ def run(args: argparse.Namespace) -> int:
     warn_if_unsandboxed(not args.no_sandbox, "play")
     time = TimeControl(time_ms=args.time_ms, move_ms=args.move_ms, clock=args.clock, startup_ms=args.startup_ms)
     players = seat_players(given, sandbox=not args.no_sandbox, read=args.sandbox_read, write=args.sandbox_write,
-                           env=_env(args.env), transport=args.transport, dialects=dialects, time=time)
+                           env=_env(args.env), transport=args.transport, dialects=dialects, time=time,
+                           hidden=[args.log_dir, *(path for path in (json_path, args.html) if path is not None)])
 
     # With the record on stdout, everything for people goes to stderr, and a stderr that cannot
     # be written must not cost the record.

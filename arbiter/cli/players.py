@@ -276,20 +276,23 @@ def flag_namer(top: Mapping[KeyPath, str], players: Mapping[KeyPath, PlayerArg])
 
 def seat_players(players: Sequence[PlayerArg], *, sandbox: bool, read: Sequence[str] = (),
                  write: Sequence[str] = (), env: Mapping[str, str] | None = None, transport: str = "pipe",
-                 dialects: Sequence[str], time: TimeControl) -> list[PlayerSpec]:
+                 dialects: Sequence[str], time: TimeControl, hidden: Sequence[Path] = ()) -> list[PlayerSpec]:
     """The players of one game or check (`arbiter play`, `check`) as the referee's specs,
-    read and refused exactly as a config's players are, before any game; errors name the flag."""
+    read and refused exactly as a config's players are, before any game; errors name the flag.
+    Each runs from the current folder, its `cwd` as `arbiter match` and `sprt` give it (so its
+    box shows that folder, read-only, as theirs do), with the command's outputs (`hidden`)
+    covered in its box."""
     for path in read:  # the command's own --sandbox-read, named by its flag (a player's read= by its own)
         if not os.path.exists(path):
             raise UsageError(f"--sandbox-read {path}: no such file or folder")
     entries = []
     for seat, player in enumerate(players):
-        entry = player.entry(player.default_name(), sandbox=sandbox, read=read, write=write, env=env,
-                             transport=None if transport == "pipe" else transport)
+        entry = player.entry(player.default_name(), cwd=os.getcwd(), sandbox=sandbox, read=read, write=write,
+                             env=env, transport=None if transport == "pipe" else transport)
         entry.setdefault("dialect", dialects[seat])
         entries.append(entry)
     namer = flag_namer({}, {("players", seat): player for seat, player in enumerate(players)})
-    return players_from_data(entries, time, namer)
+    return players_from_data(entries, time, namer, hidden=[str(path) for path in hidden])
 
 
 TIME_FLAGS: dict[KeyPath, str] = {("time", "time_ms"): "--time-ms", ("time", "move_ms"): "--move-ms",

@@ -19,7 +19,8 @@ from ..games import FAMILIES, Game, GameError, find_game, game_class, game_names
 from ..protocol import DIALECTS, find_dialect
 from ..referee import PlayerSpec, TimeControl
 from ..transport.keys import KeyFileError, read_key_file, read_public_key
-from ..transport.sandbox import WRITE_FILES, WRITE_MB, SandboxSpec, ShownPaths, box_here, shown_path_problems, support
+from ..transport.sandbox import (WRITE_FILES, WRITE_MB, SandboxSpec, ShownPaths, box_here, hidden_paths,
+                                 shown_path_problems, support)
 from ..transport.process import unstartable
 from ..transport.endpoints import DEFAULT_CONNECT_WAIT_MS, SocketSpec, socket_problems
 from .game_probe import parameter_problem
@@ -329,15 +330,19 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
     # for `arbiter match` and `sprt` (docs/config.md, results).
     results_dir = (folder / results) if results else (Path.cwd() / "results" / str(name))
     cluster = _read_cluster(problems, top.raw("cluster"), folder, players)
+    hidden = (str(source.resolve()), str(results_dir.resolve()))
     if sandbox_mode != "off":
-        _check_shown_paths(problems, players, hidden=(str(source.resolve()), str(results_dir.resolve())))
+        secrets = [path for path in (arbiter_keys, cluster and cluster.key) if path]
+        at: list[KeyPath] = ([(role,) for role in ("candidate", "baseline")] if fmt == "sprt"
+                             else [("players", index) for index in range(len(players))])
+        _check_shown_paths(problems, players, at, hidden=hidden, secrets=secrets)
     if problems.messages or game is None:
         return None
     return TournamentConfig(
         name=str(name), source=source, results_dir=results_dir.resolve(), game_name=game.name,
         params=dict(game.params), format=fmt, games_per_pairing=per_pairing, rounds=rounds,
         openings=openings, time=time, concurrency=concurrency, scoring=scoring,
-        players=tuple(_boxing(p, sandbox_mode, results_dir.resolve(), spread=cluster is not None) for p in players),
+        players=tuple(_boxing(p, sandbox_mode, spread=cluster is not None) for p in _hiding(players, hidden)),
         candidate=candidate, sprt=sprt, check=check, sandbox=str(sandbox_mode), seed=seed, seats=seats,
         cluster=cluster, raw=data,
     )
@@ -429,13 +434,12 @@ def _read_cluster(problems: Problems, value: Any, folder: Path, players: list[Pl
     return ClusterSpec(address, files["ca_file"], files["cert"], files["key"])
 
 
-def _boxing(player: PlayerSpec, mode: str, results_dir: Path, *, spread: bool) -> PlayerSpec:
+def _boxing(player: PlayerSpec, mode: str, *, spread: bool) -> PlayerSpec:
     """The player's box, decided once for the run: none under `sandbox: off`; on this machine,
     none if it cannot make boxes (the run header says so loudly); on a cluster, the spec
     itself, for each worker to honour or refuse (`sandbox.box_here`)."""
     if mode == "off" or player.sandbox is None:
         return replace(player, sandbox=None)
-    player = _hiding(player, results_dir)
     return player if spread else replace(player, sandbox=box_here(player.sandbox))
 
 
@@ -448,26 +452,31 @@ def _sandbox_mode(value: Any) -> str | None:
     return value if value in SANDBOX_MODES else None
 
 
-def _hiding(player: PlayerSpec, results_dir: Path) -> PlayerSpec:
-    """The player with no box path that would show the results folder (a `cwd` or `read`
-    folder holding it is not shown; the bot still starts there, in an empty folder)."""
-    box = player.sandbox
-    if box is None:
-        return player
+def _hiding(players: Sequence[PlayerSpec], hidden: tuple[str, ...]) -> tuple[PlayerSpec, ...]:
+    """The players with what their boxes cover (`SandboxSpec.hide`): the `hidden` paths (the
+    config, the results) and the other players' folders wherever a folder they show holds them
+    (their home, their `cwd`, their `read` paths); a `write` folder holding a hidden path is
+    not shown at all."""
+    launched = [p for p in players if p.transport != "remote"]
+    covers = dict(zip((p.name for p in launched), hidden_paths(
+        [ShownPaths(p.command, p.cwd, p.sandbox or SandboxSpec()) for p in launched], hidden=hidden)))
     def keep(path: str) -> bool:
-        return not (results_dir == Path(path) or Path(path) in results_dir.parents)
-    return replace(player, sandbox=replace(box, read=tuple(filter(keep, box.read)), write=tuple(filter(keep, box.write))))
+        return not any(Path(h) == Path(path) or Path(path) in Path(h).parents for h in hidden)
+    return tuple(p if p.sandbox is None else replace(p, sandbox=replace(
+        p.sandbox, write=tuple(filter(keep, p.sandbox.write)), hide=covers[p.name])) for p in players)
 
 
-def _check_shown_paths(problems: Problems, players: Sequence[PlayerSpec], hidden: tuple[str, ...]) -> None:
+def _check_shown_paths(problems: Problems, players: Sequence[PlayerSpec], at: Sequence[KeyPath],
+                       hidden: tuple[str, ...], secrets: Sequence[str] = ()) -> None:
     """Every path a boxed player's box would show, resolved once before the first game: none
-    may lead to the config, the results or another player's folders (docs/security.md)."""
+    may lead to the config, the results or another player's folders, nor show what no cover
+    hides (the whole filesystem, the user's home folder, the arbiter's keys: docs/security.md)."""
     launched = [(index, p) for index, p in enumerate(players) if p.transport != "remote"]
     shown = [ShownPaths(p.command, p.cwd, p.sandbox or SandboxSpec()) for _, p in launched]
-    for at, key, message in shown_path_problems(shown, hidden=hidden):
+    for at, key, message in shown_path_problems(shown, hidden=hidden, secrets=secrets):
         index, player = launched[at]
         if player.sandbox is not None:
-            problems.add(("players", index, *key.split(".")), message)
+            problems.add((*at[index], *key.split(".")), message)
 
 
 def without_sandbox(config: TournamentConfig) -> TournamentConfig:
@@ -667,17 +676,19 @@ def _read_player(problems: Problems, path: KeyPath, entry: Any, folder: Path, ti
 
 
 def players_from_data(entries: Sequence[dict[str, Any]], time: TimeControl,
-                      flags: Callable[[KeyPath], str | None]) -> list[PlayerSpec]:
+                      flags: Callable[[KeyPath], str | None], hidden: Sequence[str] = ()) -> list[PlayerSpec]:
     """Players given on the command line of a single game or check (`arbiter play`,
     `check`) as `players:` entries, read and refused exactly as a config's players are, before
     any game, each boxed as this machine can (`sandbox.box_here`; the caller says so when it
-    cannot); a ConfigError names each problem by `flags` (the flag that gave the key)."""
+    cannot), with the `hidden` paths (the command's outputs) covered in their boxes as a run's
+    results are; a ConfigError names each problem by `flags` (the flag that gave the key)."""
     problems = Problems(COMMAND_LINE, {}, [], flags)
     players = [player for index, entry in enumerate(entries)
                if (player := _read_player(problems, ("players", index), entry, Path.cwd(), time))]
-    _check_shown_paths(problems, players, hidden=())
+    hidden = tuple(str(Path(path).resolve()) for path in hidden)
+    _check_shown_paths(problems, players, [("players", index) for index in range(len(players))], hidden=hidden)
     problems.raise_if_any()
-    return [replace(p, sandbox=box_here(p.sandbox)) for p in players]  # decided once, as for a run (_boxing)
+    return [replace(p, sandbox=box_here(p.sandbox)) for p in _hiding(players, hidden)]  # decided once, as _boxing
 
 
 def _read_arbiter_keys(problems: Problems, value: str | None, folder: Path) -> str | None:

@@ -11,6 +11,11 @@ it is:
   back refuses points another value gives.
 - FREE: may change between a run and its resume (concurrency, output, a bot's command).
 
+Beside the config, each player's program: the records say which program played each seat
+(its digest, tournament/programs.py), and a resume whose player is another program now is
+refused (`refuse_changed_programs`); its command, its `cwd` and its box's paths may change
+freely as long as the program they run is the same.
+
 `schedule_identity` and `play_conditions` are derived from the tables, so a new config key is
 one row here; tests/test_tournament_config.py fails while a field has no row. docs/config.md,
 Running and resuming, says the same for the user.
@@ -20,7 +25,7 @@ from __future__ import annotations
 import enum
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 from ..errors import UsageError
 from .config import COMMAND_LINE, TournamentConfig
@@ -220,6 +225,30 @@ def refuse_changed_conditions(folder: Path, before: Any, now: dict[str, Any], ga
         )
 
 
+def refuse_changed_programs(folder: Path, records: Sequence[Mapping[str, Any]],
+                            digests: Mapping[str, str | None], advice: str) -> None:
+    """UsageError naming each player whose recorded games were played by another program than
+    the one its files make now (`digests` by name), ending in `advice` (start_over_advice). A
+    record without a digest (from before records kept it, or of a remote bot) proves nothing
+    either way and is accepted."""
+    changed: dict[str, tuple[str, int]] = {}  # name -> (the digest recorded first, games with another)
+    for record in records:
+        for name, player in zip(record.get("names", ()), record.get("players", ())):
+            recorded = player.get("digest") if isinstance(player, Mapping) else None
+            now = digests.get(name)
+            if recorded and now and recorded != now:
+                first, count = changed.get(name, (recorded, 0))
+                changed[name] = (first, count + 1)
+    if changed:
+        what = "; ".join(f"{name} played {count} of them as another program (digest {old[:12]}, now "
+                         f"{str(digests[name])[:12]})" for name, (old, count) in changed.items())
+        raise UsageError(
+            f"{folder} holds games of other programs under these names: {what}. The bot's files changed "
+            "since (its program or its folder: docs/records.md, players[*].digest), and resuming would show "
+            f"the old bot's games under the new one. {advice}"
+        )
+
+
 __all__ = ["CONFIG_RULES", "OPENINGS_RULES", "OnResume", "PLAYER_RULES", "Rule", "SPRT_RULES", "play_conditions",
-           "refuse_changed_conditions", "refuse_changed_schedule", "sandboxed_players", "schedule_identity",
-           "start_over_advice"]
+           "refuse_changed_conditions", "refuse_changed_programs", "refuse_changed_schedule", "sandboxed_players",
+           "schedule_identity", "start_over_advice"]

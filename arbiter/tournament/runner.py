@@ -13,7 +13,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import asdict, dataclass, replace
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Protocol
 
 import yaml
 
@@ -28,9 +28,10 @@ from .audit import replay_problem
 from .config import COMMAND_LINE, TournamentConfig
 from .preflight import preflight
 from .pool import GamePool, GameSetup, LocalPool
+from .programs import player_digests
 from .progress import Progress
-from .resume import (play_conditions, refuse_changed_conditions, refuse_changed_schedule, sandboxed_players,
-                     schedule_identity, start_over_advice)
+from .resume import (play_conditions, refuse_changed_conditions, refuse_changed_programs, refuse_changed_schedule,
+                     sandboxed_players, schedule_identity, start_over_advice)
 from .schedule import ScheduledGame, fixed_schedule, planned_games, swiss_round
 from .store import GameStore, ResultsFolder, TournamentDescription, game_log_prefix, hold_results_folder
 
@@ -71,19 +72,26 @@ def prepare_results(config: TournamentConfig, *, fresh: bool, backup: bool = Tru
         note(f"--fresh: the earlier games and files of {folder.path} were moved to {kept}")
     elif note is not None and fresh and not backup:
         note(f"--fresh --no-backup: the earlier games and files of {folder.path} (if any) were deleted")
-    games = len(folder.store().load())
+    recorded = folder.store().load()
+    games = len(recorded)
     before = folder.read_description()
     advice = start_over_advice(config, games)
     if before is not None:
         refuse_changed_schedule(folder.path, before.schedule, identity, games, advice)
     conditions = play_conditions(config)
     refuse_changed_conditions(folder.path, before and before.conditions, conditions, games, advice)
+    refuse_changed_programs(folder.path, recorded, run_digests(config), advice)
     folder.write_description(TournamentDescription(
         name=config.name, schedule=identity, scoring=asdict(config.scoring), time=asdict(config.time),
         planned=planned_games(config), conditions=conditions, sandbox=sandbox_report(config),
     ))
     folder.write_config_copy(f"# copy of {config.source}\n" + yaml.safe_dump(config.raw, sort_keys=False))
     return store
+
+
+def run_digests(config: TournamentConfig) -> dict[str, str | None]:
+    """Each player's program digest for this run (worked out once per process: programs.py)."""
+    return player_digests(config.players, hidden=(str(config.source), str(config.results_dir)))
 
 
 def sandbox_report(config: TournamentConfig) -> dict[str, Any]:
@@ -122,8 +130,12 @@ def game_seed(seed: int, game_id: str) -> int:
     return int.from_bytes(hashlib.sha256(f"{seed}:{game_id}".encode()).digest()[:4], "big")
 
 
-def tournament_record(config: TournamentConfig, scheduled: ScheduledGame, record: GameRecord) -> dict[str, Any]:
-    """The referee's record plus the tournament's fields: id, round, opening, names, places, points."""
+def tournament_record(config: TournamentConfig, scheduled: ScheduledGame, record: GameRecord,
+                      digests: Mapping[str, str | None] | None = None) -> dict[str, Any]:
+    """The referee's record plus the tournament's fields: id, round, opening, names, places,
+    points, and each seat's program digest (`digests` by name: tournament/programs.py)."""
+    if digests:
+        record.players = [replace(ref, digest=digests.get(name)) for ref, name in zip(record.players, scheduled.seats)]
     places = game_places(record.scores, record.winner, record.offender)
     record.extra.update({
         "id": scheduled.id, "round": scheduled.round, "opening": list(scheduled.opening),
@@ -180,6 +192,7 @@ class TournamentRunner:
         self.cluster = cluster  # None: games in threads here
         self.cancel = threading.Event()
         self.records = store.load(repair=True)
+        self.digests = run_digests(config)
         self.done_ids = {r["id"] for r in self.records}
         self.game: Game[Any] = config.make_game()
         self.played_now = 0
@@ -338,7 +351,7 @@ class TournamentRunner:
                 self.watch.game_left(scheduled.id)
 
     def _record(self, scheduled: ScheduledGame, record: GameRecord) -> None:
-        data = tournament_record(self.config, scheduled, record)
+        data = tournament_record(self.config, scheduled, record, self.digests)
         self.store.append(data)  # durable before it is counted
         self.records.append(data)
         self.done_ids.add(scheduled.id)

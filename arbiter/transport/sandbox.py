@@ -95,6 +95,9 @@ class SandboxSpec:
     write: tuple[str, ...] = ()
     write_mb: int = WRITE_MB
     write_files: int = WRITE_FILES
+    # Paths never shown, though a folder the box shows read-only holds them (the config, the
+    # results, another player's folder): each is covered by an empty one (`_masks`).
+    hide: tuple[str, ...] = ()
 
     def write_cap_broken(self) -> str | None:
         """Why the write folders hold more than their cap, or None (read without following a
@@ -658,7 +661,7 @@ class Box:
         # Without a memory group the cap is on address space (mmap included).
         address_space_mb = None if self.groups.memory_mb is not None else memory_mb
         bwrap = _box_view(places.bwrap, places.setpriv, places.as_root, places.seccomp is not None,
-                          tuple(command), workdir, tuple(read), tuple(write))
+                          tuple(command), workdir, tuple(read), tuple(write), spec.hide)
         script = _bot_script(bwrap, {"PATH": BOX_PATH, "HOME": "/tmp", "LANG": "C.UTF-8", **env},
                              address_space_mb=address_space_mb, seccomp=places.seccomp)
         try:
@@ -746,20 +749,21 @@ class Box:
 
 @functools.lru_cache(maxsize=256)
 def _box_view(bwrap: str, setpriv: str, as_root: bool, seccomp: bool, command: tuple[str, ...], cwd: str,
-              read: tuple[str, ...], write: tuple[str, ...]) -> tuple[str, ...]:
+              read: tuple[str, ...], write: tuple[str, ...], hide: tuple[str, ...] = ()) -> tuple[str, ...]:
     """`_bwrap_argv` for a player's box, worked out once per arbiter process: the same player's
     box shows the same paths in every game, and finding them (the interpreter's installation,
     every path resolved through its links) took 0.5 ms of the arbiter's CPU a launch, 40% of a
     boxed launch's. A path that changes between two games of one run is seen as it was at
     the first (the box shows what was resolved then)."""
     return tuple(_bwrap_argv(bwrap, setpriv, as_root, command, cwd=cwd,
-                             read=(*read, *_named_paths(command, cwd, write)), write=write, seccomp=seccomp))
+                             read=(*read, *_named_paths(command, cwd, write)), write=write, seccomp=seccomp,
+                             hide=hide))
 
 
 def _bwrap_argv(bwrap: str, setpriv: str, as_root: bool, command: Sequence[str], *, cwd: str,
-                read: Sequence[str], write: Sequence[str], seccomp: bool) -> list[str]:
+                read: Sequence[str], write: Sequence[str], seccomp: bool, hide: Sequence[str] = ()) -> list[str]:
     """bubblewrap's command line for a box around `command`, run from `cwd` (with the
-    system-call filter read from SECCOMP_FD when `seccomp`)."""
+    system-call filter read from SECCOMP_FD when `seccomp`), the `hide` paths covered."""
     argv = [bwrap, "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
             "--die-with-parent", "--hostname", "box"]
     if seccomp:
@@ -777,12 +781,14 @@ def _bwrap_argv(bwrap: str, setpriv: str, as_root: bool, command: Sequence[str],
     # An empty folder where the bot starts, unless a bind below shows a real one there;
     # the folders leading to each bind are made searchable (bubblewrap would make them 0700).
     made: set[str] = set()
-    for option, path in [("--dir", cwd), *_binds(read, write)]:
+    binds = _binds(read, write, hide)
+    for option, path in [("--dir", cwd), *binds]:
         for folder in _ancestors(path):
             if folder not in made:
                 made.add(folder)
                 argv += ["--dir", folder]
         argv += [option, path] if option == "--dir" else [option, path, path]
+    argv += _masks(binds, hide)
     argv += ["--chdir", cwd]
     prefix = [setpriv, "--no-new-privs", "--inh-caps=-all"]
     if as_root:  # root in the box only to become the box's user; setpriv drops it all
@@ -841,14 +847,18 @@ def _bot_script(bwrap: Sequence[str], env: Mapping[str, str], *, address_space_m
     return ("\n".join(lines) + "\n").encode("utf-8", "surrogateescape")
 
 
-def _binds(read: Sequence[str], write: Sequence[str]) -> list[tuple[str, str]]:
+def _binds(read: Sequence[str], write: Sequence[str], hide: Sequence[str] = ()) -> list[tuple[str, str]]:
     """(option, path) for every path to show, parents before children; a path already
-    shown by a parent with the same access, or a system folder, is not bound again."""
+    shown by a parent with the same access, or a system folder, is not bound again, and a
+    read-only path that is itself hidden (or inside a hidden folder) is not bound at all."""
+    hidden = [os.path.realpath(path) for path in hide]
     wanted: dict[str, str] = {}
     for option, paths in (("--ro-bind", read), ("--bind", write)):
         for path in paths:
             real = os.path.realpath(path)
             if real == "/" or not os.path.exists(real):
+                continue
+            if option == "--ro-bind" and any(_within(real, h) for h in hidden):
                 continue
             wanted[real] = option  # writable wins over read-only for the same path
             if path != real and os.path.isabs(path) and not os.path.islink(os.path.dirname(path)):
@@ -860,6 +870,32 @@ def _binds(read: Sequence[str], write: Sequence[str]) -> list[tuple[str, str]]:
         if not covered:
             binds.append((wanted[path], path))
     return binds
+
+
+def _masks(binds: Sequence[tuple[str, str]], hide: Sequence[str]) -> list[str]:
+    """bubblewrap's options that cover every hidden path a read-only bind would show: an
+    empty read-only tmpfs over a folder, /dev/null (which the box cannot open) over a file.
+    A hidden path is covered where the box shows it (under the bind's own name, which may be a
+    link's), found from its real path; one that holds another of the box's binds is not
+    covered (the player was given that path itself: the config's check refuses what must
+    not be given)."""
+    options: list[str] = []
+    locations = [path for _, path in binds]
+    for hidden in dict.fromkeys(os.path.realpath(path) for path in hide):
+        if not os.path.exists(hidden):
+            continue
+        for option, shown in binds:
+            source = os.path.realpath(shown)
+            if option != "--ro-bind" or hidden == source or not _within(hidden, source):
+                continue
+            target = os.path.join(shown, os.path.relpath(hidden, source))
+            if any(_within(other, target) for other in locations):
+                continue
+            if os.path.isdir(hidden):
+                options += ["--perms", "0555", "--size", "4096", "--tmpfs", target, "--remount-ro", target]
+            else:
+                options += ["--ro-bind", "/dev/null", target]
+    return options
 
 
 def _ancestors(path: str) -> list[str]:
@@ -893,20 +929,80 @@ def _command_paths(command: Sequence[str], cwd: str, write: Sequence[str]) -> li
 
 
 def _named_paths(command: Sequence[str], cwd: str, write: Sequence[str] = ()) -> list[str]:
-    """What the bot needs to start: the paths its command names (`_command_paths`), an
-    interpreter's installation among them (`env X=1 python bot.py` too), and the arbiter's
-    bot kit and bundled players."""
+    """What the bot needs to start: its home (`player_home`), the paths its command names
+    (`_command_paths`), an interpreter's installation among them (`env X=1 python bot.py`
+    too), and the arbiter's bot kit and bundled players."""
     paths = [str(_PACKAGE_DIR)]
     if (_PLAYERS_DIR / "__init__.py").is_file():
         paths.append(str(_PLAYERS_DIR))
+    home = player_home(command, cwd, write)
+    if home is not None:
+        paths.append(home)
     for _, path in _command_paths(command, cwd, write):
         paths += [path, *_installations(path)]
     return paths
 
 
+def program_file(command: Sequence[str], cwd: str, write: Sequence[str] = ()) -> str | None:
+    """The first word of a command that is a file of the player's own (its program, or the
+    script an interpreter is given), not the system's or an interpreter's installation, nor
+    inside a `write` folder; None when no word is (`java -cp . Bot`)."""
+    for _, path in _command_paths(command, cwd, write):
+        if os.path.isfile(path) and not _system_path(path):
+            return path
+    return None
+
+
+def player_home(command: Sequence[str], cwd: str, write: Sequence[str] = ()) -> str | None:
+    """A player's home: the folder of its `program_file` (`python3 bots/x/main.py` -> `bots/x`),
+    or None (`java -cp . Bot`, whose home is then its `cwd`, when given). Every box shows it
+    read-only, and `tournament/programs.py` hashes it."""
+    program = program_file(command, cwd, write)
+    return os.path.dirname(program) if program is not None else None
+
+
+def command_folders(command: Sequence[str], cwd: str, write: Sequence[str] = ()) -> list[str]:
+    """The player's own folders its command shows: its home (`player_home`) and the folders
+    its words name (`java -cp jbot Bot`), not the system's nor inside a `write` folder."""
+    home = player_home(command, cwd, write)
+    named = [path for _, path in _command_paths(command, cwd, write)
+             if os.path.isdir(path) and not os.path.islink(path) and not _system_path(path)]
+    return list(dict.fromkeys([*([home] if home else []), *named]))
+
+
+def shown_folders(command: Sequence[str], cwd: str | None, spec: SandboxSpec) -> list[str]:
+    """The player's own paths its box shows, for people (a fault's hint): its home, then its
+    `read` paths (its `cwd`, when given, first among them) and its `write` folders."""
+    workdir = os.path.abspath(cwd or os.getcwd())
+    home = player_home(command, workdir, spec.write)
+    return list(dict.fromkeys([*([home] if home else []), *spec.read, *spec.write]))
+
+
+# What a program writes when it cannot open a file (Python, Perl, Java, C's perror and the shells).
+MISSING_FILE_PATTERNS = ("No such file or directory", "Can't locate", "ClassNotFoundException",
+                         "ModuleNotFoundError", "cannot open")
+
+
+def not_shown_hint(stderr_lines: Sequence[str], command: Sequence[str], cwd: str | None,
+                   spec: SandboxSpec) -> str | None:
+    """For a boxed bot that crashed: when its last words say a file was missing, that the box
+    shows only its own paths (`shown_folders`), and where to show more; else None."""
+    if not any(pattern in line for line in stderr_lines for pattern in MISSING_FILE_PATTERNS):
+        return None
+    shown = ", ".join(shown_folders(command, cwd, spec)) or "none of its own files"
+    return f"No such file; the box shows only: {shown}; see sandbox: read (docs/security.md)"
+
+
+def _home_of_user() -> str | None:
+    """The user's own home folder ($HOME: keys, passwords, mail), which no box may show whole."""
+    home = os.path.expanduser("~")
+    return os.path.realpath(home) if home not in ("", "~", "/") else None
+
+
 @dataclass(frozen=True)
 class ShownPaths:
-    """What one player's box would show from its own settings, for `shown_path_problems`."""
+    """What one player's box would show from its own settings, for `shown_path_problems`
+    and `hidden_paths`."""
 
     command: tuple[str, ...]
     cwd: str | None
@@ -914,10 +1010,12 @@ class ShownPaths:
 
     def named(self) -> list[tuple[str, str, str]]:
         """(key, word as given, absolute path) of every path the box shows for this player
-        (its program, the existing paths among its arguments, cwd, read, write), but not
-        those inside its write folders (shown by the folder, never resolved)."""
+        (its home, its program, the existing paths among its arguments, cwd, read, write), but
+        not those inside its write folders (shown by the folder, never resolved)."""
         workdir = os.path.abspath(self.cwd or os.getcwd())
-        found = [("command", word, path) for word, path in _command_paths(self.command, workdir, self.spec.write)]
+        home = player_home(self.command, workdir, self.spec.write)
+        found = [("command", f"{home} (the folder of its program)", home)] if home else []
+        found += [("command", word, path) for word, path in _command_paths(self.command, workdir, self.spec.write)]
         if self.cwd is not None:
             found.append(("cwd", self.cwd, workdir))
         found += [("sandbox.read", path, path) for path in self.spec.read]
@@ -926,22 +1024,28 @@ class ShownPaths:
 
     def own_folders(self) -> list[str]:
         """The folders that are this player's own, as its settings name them (no link followed):
-        each named path's folder (a file's parent), its cwd, and its read and write paths."""
+        its home, each named path's folder (a file's parent), its cwd, and its read and write
+        paths; never the arbiter's bot kit or bundled players, which every box shows."""
         folders = []
         for key, _, path in self.named():
-            if _system_path(path):
+            if _system_path(path) or any(_within(path, str(kit)) for kit in (_PACKAGE_DIR, _PLAYERS_DIR)):
                 continue
             named_folder = os.path.isdir(path) and not os.path.islink(path)
             folders.append(path if key != "command" or named_folder else os.path.dirname(path))
         return folders
 
 
-def shown_path_problems(players: Sequence[ShownPaths], *, hidden: Sequence[str]) -> list[tuple[int, str, str]]:
+def shown_path_problems(players: Sequence[ShownPaths], *, hidden: Sequence[str],
+                        secrets: Sequence[str] = ()) -> list[tuple[int, str, str]]:
     """(player index, key, sentence) for every path a box would show that leads, itself or
     through a link, into one of the `hidden` paths (the config file, the results folder) or
     into another player's own folders: checked once, before the first game, so that a link a
-    bot plants in a folder it may write (`cache/book.txt -> ../bob/`) is refused, not shown."""
+    bot plants in a folder it may write (`cache/book.txt -> ../bob/`) is refused, not shown.
+    A hidden path *inside* a shown folder is covered in the box (`hidden_paths`); what no
+    cover makes safe is refused too: a folder that is the whole filesystem, or that holds the
+    user's home folder or one of the arbiter's `secrets` (its key files)."""
     owns = [[os.path.realpath(folder) for folder in player.own_folders()] for player in players]
+    user_home = _home_of_user()
     problems = []
     for index, player in enumerate(players):
         mine = owns[index]
@@ -951,13 +1055,36 @@ def shown_path_problems(players: Sequence[ShownPaths], *, hidden: Sequence[str])
             hides = [h for h in hidden if _within(target, h)]
             others = [folder for other, folders in enumerate(owns) if other != index for folder in folders
                       if _within(target, folder) and not any(_within(target, m) for m in mine)]
-            if hides:
+            held = [s for s in secrets if _within(os.path.realpath(s), target)]
+            if target == "/":
+                problems.append((index, key, f"{how}, the whole filesystem, which no box may show: "
+                                             "give the bot a folder of its own"))
+            elif user_home and os.path.isdir(target) and _within(user_home, target):
+                problems.append((index, key, f"{how}, which holds your home folder {user_home} (your keys and "
+                                             "passwords): give the bot a folder of its own"))
+            elif held and os.path.isdir(target):
+                problems.append((index, key, f"{how}, which holds the arbiter's secret key {held[0]}: "
+                                             "keep the key outside every bot's folder"))
+            elif hides:
                 problems.append((index, key, f"{how}, which holds {hides[0]}; a shown path must not lead "
                                              "to the config or the results"))
             elif others and target != os.path.abspath(path):
                 problems.append((index, key, f"{how}, in another player's folder ({others[0]}); a shown path "
                                              "must not lead outside the player's own folders"))
     return problems
+
+
+def hidden_paths(players: Sequence[ShownPaths], *, hidden: Sequence[str]) -> list[tuple[str, ...]]:
+    """For each player, what its box must cover inside the folders it shows (`SandboxSpec.hide`):
+    the `hidden` paths (the config, the results) and every other player's own folders, but
+    not one that is, or holds, a folder of its own (two bots in one folder share it, read-only)."""
+    owns = [[os.path.realpath(folder) for folder in player.own_folders()] for player in players]
+    covers = []
+    for index, mine in enumerate(owns):
+        others = [folder for other, folders in enumerate(owns) if other != index for folder in folders
+                  if not any(_within(m, folder) for m in mine)]
+        covers.append(tuple(dict.fromkeys([*(os.path.realpath(h) for h in hidden), *others])))
+    return covers
 
 
 def _system_path(path: str) -> bool:
@@ -1042,4 +1169,4 @@ def _give_to_box(path: str, as_root: bool) -> None:
 
 
 __all__ = ["BOX_UID", "STDIN_FD", "STDOUT_FD", "Box", "SandboxError", "SandboxSpec", "ShownPaths", "Support",
-           "remove_tree", "shown_path_problems", "support"]
+           "command_folders", "hidden_paths", "not_shown_hint", "player_home", "program_file", "remove_tree", "shown_folders", "shown_path_problems", "support"]

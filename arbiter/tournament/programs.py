@@ -1,0 +1,120 @@
+"""Which program a player is: a digest of its files, so that a results folder never holds two
+bots under one name (docs/records.md, `players[*].digest`; the resume rule: resume.py).
+
+A player's digest is a SHA-256 over its program file (the first word of its command that is
+a file of its own) and the files of its own folders: its home (the program's folder) and the
+folders its command names (`java -cp jbot Bot`), or else, when it has neither, the folder it
+runs in (its `cwd`: `java -cp . Bot`). Not the other folders its box may show (the current
+folder of `arbiter match`, a shared opening book): a bot is another program when its own
+files change, not when a neighbour's do. What it must not see is not hashed either: the
+config, the results folder and the other players' folders (`hidden_paths`), its write
+folders (they change as it plays), and entries whose names start with `.` or are
+`__pycache__` (version control, caches an interpreter writes beside the code).
+
+Bounded, because a home may be large (a network's weights, a whole checkout): at most
+`MAX_FILES` entries are hashed, nearest the folder's top first (breadth first, in name
+order), and of their contents at most `MAX_CONTENT_BYTES` in all; past that a file counts by
+its name and size only. A change beyond the caps goes unseen. Worked out once per arbiter
+process per player (a run is one process), not once per game.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+from collections import deque
+from typing import Sequence
+
+from ..referee import PlayerSpec
+from ..transport.sandbox import SandboxSpec, ShownPaths, command_folders, hidden_paths, program_file
+
+MAX_FILES = 2000  # entries hashed per player, beyond its program file
+MAX_CONTENT_BYTES = 64 << 20  # bytes of content hashed per player; past it, names and sizes only
+_SKIPPED_NAMES = ("__pycache__",)
+_CHUNK_BYTES = 1 << 20
+
+
+def player_digests(players: Sequence[PlayerSpec], hidden: Sequence[str]) -> dict[str, str | None]:
+    """Each launched player's digest by name (None for a remote bot: the arbiter has none of
+    its files), with the `hidden` paths (the config, the results folder) and each other's
+    folders left out."""
+    launched = [p for p in players if p.transport != "remote"]
+    shown = [ShownPaths(p.command, p.cwd, p.sandbox or SandboxSpec()) for p in launched]
+    covers = dict(zip((p.name for p in launched), hidden_paths(shown, hidden=hidden)))
+    return {p.name: None if p.transport == "remote" else
+            program_digest(p.command, p.cwd, p.sandbox, covers[p.name]) for p in players}
+
+
+@functools.lru_cache(maxsize=256)
+def program_digest(command: tuple[str, ...], cwd: str | None, sandbox: SandboxSpec | None,
+                   skip: tuple[str, ...] = ()) -> str:
+    """The SHA-256 (hex) of a player's program and its own folders' files (the module's
+    docstring), leaving out the `skip` paths."""
+    workdir = os.path.abspath(cwd or os.getcwd())
+    write = sandbox.write if sandbox is not None else ()
+    folders = command_folders(command, workdir, write) or [workdir]
+    left_out = [os.path.realpath(path) for path in (*skip, *write)]
+    digest = hashlib.sha256()
+    budget = [MAX_CONTENT_BYTES]
+    program = program_file(command, workdir, write)
+    if program is not None:
+        _add_file(digest, b"program", program, budget)
+    for folder in dict.fromkeys(folders):
+        _add_folder(digest, folder, left_out, budget)
+    return digest.hexdigest()
+
+
+def _add_folder(digest: "hashlib._Hash", folder: str, left_out: Sequence[str], budget: list[int]) -> None:
+    """Hash a folder's entries, breadth first in name order, up to MAX_FILES of them."""
+    top = os.path.realpath(folder)
+    digest.update(b"folder\0" + top.encode(errors="surrogateescape") + b"\0")
+    if not os.path.isdir(top):
+        if os.path.isfile(top):
+            _add_file(digest, b"file", top, budget)
+        return
+    pending = deque([top])
+    counted = 0
+    while pending:
+        current = pending.popleft()
+        try:
+            entries = sorted(os.scandir(current), key=lambda entry: entry.name)
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name.startswith(".") or entry.name in _SKIPPED_NAMES:
+                continue
+            if any(_within(entry.path, path) for path in left_out):
+                continue
+            counted += 1
+            if counted > MAX_FILES:
+                return
+            name = os.path.relpath(entry.path, top).encode(errors="surrogateescape")
+            if entry.is_symlink():
+                digest.update(b"link\0" + name + b"\0" + os.readlink(entry.path).encode(errors="surrogateescape"))
+            elif entry.is_dir(follow_symlinks=False):
+                digest.update(b"dir\0" + name + b"\0")
+                pending.append(entry.path)
+            elif entry.is_file(follow_symlinks=False):
+                _add_file(digest, name, entry.path, budget)
+
+
+def _add_file(digest: "hashlib._Hash", name: bytes, path: str, budget: list[int]) -> None:
+    """Hash a file's name and content, or its name and size once the content budget is spent."""
+    try:
+        size = os.stat(path).st_size
+        digest.update(b"file\0" + name + b"\0" + str(size).encode() + b"\0")
+        if size > budget[0]:
+            return  # its name and size only: the content budget is spent, or this file alone passes it
+        budget[0] -= size
+        with open(path, "rb") as file:
+            while chunk := file.read(_CHUNK_BYTES):
+                digest.update(chunk)
+    except OSError as exc:
+        digest.update(b"unreadable\0" + name + b"\0" + str(exc.errno).encode())
+
+
+def _within(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+__all__ = ["MAX_CONTENT_BYTES", "MAX_FILES", "player_digests", "program_digest"]
