@@ -473,8 +473,8 @@ def _check_shown_paths(problems: Problems, players: Sequence[PlayerSpec], at: Se
     hides (the whole filesystem, the user's home folder, the arbiter's keys: docs/security.md)."""
     launched = [(index, p) for index, p in enumerate(players) if p.transport != "remote"]
     shown = [ShownPaths(p.command, p.cwd, p.sandbox or SandboxSpec()) for _, p in launched]
-    for at, key, message in shown_path_problems(shown, hidden=hidden, secrets=secrets):
-        index, player = launched[at]
+    for which, key, message in shown_path_problems(shown, hidden=hidden, secrets=secrets):
+        index, player = launched[which]
         if player.sandbox is not None:
             problems.add((*at[index], *key.split(".")), message)
 

@@ -13,9 +13,11 @@ folders (they change as it plays), and entries whose names start with `.` or are
 
 Bounded, because a home may be large (a network's weights, a whole checkout): at most
 `MAX_FILES` entries are hashed, nearest the folder's top first (breadth first, in name
-order), and of their contents at most `MAX_CONTENT_BYTES` in all; past that a file counts by
-its name and size only. A change beyond the caps goes unseen. Worked out once per arbiter
-process per player (a run is one process), not once per game.
+order), and of their contents at most `MAX_CONTENT_BYTES` in all; a file that does not fit
+what is left counts by its name, size and modification time (a network's weights rewritten
+in place changes its time). An entry past the `MAX_FILES`th goes unseen. Worked out once
+per arbiter process per player (a run is one process), not once per game:
+benchmarks/bench_digest.py measures it (docs/performance.md, Program digests).
 """
 from __future__ import annotations
 
@@ -29,7 +31,7 @@ from ..referee import PlayerSpec
 from ..transport.sandbox import SandboxSpec, ShownPaths, command_folders, hidden_paths, program_file
 
 MAX_FILES = 2000  # entries hashed per player, beyond its program file
-MAX_CONTENT_BYTES = 64 << 20  # bytes of content hashed per player; past it, names and sizes only
+MAX_CONTENT_BYTES = 16 << 20  # bytes of content hashed per player; past it, names, sizes and times
 _SKIPPED_NAMES = ("__pycache__",)
 _CHUNK_BYTES = 1 << 20
 
@@ -99,13 +101,14 @@ def _add_folder(digest: "hashlib._Hash", folder: str, left_out: Sequence[str], b
 
 
 def _add_file(digest: "hashlib._Hash", name: bytes, path: str, budget: list[int]) -> None:
-    """Hash a file's name and content, or its name and size once the content budget is spent."""
+    """Hash a file's name and content, or its name, size and time when it does not fit the budget."""
     try:
-        size = os.stat(path).st_size
-        digest.update(b"file\0" + name + b"\0" + str(size).encode() + b"\0")
-        if size > budget[0]:
-            return  # its name and size only: the content budget is spent, or this file alone passes it
-        budget[0] -= size
+        stat = os.stat(path)
+        digest.update(b"file\0" + name + b"\0" + str(stat.st_size).encode() + b"\0")
+        if stat.st_size > budget[0]:
+            digest.update(b"modified\0" + str(stat.st_mtime_ns).encode())
+            return
+        budget[0] -= stat.st_size
         with open(path, "rb") as file:
             while chunk := file.read(_CHUNK_BYTES):
                 digest.update(chunk)

@@ -756,7 +756,7 @@ def _box_view(bwrap: str, setpriv: str, as_root: bool, seccomp: bool, command: t
     boxed launch's. A path that changes between two games of one run is seen as it was at
     the first (the box shows what was resolved then)."""
     return tuple(_bwrap_argv(bwrap, setpriv, as_root, command, cwd=cwd,
-                             read=(*read, *_named_paths(command, cwd, write)), write=write, seccomp=seccomp,
+                             read=(*read, *_named_paths(command, cwd, write, as_root)), write=write, seccomp=seccomp,
                              hide=hide))
 
 
@@ -928,15 +928,17 @@ def _command_paths(command: Sequence[str], cwd: str, write: Sequence[str]) -> li
     return found
 
 
-def _named_paths(command: Sequence[str], cwd: str, write: Sequence[str] = ()) -> list[str]:
+def _named_paths(command: Sequence[str], cwd: str, write: Sequence[str] = (), as_root: bool = False) -> list[str]:
     """What the bot needs to start: its home (`player_home`), the paths its command names
     (`_command_paths`), an interpreter's installation among them (`env X=1 python bot.py`
-    too), and the arbiter's bot kit and bundled players."""
+    too), and the arbiter's bot kit and bundled players. A home the box's own user could
+    not list (a private 0700 folder, when the arbiter is root) is not shown as a folder: its
+    program is still shown as a file, the folders above it made reachable."""
     paths = [str(_PACKAGE_DIR)]
     if (_PLAYERS_DIR / "__init__.py").is_file():
         paths.append(str(_PLAYERS_DIR))
     home = player_home(command, cwd, write)
-    if home is not None:
+    if home is not None and (not as_root or _others_may_list(home)):
         paths.append(home)
     for _, path in _command_paths(command, cwd, write):
         paths += [path, *_installations(path)]
@@ -951,6 +953,14 @@ def program_file(command: Sequence[str], cwd: str, write: Sequence[str] = ()) ->
         if os.path.isfile(path) and not _system_path(path):
             return path
     return None
+
+
+def _others_may_list(folder: str) -> bool:
+    """Whether a user who neither owns a folder nor is in its group may list and enter it."""
+    try:
+        return os.stat(folder).st_mode & 0o005 == 0o005
+    except OSError:
+        return False
 
 
 def player_home(command: Sequence[str], cwd: str, write: Sequence[str] = ()) -> str | None:
