@@ -4,7 +4,6 @@ misses a file it was not shown is told so; a home that no cover makes safe is re
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -19,7 +18,7 @@ from arbiter.referee import PlayerSpec, TimeControl, play_game
 from arbiter.tournament.config import ConfigError, load_config
 from arbiter.transport.keys import KeyPair, write_key_pair
 from arbiter.transport.sandbox import SandboxSpec, support
-from referee_support import BOTS, RANDOM_BOT, ROOT
+from referee_support import BOTS, RANDOM_BOT
 
 MANY_FILES = BOTS / "many_files"
 PY = sys.executable

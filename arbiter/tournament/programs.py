@@ -8,8 +8,10 @@ runs in (its `cwd`: `java -cp . Bot`). Not the other folders its box may show (t
 folder of `arbiter match`, a shared opening book): a bot is another program when its own
 files change, not when a neighbour's do. What it must not see is not hashed either: the
 config, the results folder and the other players' folders (`hidden_paths`), its write
-folders (they change as it plays), and entries whose names start with `.` or are
-`__pycache__` (version control, caches an interpreter writes beside the code).
+folders (they change as it plays), and entries whose names start with `.`, or are
+`__pycache__` or `results` (version control, an interpreter's caches, and where the
+arbiter's own commands write by default: `arbiter check` run in the bot's folder between
+two runs of a match must not make its bot another program).
 
 Bounded, because a home may be large (a network's weights, a whole checkout): at most
 `MAX_FILES` entries are hashed, nearest the folder's top first (breadth first, in name
@@ -32,7 +34,9 @@ from ..transport.sandbox import SandboxSpec, ShownPaths, command_folders, hidden
 
 MAX_FILES = 2000  # entries hashed per player, beyond its program file
 MAX_CONTENT_BYTES = 16 << 20  # bytes of content hashed per player; past it, names, sizes and times
-_SKIPPED_NAMES = ("__pycache__",)
+# An interpreter's caches, and where the arbiter's commands write by default (`results/match`,
+# `results/check`...: a folder that changes whenever the author runs one, not the bot).
+_SKIPPED_NAMES = ("__pycache__", "results")
 _CHUNK_BYTES = 1 << 20
 
 
@@ -94,8 +98,7 @@ def _add_folder(digest: "hashlib._Hash", folder: str, left_out: Sequence[str], b
             if entry.is_symlink():
                 digest.update(b"link\0" + name + b"\0" + os.readlink(entry.path).encode(errors="surrogateescape"))
             elif entry.is_dir(follow_symlinks=False):
-                digest.update(b"dir\0" + name + b"\0")
-                pending.append(entry.path)
+                pending.append(entry.path)  # counted by the files in it: an empty folder is nothing
             elif entry.is_file(follow_symlinks=False):
                 _add_file(digest, name, entry.path, budget)
 

@@ -1032,7 +1032,7 @@ def unstartable(command: Sequence[str], cwd: str | Path | None) -> str | None:
         if why is not None:
             return why
     elif shutil.which(program) is None:
-        if (folder / program).is_file():
+        if os.path.isfile(folder / program):  # False, not an error, for a name too long to be a file
             return (f"{program!r} is not found on PATH; to run the file {program} here, write "
                     f"./{program}" + (f" or {run_by} {program}" if run_by else ""))
         return f"{program!r} is not found on PATH"
