@@ -1028,7 +1028,7 @@ class ShownPaths:
         found += [("command", word, path) for word, path in _command_paths(self.command, workdir, self.spec.write)]
         if self.cwd is not None:
             found.append(("cwd", self.cwd, workdir))
-        found += [("sandbox.read", path, path) for path in self.spec.read]
+        found += [("sandbox.read", path, path) for path in self.spec.read if self.cwd is None or path != workdir]
         found += [("sandbox.write", path, path) for path in self.spec.write]
         return found
 
@@ -1065,14 +1065,17 @@ def shown_path_problems(players: Sequence[ShownPaths], *, hidden: Sequence[str],
             hides = [h for h in hidden if _within(target, h)]
             others = [folder for other, folders in enumerate(owns) if other != index for folder in folders
                       if _within(target, folder) and not any(_within(target, m) for m in mine)]
+            # A `cwd` is shown when it is among the read paths too (one the config gives).
+            shown = key != "cwd" or path in player.spec.read
+            shown_folder = shown and os.path.isdir(target)
             held = [s for s in secrets if _within(os.path.realpath(s), target)]
-            if target == "/":
+            if target == "/" and shown:
                 problems.append((index, key, f"{how}, the whole filesystem, which no box may show: "
                                              "give the bot a folder of its own"))
-            elif user_home and os.path.isdir(target) and _within(user_home, target):
+            elif user_home and shown_folder and _within(user_home, target):
                 problems.append((index, key, f"{how}, which holds your home folder {user_home} (your keys and "
                                              "passwords): give the bot a folder of its own"))
-            elif held and os.path.isdir(target):
+            elif held and shown_folder:
                 problems.append((index, key, f"{how}, which holds the arbiter's secret key {held[0]}: "
                                              "keep the key outside every bot's folder"))
             elif hides:
