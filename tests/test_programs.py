@@ -133,7 +133,7 @@ def test_a_match_whose_bot_changed_is_refused_on_resume_with_the_way_out(tmp_pat
     assert main(match(tmp_path)) == 2
     err = capsys.readouterr().err
     assert "main played 2 of them as another program" in err and "random_bot" not in err.split("error:")[1]
-    assert "Give a new results folder (--results DIR" in err and "--fresh" in err
+    assert "give the new run its own folder with --results DIR; or run with --fresh" in err
     assert len([line for line in err.splitlines() if "error" in line]) == 1
     programs.program_digest.cache_clear()
     assert main(match(tmp_path, "--fresh")) == 0
