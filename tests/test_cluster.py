@@ -266,9 +266,9 @@ def test_arbiter_sprt_with_cluster_plays_its_games_on_the_workers_and_reaches_th
 
 @pytest.mark.parametrize("command", ["match", "sprt"])
 @pytest.mark.parametrize("address, says", [
-    ("tcp://192.0.2.1:8786", "command line: cluster: 'tcp://192.0.2.1:8786' is not allowed: 192.0.2.1 is not "
+    ("tcp://192.0.2.1:8786", "--cluster: 'tcp://192.0.2.1:8786' is not allowed: 192.0.2.1 is not "
                              "this machine, and a plain tcp:// connection is readable and forgeable"),
-    ("localhost:8786", "command line: cluster: 'localhost:8786' is not allowed: give the Dask scheduler as "
+    ("localhost:8786", "--cluster: 'localhost:8786' is not allowed: give the Dask scheduler as "
                        "tls://HOST:PORT"),
     ("tcp://127.0.0.1:9", "cannot reach the Dask scheduler at tcp://127.0.0.1:9: Timed out trying to connect"),
 ])
