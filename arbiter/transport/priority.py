@@ -19,13 +19,17 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from contextlib import contextmanager
 from typing import Iterator
 
 REALTIME_PRIORITY = 1  # the lowest: the arbiter only needs to wake ahead of ordinary processes
+# How long a real-time thread sleeps to let an ordinary process run (`let_others_run`).
+LET_RUN_S = 0.00005
 
 _probe_lock = threading.Lock()
 _allowed: bool | None = None
+_raised = threading.local()  # `on`: this thread is inside `punctual` at real-time priority
 
 
 def realtime_allowed() -> bool:
@@ -60,11 +64,25 @@ def punctual() -> Iterator[bool]:
         return
     policy, param = os.sched_getscheduler(0), os.sched_getparam(0)
     raised = policy & ~os.SCHED_RESET_ON_FORK != os.SCHED_FIFO and _raise_thread()
+    was_on = getattr(_raised, "on", False)
+    _raised.on = raised or policy & ~os.SCHED_RESET_ON_FORK == os.SCHED_FIFO
     try:
-        yield raised or policy & ~os.SCHED_RESET_ON_FORK == os.SCHED_FIFO
+        yield _raised.on
     finally:
+        _raised.on = was_on
         if raised:
             os.sched_setscheduler(0, policy, param)
 
 
-__all__ = ["REALTIME_PRIORITY", "punctual", "realtime_allowed"]
+def let_others_run() -> None:
+    """Give the CPU to an ordinary process that is waiting for it (a bot that must run to
+    take the SIGSTOP it was sent). An ordinary thread yields; a real-time one sleeps a moment
+    (LET_RUN_S): `sched_yield` would hand the CPU straight back to it, ahead of every
+    ordinary process."""
+    if getattr(_raised, "on", False):
+        time.sleep(LET_RUN_S)
+    else:
+        os.sched_yield()
+
+
+__all__ = ["REALTIME_PRIORITY", "let_others_run", "punctual", "realtime_allowed"]
