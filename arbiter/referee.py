@@ -171,13 +171,12 @@ def play_game(game: Game[Any], players: Sequence[PlayerSpec], *, time: TimeContr
     started = _now()
     referee = _Referee(game, state, seats, list(opening), cancel, on_turn,
                        ChanceDice(fresh_seed() if chance_seed is None else chance_seed), kept)
-    with punctual():  # the looks at a bot's clock are made when its deadline falls (priority.py)
-        try:
-            ending = referee.run()
-            referee.shut_down(ending)
-        except BaseException:
-            referee.kill_all()
-            raise
+    try:
+        ending = referee.run()
+        referee.shut_down(ending)
+    except BaseException:
+        referee.kill_all()
+        raise
     return referee.record(ending, started_at, _now() - started)
 
 
@@ -303,14 +302,17 @@ class _Referee:
             return _Ending(Termination.NORMAL, None, self._normal_detail())
         # After the opening (if any), the seat to move is told to start.
         self.seats[state.current_player].pending.append(START)
-        while not state.is_over():
-            if self.cancel is not None and self.cancel.is_set():  # bots that answer at once never
-                raise GameAborted("the game was cancelled")      # leave the read loop's wake-ups
-            fault = self._check_quiet(game_over=False) or self._play_turn(self.seats[state.current_player])
-            if fault:
-                return fault
-            if self.on_turn is not None:
-                self.on_turn(state)
+        # The turns' looks at a bot's clock are made when its deadline falls (priority.py). Not
+        # the start-up's: its looks cost CPU every millisecond, which would be the starting bots'.
+        with punctual():
+            while not state.is_over():
+                if self.cancel is not None and self.cancel.is_set():  # bots that answer at once never
+                    raise GameAborted("the game was cancelled")      # leave the read loop's wake-ups
+                fault = self._check_quiet(game_over=False) or self._play_turn(self.seats[state.current_player])
+                if fault:
+                    return fault
+                if self.on_turn is not None:
+                    self.on_turn(state)
         fault = self._check_quiet(game_over=True)
         if fault:
             return fault

@@ -1,4 +1,5 @@
-"""The arbiter's own punctuality: a real-time priority for the threads that watch the clocks.
+"""The arbiter's own punctuality: a real-time priority for the threads that watch the clocks
+(the referee's during a game's turns, and ZeroMQ's I/O thread).
 
 On a busy machine an ordinary thread asked to wake at a deadline may run milliseconds
 later (4.6 ms at the median and 62 ms at worst here, with six CPU burners on 2 cores),
