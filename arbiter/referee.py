@@ -37,6 +37,7 @@ from .protocol import QUIT, START, Dialect, find_dialect, format_chance_line
 from .records import GameRecord, MoveRecord, PlayerRef, Termination
 from .transport import TIMEOUT, BadLine, Channel, Closed, ReadResult
 from .transport.pipe import launch_pipe_bot
+from .transport.priority import punctual
 from .transport.process import BotProcess, LaunchError, end_all, launch_side_by_side
 from .transport.sandbox import SandboxSpec, not_shown_hint
 from .transport.endpoints import EndpointError, LeaseCancelled, SocketSpec, check_socket
@@ -283,6 +284,7 @@ class _Referee:
         self.on_turn = on_turn
         self.moves: list[MoveRecord] = []
         self.cleanup_problems: list[str] = []  # what the arbiter failed to tidy after the game: noted, blames no bot
+        self.doubts: list[str] = []  # verdicts the arbiter's own lateness left open, given to the bot: noted
         replay = game.new_state()
         for text in opening:
             seat = replay.current_player
@@ -300,14 +302,17 @@ class _Referee:
             return _Ending(Termination.NORMAL, None, self._normal_detail())
         # After the opening (if any), the seat to move is told to start.
         self.seats[state.current_player].pending.append(START)
-        while not state.is_over():
-            if self.cancel is not None and self.cancel.is_set():  # bots that answer at once never
-                raise GameAborted("the game was cancelled")      # leave the read loop's wake-ups
-            fault = self._check_quiet(game_over=False) or self._play_turn(self.seats[state.current_player])
-            if fault:
-                return fault
-            if self.on_turn is not None:
-                self.on_turn(state)
+        # The turns' looks at a bot's clock are made when its deadline falls (priority.py). Not
+        # the start-up's: its looks cost CPU every millisecond, which would be the starting bots'.
+        with punctual():
+            while not state.is_over():
+                if self.cancel is not None and self.cancel.is_set():  # bots that answer at once never
+                    raise GameAborted("the game was cancelled")      # leave the read loop's wake-ups
+                fault = self._check_quiet(game_over=False) or self._play_turn(self.seats[state.current_player])
+                if fault:
+                    return fault
+                if self.on_turn is not None:
+                    self.on_turn(state)
         fault = self._check_quiet(game_over=True)
         if fault:
             return fault
@@ -437,9 +442,14 @@ class _Referee:
         that exits meanwhile is let go (`_let_go`), not a crash."""
         starting = list(starting)
         processes = {seat.index: seat.process for seat in starting if seat.process is not None}
-        first_look = {seat.index: seat.launched_at + (0.0 if kept else
-                                                      FIRST_LOOK_SHARE * _FASTEST_STARTUPS.get(_startup_key(seat)))
-                      for seat in starting}
+        limit = {seat.index: seat.launched_at + seat.time.startup_ms / 1000 for seat in starting}
+        # The first look is never after the limit, and no pause runs past a limit: a punctual
+        # arbiter looks when a limit falls. Since a look finds only that a bot has finished,
+        # not when, a bot is known to have been starting at its last look that found it so.
+        first_look = {seat.index: min(seat.launched_at + (0.0 if kept else
+                                                          FIRST_LOOK_SHARE * _FASTEST_STARTUPS.get(_startup_key(seat))),
+                                      limit[seat.index]) for seat in starting}
+        starting_at = {seat.index: seat.launched_at for seat in starting}
         exited = BotProcess.wait_any_exit(list(processes.values()), 0.0)
         while starting:
             now = _now()
@@ -453,6 +463,11 @@ class _Referee:
                         self._let_go(seat)
                         continue
                     return self._check_quiet(game_over=False) or self._crash(seat)  # a line it wrote is its first fault
+                if not ready and now >= first_look[seat.index]:
+                    starting_at[seat.index] = now
+                elif now > limit[seat.index]:  # the look before found it starting, and it came before the limit
+                    self._note_doubt(seat, "finished starting", starting_at[seat.index], now, limit[seat.index],
+                                     f"the end of its startup_ms ({seat.time.startup_ms} ms)")
                 if ready:
                     seat.startup_ms = round((now - seat.launched_at) * 1000, 3)
                     if not kept:
@@ -468,9 +483,11 @@ class _Referee:
                 if self.cancel is not None and self.cancel.is_set():
                     raise GameAborted("the game was cancelled")
                 # No event says that a process fell asleep: look again after a pause (until the
-                # first look that is due, at least STARTUP_POLL_S, at most WAKE_S for `cancel`),
-                # which a bot's exit cuts short.
-                pause = min(max(STARTUP_POLL_S, min(first_look[seat.index] for seat in starting) - _now()), WAKE_S)
+                # first look that is due, at least STARTUP_POLL_S, at most WAKE_S for `cancel`,
+                # and never past a limit still ahead), which a bot's exit cuts short.
+                now = _now()
+                pause = min(max(STARTUP_POLL_S, min(first_look[seat.index] for seat in starting) - now), WAKE_S)
+                pause = min([pause, *(limit[seat.index] - now for seat in starting if limit[seat.index] > now)])
                 exited = BotProcess.wait_any_exit([processes[seat.index] for seat in starting], pause)
         return None
 
@@ -534,9 +551,17 @@ class _Referee:
                 turn_used_ms, move_used_ms = cpu_now - cpu_start, cpu_now - cpu_move_start
                 # CPU time can only be read after the fact.
                 late = turn_used_ms > budget_ms or (tc.move_ms is not None and move_used_ms > tc.move_ms)
-            else:  # under the wall clock a line that was there by the deadline is in time
-                turn_used_ms, move_used_ms = (arrived - turn_start) * 1000, (arrived - move_start) * 1000
+            else:  # under the wall clock a line is in time if it arrived by the deadline
                 late = False
+                if result.__class__ is str:
+                    earliest, arrived = channel.arrival()
+                    if arrived > wall_deadline:
+                        late = earliest >= wall_deadline  # the arbiter looked at the deadline, and it was not there
+                        if not late:
+                            self._note_doubt(seat, f"move {len(self.moves) + 1} arrived", earliest, arrived,
+                                             wall_deadline, "its deadline")
+                            arrived = wall_deadline  # in doubt, in time: charged as if at the deadline
+                turn_used_ms, move_used_ms = (arrived - turn_start) * 1000, (arrived - move_start) * 1000
             if result is TIMEOUT or late:
                 seat.used_ms += turn_used_ms
                 return self._timeout(seat, move_used_ms, turn_used_ms, budget_ms)
@@ -559,6 +584,15 @@ class _Referee:
                     process.track_descendants()  # so that none escapes the end of the game
                 return fault or self._check_write_cap(seat)
             move_start, cpu_move_start = arrived, cpu_now  # another move is due in the same turn
+
+    def _note_doubt(self, seat: _Seat, what: str, earliest: float, latest: float, limit: float,
+                    limit_text: str) -> None:
+        """Note in the record a verdict the arbiter could not make because it looked late: the
+        bot's `what` happened after `earliest` and by `latest`, and `limit` lies between. It is
+        given to the bot (docs/protocol.md, Time)."""
+        self.doubts.append(f"{seat.label} {what} between {(limit - earliest) * 1000:.1f} ms before and "
+                           f"{(latest - limit) * 1000:.1f} ms after {limit_text}, the arbiter having looked "
+                           "late: taken as in time")
 
     @staticmethod
     def _check_write_cap(seat: _Seat) -> _Ending | None:
@@ -844,7 +878,7 @@ class _Referee:
             winner=winner,
             termination=ending.termination,
             offender=ending.offender,
-            detail="; ".join([ending.detail, *self.cleanup_problems]),
+            detail="; ".join([ending.detail, *self.doubts, *self.cleanup_problems]),
             started_at=started_at,
             duration_s=round(duration_s, 3),
             logs=[str(s.log_path) if s.log_path is not None else None for s in self.seats],

@@ -56,6 +56,9 @@ def test_bundled_config_reproduces_game_for_game(path: Path, tmp_path: Path) -> 
     """Same config, same games: every bot that plays at random is seeded from the game id."""
     config = load_config(path)
     config = replace(config, games_per_pairing=config.seats, rounds=min(config.rounds or 1, 2) if config.rounds else None)
+    # Searches bounded by the clock play differently on a loaded machine: by node counts alone
+    # (docs/bots.md, BOT_NODES_ONLY) the bundled bots play the same moves on any machine.
+    config = replace(config, players=tuple(replace(p, env={**p.env, "BOT_NODES_ONLY": "1"}) for p in config.players))
     runs = [run_tournament(replace(config, results_dir=tmp_path / str(k)), Progress(quiet=True, tty=False)).records
             for k in range(2)]
     assert played(runs[0]) == played(runs[1])
@@ -64,10 +67,11 @@ def test_bundled_config_reproduces_game_for_game(path: Path, tmp_path: Path) -> 
 
 def test_the_demo_plays_the_same_games_in_the_sandbox_and_out_of_it(tmp_path: Path) -> None:
     """The box changes nothing in how bots play: the demo's games (cut down), boxed and not, move
-    for move. (The demo's bots decide by the seed, not the clock; perfect_dp's and double_cross's
-    time-bounded searches on bigger boards can differ between any two runs under load.)"""
+    for move, with searches bounded by node counts alone (docs/bots.md, BOT_NODES_ONLY): bounded
+    by the clock, perfect_dp's and double_cross's can differ between any two runs under load."""
     config = load_config(ALL_CONFIGS[0].parent / "demo.yaml")
-    config = replace(config, games_per_pairing=2)
+    config = replace(config, games_per_pairing=2,
+                     players=tuple(replace(p, env={**p.env, "BOT_NODES_ONLY": "1"}) for p in config.players))
     runs = [run_tournament(replace(how, results_dir=tmp_path / str(k)), Progress(quiet=True, tty=False)).records
             for k, how in enumerate((config, without_sandbox(config)))]
     assert played(runs[0]) == played(runs[1])

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from arbiter import referee
 from arbiter.games import find_game
 from arbiter.records import Termination
 from arbiter.referee import QUIT_GRACE_S, TERM_GRACE_S, GameAborted, TimeControl, play_game
@@ -120,7 +121,8 @@ def test_no_process_a_bot_started_outlives_the_game(script: str, env: dict[str, 
     record = play_game(find_game("limit-nim"), [bot(script, "parent", marker, **env), honest(marker)],
                        time=TimeControl(time_ms=2000, suspend_idle=suspend_idle), log_dir=tmp_path)
     assert record.termination is Termination.NORMAL
-    assert time.monotonic() - started < QUIT_GRACE_S + TERM_GRACE_S + MARGIN_S
+    startup_s = max((ms or 0.0 for ms in record.startup_ms), default=0.0) / 1000  # off the clock, load's to decide
+    assert time.monotonic() - started - startup_s < QUIT_GRACE_S + TERM_GRACE_S + MARGIN_S
     assert live_marked(marker) == []
 
 
@@ -133,28 +135,28 @@ def test_whitespace_around_a_move_is_ignored(padding: str, line_end: str, tmp_pa
     assert live_marked(marker) == []
 
 
-def test_a_process_that_left_the_bots_process_group_is_suspended_too(tmp_path: Path) -> None:
+def test_a_process_that_left_the_bots_process_group_is_suspended_too(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """Its child keeps sending the bot SIGCONT: while the opponent thinks, both must stay stopped."""
     marker = new_marker()
     seats = [bot("sleep_bot.py", "sleepy", marker, SLEEP_S="0.3"), bot("sigcont_child_bot.py", "waker", marker)]
     seen: list[list[str]] = []
-    done = threading.Event()
+    original = referee._Referee._await_line
 
-    def watch() -> None:
-        while not done.is_set():
+    def watch(self, seat, *args):  # looked at as each of the sleepy bot's moves arrives
+        result = original(self, seat, *args)
+        if seat.index == 0:
             seen.append(_states_of(marker, "sigcont_child_bot.py"))
-            time.sleep(0.01)
+        return result
 
-    watcher = threading.Thread(target=watch)
-    watcher.start()
-    try:
-        record = play_game(find_game("limit-nim"), seats, time=TimeControl(time_ms=5000), log_dir=tmp_path)
-    finally:
-        done.set()
-        watcher.join()
+    monkeypatch.setattr(referee._Referee, "_await_line", watch)
+    record = play_game(find_game("limit-nim"), seats, time=TimeControl(time_ms=5000), log_dir=tmp_path)
     assert record.termination is Termination.NORMAL
-    # Seat 0 sleeps 0.3 s over its second move: the waker and its child were seen stopped together.
-    assert ["T", "T"] in seen
+    # Seat 0 sleeps 0.3 s over its second move: by its end the waker and its child were both
+    # stopped, the child's SIGCONTs notwithstanding. (A box's freezer is not waited for: a
+    # process frozen while it was waiting for a CPU shows running until it next gets one, and
+    # runs nothing of its own then; so not every look finds both stopped on a loaded machine.)
+    assert ["T", "T"] in seen, seen
     assert live_marked(marker) == []
 
 

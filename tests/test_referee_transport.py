@@ -12,6 +12,7 @@ import pytest
 
 from arbiter.transport import MAX_LINE_BYTES, TIMEOUT, BadLine, Closed
 from arbiter.transport.pipe import PipeChannel
+from arbiter.transport.priority import punctual
 from arbiter.transport import process as process_module
 from arbiter.transport.process import BotProcess, end_all
 
@@ -47,23 +48,29 @@ def test_lines_are_split_wherever_the_writes_break(pipes) -> None:
 
 def test_a_look_with_a_past_deadline_finds_what_has_arrived_and_never_waits(pipes) -> None:
     channel, _, bot_out = pipes
-    started = time.monotonic()
-    assert channel.read_line(0.0) is TIMEOUT  # nothing written yet
-    os.write(bot_out, b"1 2\n3 4\n")
-    assert channel.read_line(0.0) == "1 2"  # waiting in the pipe
-    assert channel.read_line(0.0) == "3 4"  # held by the channel
-    assert channel.read_line(0.0) is TIMEOUT
-    os.close(bot_out)
-    assert isinstance(channel.read_line(0.0), Closed)
-    assert time.monotonic() - started < 0.05
+    with punctual() as on_time:
+        started = time.monotonic()
+        assert channel.read_line(0.0) is TIMEOUT  # nothing written yet
+        os.write(bot_out, b"1 2\n3 4\n")
+        assert channel.read_line(0.0) == "1 2"  # waiting in the pipe
+        assert channel.read_line(0.0) == "3 4"  # held by the channel
+        assert channel.read_line(0.0) is TIMEOUT
+        os.close(bot_out)
+        assert isinstance(channel.read_line(0.0), Closed)
+        looked = time.monotonic() - started
+    if on_time:  # looks, never a wait: for a thread the machine runs when it wakes (priority.py)
+        assert looked < 0.05
 
 
 def test_a_read_returns_at_its_deadline_not_before_and_barely_after(pipes) -> None:
     channel, _, _ = pipes
-    started = time.monotonic()
-    assert channel.read_line(started + 0.2) is TIMEOUT
-    waited = time.monotonic() - started
-    assert 0.2 <= waited < 0.22
+    with punctual() as on_time:
+        started = time.monotonic()
+        assert channel.read_line(started + 0.2) is TIMEOUT
+        waited = time.monotonic() - started
+    assert waited >= 0.2
+    if on_time:  # "barely after" is the arbiter's to keep only where it may run when it wakes (priority.py)
+        assert waited < 0.22
 
 
 def test_a_line_over_4_kib_is_bad_and_a_10_mb_line_is_never_held_in_memory(pipes) -> None:
@@ -109,9 +116,13 @@ def test_end_of_file_is_closed_even_after_half_a_line(pipes) -> None:
 
 def test_sending_to_a_bot_that_never_reads_times_out_at_the_deadline(pipes) -> None:
     channel, bot_in, _ = pipes
-    started = time.monotonic()
-    assert channel.send_lines(["1 2" * 1000] * 100, started + 0.2) is TIMEOUT  # 300 KB > a pipe's 64 KiB
-    assert 0.2 <= time.monotonic() - started < 0.25
+    with punctual() as on_time:
+        started = time.monotonic()
+        assert channel.send_lines(["1 2" * 1000] * 100, started + 0.2) is TIMEOUT  # 300 KB > a pipe's 64 KiB
+        waited = time.monotonic() - started
+    assert waited >= 0.2
+    if on_time:  # as above
+        assert waited < 0.25
     os.close(bot_in)
     assert isinstance(channel.send_lines(["Quit"], soon()), Closed)
 
@@ -125,9 +136,10 @@ def test_a_process_is_suspended_and_resumed_and_its_cpu_time_measured(tmp_path: 
     try:
         assert channel.read_line(soon(5)) == "ready"
         before_ms = process.cpu_ms()
-        time.sleep(0.2)
-        busy_ms = process.cpu_ms() - before_ms
-        assert busy_ms > 50  # it was spinning (on a shared machine, not all of the 200 ms)
+        given_up = time.monotonic() + 60  # it spins: on a loaded machine its 50 ms take longer
+        while process.cpu_ms() - before_ms <= 50 and time.monotonic() < given_up:
+            time.sleep(0.01)
+        assert process.cpu_ms() - before_ms > 50  # it was spinning, and its CPU time was measured
         process.suspend()
         _wait_for_state(process.pid, "T")  # SIGSTOP lands asynchronously
         stopped_ms = process.cpu_ms()

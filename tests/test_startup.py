@@ -72,7 +72,9 @@ def test_a_bot_that_never_finishes_starting_loses_by_start_up_timeout(transport:
     assert (record.termination, record.offender, record.winner) == (Termination.TIMEOUT, 1, 0)
     assert record.detail == "seat 1 (stuck) did not finish starting within 700 ms (it never waited for its input)"
     assert record.moves == []
-    assert record.startup_ms[0] is not None and record.startup_ms[1] is None
+    # Whether the honest seat was seen started within the stuck one's 700 ms depends on the
+    # machine's load (a loaded machine can take longer to start Python): not asserted.
+    assert record.startup_ms[1] is None
 
 
 def test_a_bot_sleeping_in_codecup_seat_1_is_still_starting_though_it_was_sent_nothing() -> None:

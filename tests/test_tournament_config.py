@@ -342,3 +342,19 @@ def test_reuse_is_refused_on_a_cluster(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"--cluster tcp://127.0.0.1:8786 is not allowed with reuse"):
         load_config(write(tmp_path, GOOD.replace("concurrency: 2", "concurrency: 2\nreuse: true")),
                     cluster="tcp://127.0.0.1:8786")
+
+
+@pytest.mark.parametrize("run_clock, player_clock, cores, expected", [
+    ("cpu", "cpu", 8, 8),  # the CPU clock: every core
+    ("wall", "wall", 8, 4),  # the wall clock: half of them, for the time bots wait for a CPU
+    ("cpu", "wall", 8, 4),  # one wall-clock seat is enough
+    ("wall", "wall", 1, 1),  # and never none
+])
+def test_the_default_concurrency_leaves_cores_free_under_the_wall_clock(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_clock: str, player_clock: str, cores: int,
+        expected: int) -> None:
+    monkeypatch.setattr("os.cpu_count", lambda: cores)
+    text = (GOOD.replace("concurrency: 2\n", "").replace("clock: wall", f"clock: {run_clock}")
+            .replace("time_ms: 1000}", f"time_ms: 1000, clock: {player_clock}}}"))
+    assert load_config(write(tmp_path, text)).concurrency == expected
+    assert load_config(write(tmp_path, text), concurrency=3).concurrency == 3  # the command line's is kept

@@ -91,6 +91,9 @@ class CheckTarget:
     player: PlayerSpec
     time_ms: int = 10_000  # the budget of every game but `small-clock`
     memory_mb: int | None = TimeControl.memory_mb
+    # What every game's clock counts; `cpu` also measures the first move of `start-up` in CPU
+    # time: on a machine busy with other work, what a bot waited for a CPU is not its doing.
+    clock: Literal["wall", "cpu"] = "wall"
     duties: frozenset[str] | None = None  # only these (None: all); the others are not checked
 
 
@@ -217,7 +220,7 @@ def run_check(target: CheckTarget, *, log_dir: Path, concurrency: int = 1, seed:
         played.append(result)
         clock_ms += result.record.time_used_ms[result.game.bot_seat]
         _judge(result, items, charged)
-    first_reply = _first_reply_ms(played)
+    first_reply = _first_reply_ms(played, target.clock)
     peak_kb = _judge_measures(target, played, items, first_reply)
     for duty, why in not_applicable.items():  # measured in every game, but not asked for
         items[duty].status, items[duty].note = "skip", why
@@ -242,7 +245,7 @@ def _small_clock(planned: _Game, own_moves: int) -> _Game:
 def _plan(target: CheckTarget, game: Game[Any], rng: random.Random) -> tuple[list[_Game], dict[str, str]]:
     """The games to play, in checklist order, and why the other duties do not apply."""
     params = dict(target.params)
-    base = TimeControl(time_ms=target.time_ms, memory_mb=target.memory_mb)
+    base = TimeControl(time_ms=target.time_ms, memory_mb=target.memory_mb, clock=target.clock)
     games: list[_Game] = [_Game("seat-0", params, 0, time=base), _Game("seat-1", params, 1, time=base)]
     skipped: dict[str, str] = {}
     dialect = find_dialect(target.player.dialect)
@@ -656,13 +659,16 @@ def _late_output(log: str | None) -> str:
     return found.group(1) if found else ""
 
 
-def _first_reply_ms(played: list[_Played]) -> float | None:
-    """In the first-seat game: the bot's start-up (off its clock) and its first move's time."""
+def _first_reply_ms(played: list[_Played], clock: str) -> float | None:
+    """In the first-seat game: the bot's start-up (off its clock) and its first move's time
+    on the clock the check counts."""
     for result in played:
         if result.game.duty == "seat-0":
             moves = [m for m in result.record.moves if m.seat == 0 and not m.forced]
             startup = result.record.startup_ms[0] if result.record.startup_ms else None
-            return moves[0].wall_ms + (startup or 0.0) if moves else None
+            if not moves:
+                return None
+            return (moves[0].cpu_ms if clock == "cpu" else moves[0].wall_ms) + (startup or 0.0)
     return None
 
 

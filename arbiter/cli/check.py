@@ -42,6 +42,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="the bot's dialect: codecup bots get no Game line (default arbiter)")
     parser.add_argument("--time-ms", type=int, default=10_000, metavar="N",
                         help="the bot's budget in every game but the small-clock one (default %(default)s)")
+    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                        help="what every game's clock counts (default wall; cpu on a machine busy with other work)")
     parser.add_argument("--transport", choices=("pipe", "zmq"), default="pipe",
                         help="pipe: stdin/stdout (default); zmq: the bot connects to $ARBITER_ENDPOINT")
     parser.add_argument("--concurrency", type=int, default=1, metavar="K",
@@ -76,7 +78,8 @@ def run(args: argparse.Namespace) -> int:
                            write=args.sandbox_write, transport=args.transport, dialects=[args.dialect],
                            time=TimeControl(time_ms=args.time_ms), hidden=[args.log_dir])
     # The scenarios set each game's clock themselves: an --engine's tc= is the check's --time-ms.
-    target = CheckTarget(game_name=args.game, params=params, player=player, time_ms=given[0].time_ms or args.time_ms)
+    target = CheckTarget(game_name=args.game, params=params, player=player, time_ms=given[0].time_ms or args.time_ms,
+                         clock=args.clock)
     # With the checklist on stdout, the text for people goes to stderr, and a stderr that cannot
     # be written must not cost the checklist.
     out: TextIO = TolerantStream(sys.stderr) if args.json == "-" else sys.stdout  # type: ignore[assignment]

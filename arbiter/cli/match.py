@@ -47,7 +47,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="a game parameter (repeatable), e.g. -p rows=5")
     parser.add_argument("--games", type=int, required=True, metavar="N", help="games to play (even)")
     parser.add_argument("--concurrency", type=int, default=None, metavar="K",
-                        help="games at once (default: CPU cores)")
+                        help="games at once (default: CPU cores; half of them under the wall clock)")
     parser.add_argument("--openings", default=None, metavar="random:K|FILE",
                         help="K random opening moves per pair of games, or a file with one opening per line, "
                              "moves separated by ';' (default: none)")

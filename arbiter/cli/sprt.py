@@ -70,7 +70,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--startup-ms", type=int, default=None, metavar="N",
                         help="how long each bot may take to start, off the clock, before it first waits "
                              f"for its input (default {TimeControl.startup_ms})")
-    parser.add_argument("--concurrency", type=int, default=None, help="games at once (default: CPU cores)")
+    parser.add_argument("--concurrency", type=int, default=None,
+                        help="games at once (default: CPU cores; half of them under the wall clock)")
     add_results_options(parser, "results/sprt")
     parser.add_argument("--fail-on-fault", action=argparse.BooleanOptionalAction, default=DEFAULTS.fail_on_fault,
                         help="fail (exit 3) at the candidate's first timeout, crash, illegal, malformed or "

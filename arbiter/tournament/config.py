@@ -272,7 +272,7 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
         problems.add(("rounds",), "is required for format: swiss (the number of Swiss rounds)")
     if fmt != "swiss" and top.has("rounds"):
         problems.add(("rounds",), f"only applies to format: swiss, not {fmt}")
-    concurrency = top.get("concurrency", os.cpu_count() or 1, integer(1, MAX_CONCURRENCY))
+    concurrency = top.get("concurrency", None, integer(1, MAX_CONCURRENCY))  # its default needs the clocks
     seed = top.get("seed", 0, integer(0))
     check = top.get("check", False, boolean)
     sandbox_mode = _sandbox_mode(top.raw("sandbox"))
@@ -325,6 +325,8 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
         if allowed is not None and allowed != seats:
             problems.add(("players", index, "dialect"), f"{player.dialect} plays games of {allowed} seats, and "
                                                         f"this game has {seats} (docs/protocol.md)")
+    if concurrency is None:
+        concurrency = default_concurrency(time, players)
     results = top.get("results", None, text)
     # An explicit `results:` moves with the config; the default is where the user stands, as
     # for `arbiter match` and `sprt` (docs/config.md, results).
@@ -346,6 +348,15 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
         candidate=candidate, sprt=sprt, check=check, sandbox=str(sandbox_mode), seed=seed, seats=seats,
         cluster=cluster, raw=data,
     )
+
+
+def default_concurrency(time: TimeControl, players: Sequence[PlayerSpec]) -> int:
+    """Games at once when a config does not say: the CPU cores, or half of them (at least one)
+    when a seat's clock is the wall clock, whose bots would otherwise lose on time while they
+    wait for a CPU (docs/config.md, `concurrency`)."""
+    cores = os.cpu_count() or 1
+    wall = not players or any(player.clock(time).clock == "wall" for player in players)
+    return max(1, cores // 2) if wall else cores
 
 
 def _game_name(value: Any) -> str | None:

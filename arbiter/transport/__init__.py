@@ -13,6 +13,11 @@ whether a bot sits behind pipes or a socket:
     already arrived, which is how the referee checks for output out of turn. A line over
     `MAX_LINE_BYTES` or not valid UTF-8 is a `BadLine`, found without buffering more than
     one line's worth of bytes. After `Closed` or `BadLine` the channel is finished.
+  - `arrival() -> (earliest, latest)`: when the line `read_line` last returned arrived, as
+    `time.monotonic()` values: after `earliest` (the channel's last look that found nothing
+    waiting) and by `latest` (the look that found it). Neither a pipe nor ZeroMQ timestamps
+    what arrives, so this is as exact as the arbiter's looks are punctual (`priority.py`);
+    the referee judges a line against its deadline by it (docs/protocol.md, Time).
   - `input_pending() -> bool`: whether lines sent are still waiting for the bot to take
     them (bytes in its stdin pipe; over a socket, lines held until it connects). With its
     process asleep, a bot with none pending waits for input: it has finished starting.
@@ -82,6 +87,8 @@ class Channel(Protocol):
     def send_lines(self, lines: Sequence[str], deadline: float) -> SendResult: ...
 
     def read_line(self, deadline: float) -> ReadResult: ...
+
+    def arrival(self) -> tuple[float, float]: ...
 
     def input_pending(self) -> bool: ...
 

@@ -23,6 +23,9 @@ class PipeChannel:
 
     Both descriptors are made non-blocking and are owned (closed) by the channel. Every
     wait is a `poll` bounded by the caller's deadline, so no call blocks past it.
+
+    A pipe does not say when bytes arrived: `arrival` bounds it by the channel's own looks,
+    the last one that found the pipe empty and the one that found the line.
     """
 
     def __init__(self, write_fd: int, read_fd: int) -> None:
@@ -36,6 +39,8 @@ class PipeChannel:
         self._reader.register(read_fd, select.POLLIN)
         self._writer = select.poll()
         self._writer.register(write_fd, select.POLLOUT)
+        self._empty_at = time.monotonic()  # the last moment the pipe was seen holding nothing new
+        self._arrival = (self._empty_at, self._empty_at)  # of the last chunk read, so of the line returned
 
     def send_lines(self, lines: Sequence[str], deadline: float) -> SendResult:
         """Write every line with its `\\n` in as few writes as the pipe allows."""
@@ -47,7 +52,7 @@ class PipeChannel:
                 written = os.write(self._write_fd, data)
             except BlockingIOError:
                 # The pipe is full: the bot is not reading its input. Wait, but not past the deadline.
-                if not self._wait_ready(self._writer, deadline):
+                if not self._wait_writable(deadline):
                     return TIMEOUT
                 continue
             except (BrokenPipeError, OSError):
@@ -58,8 +63,11 @@ class PipeChannel:
     def read_line(self, deadline: float) -> ReadResult:
         """The next line (line ending removed), waiting at most until `deadline`."""
         buffer = self._buffer
-        if not buffer and self._finished is None and deadline <= time.monotonic() and not self._reader.poll(0):
-            return TIMEOUT  # only a look (the referee's, before every turn), and nothing there
+        if not buffer and self._finished is None:
+            now = time.monotonic()
+            if deadline <= now and not self._reader.poll(0):
+                self._empty_at = now
+                return TIMEOUT  # only a look (the referee's, before every turn), and nothing there
         while self._finished is None:
             newline = buffer.find(b"\n")
             if newline >= 0:
@@ -72,26 +80,52 @@ class PipeChannel:
                 # Give up on the line here: a 10 MB line is never held in memory whole.
                 self._finished = BadLine(f"a line longer than {MAX_LINE_BYTES} bytes", bytes(buffer[:40]))
                 break
-            if not self._wait_ready(self._reader, deadline):
+            if not self._wait_readable(deadline):
                 return TIMEOUT
+            looked = time.monotonic()
             try:
                 chunk = os.read(self._read_fd, READ_CHUNK_BYTES)
             except BlockingIOError:
+                self._empty_at = looked
                 continue
+            # A chunk is read only when the buffer holds no line end, so the next line's end is
+            # in this chunk: it arrived after the last empty look and before this read returned.
+            self._arrival = (self._empty_at, time.monotonic())
             if not chunk:
                 self._finished = Closed("closed its standard output")
             buffer += chunk
         return self._finished
 
-    @staticmethod
-    def _wait_ready(poller: select.poll, deadline: float) -> bool:
-        """Wait until the poller's descriptor is ready; False if the deadline passes first."""
+    def arrival(self) -> tuple[float, float]:
+        """When the line last returned arrived, as far as the channel's looks can tell: after
+        the first moment and by the second (`time.monotonic()` values)."""
+        return self._arrival
+
+    def _wait_readable(self, deadline: float) -> bool:
+        """Wait until the bot's output is readable; False if the deadline passes first, having
+        noted when the pipe was last seen empty (a poll that finds nothing looked, at the
+        earliest, when it was called, and a poll that timed out, when its time was up)."""
+        poller = self._reader
+        while True:
+            now = time.monotonic()
+            remaining_ms = math.ceil((deadline - now) * 1000)
+            if remaining_ms <= 0:
+                if poller.poll(0):
+                    return True
+                self._empty_at = now
+                return False
+            if poller.poll(remaining_ms):
+                return True  # ready, or hung up / in error: the next read says which
+            self._empty_at = max(self._empty_at, now + remaining_ms / 1000)
+
+    def _wait_writable(self, deadline: float) -> bool:
+        """Wait until the bot's input pipe has room; False if the deadline passes first."""
         while True:
             remaining_ms = math.ceil((deadline - time.monotonic()) * 1000)
             if remaining_ms <= 0:
-                return bool(poller.poll(0))  # only a look: ready now, or not
-            if poller.poll(remaining_ms):
-                return True  # ready, or hung up / in error: the next read or write says which
+                return bool(self._writer.poll(0))  # only a look: ready now, or not
+            if self._writer.poll(remaining_ms):
+                return True  # ready, or hung up / in error: the next write says which
 
     def input_pending(self) -> bool:
         """Whether the bot's stdin pipe still holds bytes it has not read."""

@@ -38,6 +38,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
 
+from .priority import let_others_run
 from .procfs import STAT_MAX_BYTES, children, is_running, kill, open_proc, pread_proc, read_proc, reap, stat_fields
 from .sandbox import Box, SandboxError, SandboxSpec, support
 
@@ -702,7 +703,7 @@ class BotProcess:
                 kill(pid, signal.SIGSTOP)
             previous, previous_before = set(found), before
             # A stop lands when its process next runs: on a busy CPU, let it run first.
-            os.sched_yield() if attempt < SUSPEND_YIELDS else time.sleep(SUSPEND_PAUSE_S)
+            let_others_run() if attempt < SUSPEND_YIELDS else time.sleep(SUSPEND_PAUSE_S)
         self._stopped = sorted(seen)
 
     def resume(self) -> None:

@@ -53,6 +53,7 @@ from . import TIMEOUT, BadLine, Closed, ReadResult, SendResult, decode_line
 from .endpoints import (Endpoint, EndpointError, LeaseCancelled, SocketSpec, check_socket, connectable, parse_endpoint,
                         socket_problems)
 from .keys import KeyPair, read_key_file
+from .priority import REALTIME_PRIORITY, realtime_allowed
 from .process import BotProcess, LaunchError, StderrDrain
 from .sandbox import SandboxSpec, remove_tree
 
@@ -208,6 +209,11 @@ class _Runtime:
 
     def __init__(self) -> None:
         self.context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+        if realtime_allowed():
+            # Its I/O thread moves a bot's message from the kernel into the socket's queue: a
+            # late one would make a line that arrived in time look late (priority.py).
+            self.context.set(zmq.THREAD_SCHED_POLICY, os.SCHED_FIFO)
+            self.context.set(zmq.THREAD_PRIORITY, REALTIME_PRIORITY)
         self.refusals = _RefusalLog()
         self.gate = _ZapGate(self.context, self.refusals)
         self.remote_lock = threading.Lock()
@@ -347,6 +353,10 @@ class ZmqChannel:
         self._pending: list[bytes] = []  # lines sent before anyone connected
         self._refused: set[bytes] = set()  # routing ids already told `Refused`
         self._lease = threading.Lock()  # remote seats: held by the game using the seat
+        # When the owner's lines arrived, as the arbiter's looks bound it (as in pipe.py): the
+        # last moment nothing of the owner's was waiting, and when the newest message was taken.
+        self._empty_at = self._taken_at = time.monotonic()
+        self._arrival = (self._empty_at, self._taken_at)
 
     # --- Channel -----------------------------------------------------------------
     def send_lines(self, lines: Sequence[str], deadline: float) -> SendResult:
@@ -369,19 +379,29 @@ class ZmqChannel:
             if self._finished is not None:
                 return self._finished
             if self._inbox:
+                self._arrival = (self._empty_at, self._taken_at)
                 return self._decode(self._inbox.popleft())
             if self._owner is not None and self._owner.gone:
                 self._service()  # a last message may have come in just before the connection closed
                 if not self._inbox:
                     self._finish_closed()
                 continue
-            remaining_ms = math.ceil((deadline - time.monotonic()) * 1000)
+            now = time.monotonic()
+            remaining_ms = math.ceil((deadline - now) * 1000)
             if remaining_ms > 0:
-                self._step(remaining_ms)
+                if not self._step(remaining_ms) and not self._inbox:
+                    self._empty_at = max(self._empty_at, now + remaining_ms / 1000)  # it timed out
                 continue
             self._service()  # what has already arrived (bounded: a flood cannot hold us past the deadline)
             if not self._inbox and not (self._owner is not None and self._owner.gone):
+                self._empty_at = max(self._empty_at, now)
                 return TIMEOUT
+
+    def arrival(self) -> tuple[float, float]:
+        """As `PipeChannel.arrival`: the owner's last line arrived after the first moment and by
+        the second. ZeroMQ's own thread takes messages in before the arbiter sees them; it runs
+        at the arbiter's priority (priority.py), so it is as punctual as the referee."""
+        return self._arrival
 
     def input_pending(self) -> bool:
         """Whether lines are held for a bot that has not connected yet (once it has, ZeroMQ
@@ -472,6 +492,7 @@ class ZmqChannel:
             while socket.getsockopt(zmq.RCVMORE):
                 parts.append(socket.recv(zmq.NOBLOCK))
             self._inbox.append(parts)
+            self._taken_at = time.monotonic()
             return
         body = [socket.recv(zmq.NOBLOCK, copy=False)]  # frames: a stranger's address and key are asked
         while body[-1].more:
@@ -700,6 +721,13 @@ class RemoteChannel:
         if self.seat is None or self._unavailable is not None or self._closed:
             return self._unavailable or Closed("the arbiter closed the channel")
         return self.seat.read_line(deadline)
+
+    def arrival(self) -> tuple[float, float]:
+        """As `ZmqChannel.arrival`."""
+        if self.seat is None:
+            now = time.monotonic()
+            return now, now
+        return self.seat.arrival()
 
     def input_pending(self) -> bool:
         """False: a remote bot has no start-up the arbiter can see."""

@@ -7,12 +7,20 @@ for exact play, an on-disk cache of solved tables.
 """
 from __future__ import annotations
 
+import os
+
 from arbiter.bot import BotContext
 from arbiter.games import Game
 
 TYPE_CHECKING = False  # `typing` is for type checkers: it would cost every bot start (arbiter/games/base.py)
 if TYPE_CHECKING:
     from typing import Any
+
+
+# BOT_NODES_ONLY=1 in a bot's environment: its searches are bounded by their node counts
+# alone, never by the clock, so it plays the same moves on a quiet machine and a loaded one
+# (a reproducible run, a test); it then risks its clock on a slow machine (docs/bots.md).
+NODES_ONLY = os.environ.get("BOT_NODES_ONLY") == "1"
 
 
 def require_game(ctx: BotContext, kind: type[Game[Any]], bot: str) -> None:

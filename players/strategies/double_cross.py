@@ -38,6 +38,7 @@ from functools import lru_cache
 from arbiter.bot import BotContext
 from arbiter.games.dots import DotsGame, DotsState
 
+from . import NODES_ONLY
 from .cell_index import CellIndex, bits, capture_run, missing_sides, tracked_index
 from .greedy import best_keys, cheapest_gifts, greedy_move
 
@@ -291,7 +292,7 @@ class DoubleCross:
         """The double-cross move in the indexed position (searching for at most `time_limit_s`)."""
         drawn = index.drawn
         self._nodes_left = self.search_nodes
-        self._deadline = float("inf") if time_limit_s is None else time.monotonic() + time_limit_s
+        self._deadline = float("inf") if time_limit_s is None or NODES_ONLY else time.monotonic() + time_limit_s
         try:
             if index.opportunities:
                 return self._capture_move(index, rng)

@@ -28,6 +28,7 @@ from arbiter.games import GameError
 from arbiter.games.dots import DotsGame, DotsState, owner_letter
 from arbiter.games.dots_and_triangles import DotsAndTriangles
 
+from . import NODES_ONLY
 from .cell_index import tracked_index
 from .double_cross import (DEFAULT_TIME_MS, DoubleCross, SearchBudgetExceeded, decision_time_limit_s,
                            double_cross_player, safe_edges)
@@ -84,7 +85,8 @@ class PerfectPlayer:
         try:
             return self._choose(state, ctx)
         finally:
-            self.used_s += time.monotonic() - started
+            if not NODES_ONLY:  # else the tables are sized by the whole clock, on any machine alike
+                self.used_s += time.monotonic() - started
 
     def _choose(self, state: DotsState, ctx: BotContext) -> int:
         drawn = state.drawn
@@ -138,7 +140,8 @@ class PerfectPlayer:
         left, and everyone plays max-n from the first position without one."""
         limit_s = decision_time_limit_s(ctx.time_ms, self.used_s, ctx.move_ms)
         try:
-            expected = SafePhase(table, state.drawn, time.monotonic() + limit_s).move_vectors(safe)
+            deadline = float("inf") if NODES_ONLY else time.monotonic() + limit_s
+            expected = SafePhase(table, state.drawn, deadline).move_vectors(safe)
         except SearchBudgetExceeded:
             if self.fallback is None:
                 self.fallback = double_cross_player(self.game)
