@@ -53,6 +53,20 @@ class BruteForce:
     def __init__(self, game: DotsGame) -> None:
         self.game = game
         self.memo: dict[tuple[int, int], tuple[tuple[int, ...], int | None]] = {}
+        self.safe: dict[int, list[int]] = {}  # drawn edges -> safe_moves (they depend on nothing else)
+        self.phases: dict[int, BruteSafePhase] = {}  # decider -> its safe-phase solver, memo shared
+
+    def safe_moves(self, state: DotsState) -> list[int]:
+        """`safe_moves`, remembered by position."""
+        if state.drawn not in self.safe:
+            self.safe[state.drawn] = safe_moves(state)
+        return self.safe[state.drawn]
+
+    def safe_phase(self, decider: int) -> BruteSafePhase:
+        """The safe-phase solver for `decider`: its values are the same from any root."""
+        if decider not in self.phases:
+            self.phases[decider] = BruteSafePhase(self, decider)
+        return self.phases[decider]
 
     def solve(self, state: DotsState) -> tuple[tuple[int, ...], int | None]:
         key = (state.drawn, state.current_player)
@@ -90,7 +104,7 @@ class BruteSafePhase:
 
     def solve(self, state: DotsState) -> tuple[tuple[float, ...], int | None]:
         """(expected cells by seat, the decider's move when it is to move, else None)."""
-        safe = safe_moves(state)
+        safe = self.brute.safe_moves(state)
         if not safe:
             return tuple(float(c) for c in self.brute.solve(state)[0]), None
         children = []
@@ -129,8 +143,8 @@ def applied(state: DotsState, move: int) -> DotsState:
 
 def expected_move(brute: BruteForce, state: DotsState) -> int | None:
     """perfect_dp's move by the rules: the safe-phase move while safe moves are left, else max-n."""
-    if safe_moves(state):
-        return BruteSafePhase(brute, state.current_player).solve(state)[1]
+    if brute.safe_moves(state):
+        return brute.safe_phase(state.current_player).solve(state)[1]
     return brute.solve(state)[1]
 
 

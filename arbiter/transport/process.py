@@ -295,7 +295,10 @@ class _ReadyBoxes:
         with self._lock:
             ready, self._ready = self._ready, []
         for started in ready:
-            started.discard()
+            try:
+                started.discard()
+            except OSError:  # at exit, a box whose files are already gone: nothing left to end
+                pass
 
     def forget(self) -> None:
         """In a forked child: the boxes are the parent's (their script pipes are closed here)."""
