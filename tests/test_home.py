@@ -53,8 +53,7 @@ def test_a_bot_of_several_files_passes_check_then_plays_match_and_run_from_its_f
         kind: str, author: Path, monkeypatch, capsys) -> None:
     """The author works in the bot's folder, where every command's results land (covered in
     the box): `check` passes, then `match` and `run` play it unchanged, boxed, no extra flag."""
-    if kind.startswith("perl") and PERL is None:
-        pytest.skip("perl is not installed")
+    assert PERL is not None, "perl is part of every Debian (perl-base)"
     folder, command, opponent = BOTS_OF_SEVERAL_FILES[kind]
     monkeypatch.chdir(author / folder)
     assert main(["check", "limit-nim", command]) == 0, capsys.readouterr().out
@@ -74,11 +73,11 @@ def test_a_bot_of_several_files_passes_check_then_plays_match_and_run_from_its_f
     assert len(games) == 2 and all(g["termination"] == "normal" for g in games), games
 
 
-@pytest.mark.skipif(JAVAC is None or JAVA is None, reason="no JDK (javac, java)")
 def test_a_java_bot_of_two_classes_plays_from_its_class_folder(author: Path, tmp_path: Path, monkeypatch,
                                                                 capsys) -> None:
     """Compiled into a folder of class files: `java -cp DIR Bot` from anywhere (the folder its
     command names is shown), and `java -cp . Bot` with that folder as its `cwd` (its home)."""
+    assert JAVAC is not None and JAVA is not None, "the JDK is installed by .ci/run and the README's test command"
     classes = tmp_path / "classes"
     classes.mkdir()
     subprocess.run([JAVAC, "-d", str(classes), *map(str, (author / "java").glob("*.java"))], check=True)
