@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -16,9 +15,7 @@ import pytest
 from arbiter.games import find_game
 from arbiter.records import Termination
 from arbiter.referee import CPU_CLOCK_WALL_FACTOR, TimeControl, play_game
-from arbiter.transport.pipe import launch_pipe_bot
-from arbiter.transport.process import end_all
-from arbiter.transport.sandbox import STDIN_FD, STDOUT_FD, SandboxSpec, support
+from arbiter.transport.sandbox import support
 from referee_support import bot, honest, new_marker
 
 
@@ -53,29 +50,34 @@ def test_a_bot_blocked_without_computing_is_still_cut_off_by_the_wall_cap(tmp_pa
     assert "it was blocked, not computing" in record.detail
 
 
+# Run in an arbiter process of its own: descriptors 3 and 4 of the test process belong to
+# whatever has them (a box started ahead holds its control group's files open), and closing or
+# overwriting them there would break that, not test this.
+_DESCRIPTORS_3_AND_4 = """
+import os, sys, time
+from arbiter.transport.pipe import launch_pipe_bot
+from arbiter.transport.process import end_all
+from arbiter.transport.sandbox import SandboxSpec
+for fd in (3, 4):
+    try:
+        os.close(fd)
+    except OSError:
+        pass
+if sys.argv[1] == "open":
+    assert [os.open(os.devnull, os.O_RDWR), os.open(os.devnull, os.O_RDWR)] == [3, 4]
+channel, process = launch_pipe_bot(("/bin/cat",), sandbox=SandboxSpec())
+assert channel.send_lines(["ping"], time.monotonic() + 10) is None
+print(channel.read_line(time.monotonic() + 10))
+channel.close()
+end_all([process], grace_s=1.0, term_grace_s=0.3)
+"""
+
+
 @pytest.mark.skipif(not support().usable, reason="no sandbox on this machine: boxed launches are not made")
-def test_a_boxed_bot_starts_whatever_descriptors_3_and_4_hold_in_the_arbiter() -> None:
+@pytest.mark.parametrize("held", ["closed", "open"])
+def test_a_boxed_bot_starts_whatever_descriptors_3_and_4_hold_in_the_arbiter(held: str) -> None:
     # The box's prelude puts the bot's pipes on 3 and 4 itself: the arbiter's own 3 and 4,
     # closed (as when another game's thread has just closed a file there) or open, play no part.
-    saved = {fd: os.dup(fd) for fd in (STDIN_FD, STDOUT_FD) if _is_open(fd)}
-    try:
-        for fd in (STDIN_FD, STDOUT_FD):
-            if _is_open(fd):
-                os.close(fd)
-        channel, process = launch_pipe_bot(("/bin/cat",), sandbox=SandboxSpec())
-        assert channel.send_lines(["ping"], time.monotonic() + 10) is None
-        assert channel.read_line(time.monotonic() + 10) == "ping"
-        channel.close()
-        end_all([process], grace_s=1.0, term_grace_s=0.3)
-    finally:
-        for fd, copy in saved.items():
-            os.dup2(copy, fd, inheritable=False)
-            os.close(copy)
-
-
-def _is_open(fd: int) -> bool:
-    try:
-        os.fstat(fd)
-    except OSError:
-        return False
-    return True
+    done = subprocess.run([sys.executable, "-c", _DESCRIPTORS_3_AND_4, held], capture_output=True, text=True,
+                          timeout=60, cwd=Path(__file__).resolve().parent.parent)
+    assert (done.returncode, done.stdout) == (0, "ping\n"), done.stderr
