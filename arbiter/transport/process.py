@@ -243,7 +243,7 @@ class _ReadyBoxes:
     first process joins the box's control groups: on a kernel at its defaults, joining a v2
     group waits for an RCU grace period (5 to 23 ms here, docs/performance.md, Sandbox). Every
     box taken is replaced by one started on a launcher thread (one that lives as long as the
-    process: bubblewrap's parent-death signal fires when the thread that started it ends), so
+    process: a box's parent-death signal fires when the thread that started it ends), so
     as many are kept ready as were taken at once, at most MAX_READY; when none is ready, one
     is started on the spot."""
 
