@@ -55,6 +55,8 @@ def main() -> int:
                 failed_anywhere[test] = failed_anywhere.get(test, 0) + 1
             passed_runs += result.returncode == 0
             print(f"run {run}: {summary} ({took:.0f} s, load {os.getloadavg()[0]:.1f})", flush=True)
+            for test in failures:
+                print(f"  run {run} failed: {test}", flush=True)
     finally:
         for burner in burners:
             burner.kill()
