@@ -26,7 +26,6 @@ PATH: a version manager's shim (pyenv's) does not run inside a box.
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import os
 import statistics
@@ -40,35 +39,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_tournament import CpuUse, floor_seconds  # noqa: E402
+from bench_tournament import CpuUse, floor_seconds, tournament_run  # noqa: E402
 
-from arbiter.tournament.config import load_config  # noqa: E402
-from arbiter.tournament.progress import Progress  # noqa: E402
-from arbiter.tournament.runner import run_tournament  # noqa: E402
 
-BOT = ROOT / "players" / "random_bot.py"
 PYTHON = sys.executable
-
-
-def tournament_run(folder: Path, games: int, concurrency: int, *, reuse: bool,
-                   sandbox: bool) -> tuple[float, list[dict]]:
-    """Seconds for a tournament of `games` games, and its records."""
-    name = f"reuse-{reuse}-c{concurrency}-{'boxed' if sandbox else 'unboxed'}"
-    config_path = folder / f"{name}.yaml"
-    config_path.write_text(
-        f"name: {name}\nresults: {folder / name}\ngame: dots-and-triangles\nsandbox: {'on' if sandbox else 'off'}\n"
-        f"games_per_pairing: {games}\nconcurrency: {concurrency}\nopenings: {{random_moves: 2, seed: 1}}\n"
-        f"reuse: {'true' if reuse else 'false'}\n"
-        f"players:\n  - {{name: a, command: {PYTHON} {BOT}}}\n  - {{name: b, command: {PYTHON} {BOT}}}\n"
-    )
-    config = load_config(config_path)
-    started = time.perf_counter()
-    run_tournament(config, Progress(io.StringIO(), quiet=True, tty=False), fresh=True)
-    elapsed = time.perf_counter() - started
-    records = [json.loads(line) for line in (folder / name / "games.jsonl").read_text().splitlines()]
-    faults = [r["detail"] for r in records if r["termination"] != "normal"]
-    assert not faults, faults
-    return elapsed, records
 
 
 def throughput(args: argparse.Namespace) -> None:
@@ -88,6 +62,8 @@ def throughput(args: argparse.Namespace) -> None:
                     else:
                         elapsed, played = tournament_run(Path(tmp), args.games, concurrency,
                                                          reuse=kind.startswith("reuse"), sandbox="boxed" in kind)
+                        faults = [r["detail"] for r in played if r["termination"] != "normal"]
+                        assert not faults, faults
                         seconds[kind, concurrency].append(elapsed)
                         records = records or played
                     cpu[kind, concurrency].append(use.stop())

@@ -68,14 +68,16 @@ FLOOR_BOT = (
 
 
 def tournament_run(folder: Path, games: int, concurrency: int, sandbox: bool = False,
-                   suspend_idle: bool = True) -> tuple[float, list[dict[str, Any]]]:
-    """Seconds for a tournament of `games` games, and its records."""
-    name = f"bench-c{concurrency}-{'boxed' if sandbox else 'unboxed'}-{'suspend' if suspend_idle else 'ponder'}"
+                   suspend_idle: bool = True, reuse: bool = False) -> tuple[float, list[dict[str, Any]]]:
+    """Seconds for a tournament of `games` games, and its records (`reuse`: many games a
+    process, bench_reuse.py)."""
+    name = (f"bench-c{concurrency}-{'boxed' if sandbox else 'unboxed'}-{'suspend' if suspend_idle else 'ponder'}"
+            f"{'-reuse' if reuse else ''}")
     config_path = folder / f"{name}.yaml"
     config_path.write_text(
         f"name: {name}\nresults: {folder / name}\ngame: dots-and-triangles\nsandbox: {'on' if sandbox else 'off'}\n"
         f"games_per_pairing: {games}\nconcurrency: {concurrency}\nopenings: {{random_moves: 2, seed: 1}}\n"
-        f"time: {{suspend_idle: {'true' if suspend_idle else 'false'}}}\n"
+        f"time: {{suspend_idle: {'true' if suspend_idle else 'false'}}}\nreuse: {'true' if reuse else 'false'}\n"
         f"players:\n  - {{name: a, command: python {BOT}}}\n  - {{name: b, command: python {BOT}}}\n"
     )
     config = load_config(config_path)
