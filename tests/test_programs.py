@@ -7,7 +7,6 @@ import os
 import sys
 from pathlib import Path
 
-import pytest
 
 import arbiter.tournament.programs as programs
 from arbiter.cli import main
@@ -16,13 +15,6 @@ from arbiter.transport.sandbox import SandboxSpec
 from referee_support import RANDOM_BOT
 
 PY = sys.executable
-
-
-@pytest.fixture(autouse=True)
-def fresh_digests():
-    programs.program_digest.cache_clear()  # worked out once per process: each test is a new run
-    yield
-    programs.program_digest.cache_clear()
 
 
 def home_with_bot(folder: Path) -> Path:
@@ -35,7 +27,6 @@ def home_with_bot(folder: Path) -> Path:
 
 def digest(home: Path, *, skip: tuple[str, ...] = (), sandbox: SandboxSpec | None = None,
            command: tuple[str, ...] | None = None) -> str:
-    programs.program_digest.cache_clear()
     return programs.program_digest(command or (PY, str(home / "main.py")), str(home), sandbox, skip)
 
 
@@ -72,7 +63,6 @@ def test_a_command_without_a_program_file_is_its_cwd_and_named_folders(tmp_path:
     named = programs.program_digest(("java", "-cp", str(classes), "Bot"), str(tmp_path), None, ())
     (classes / "Bot.class").write_bytes(b"\xca\xfe\xba\xbe two")
     assert digest(classes, command=("java", "-cp", ".", "Bot")) != by_cwd
-    programs.program_digest.cache_clear()
     assert programs.program_digest(("java", "-cp", str(classes), "Bot"), str(tmp_path), None, ()) != named
 
 
@@ -103,7 +93,6 @@ def test_players_digests_leave_out_each_others_folders_and_a_remote_bot_has_none
                PlayerSpec("bob", (PY, str(bob / "main.py")), cwd=str(bob)),
                PlayerSpec("carol", (), transport="remote")]
     before = programs.player_digests(players, hidden=())
-    programs.program_digest.cache_clear()
     (bob / "book.txt").write_text("bob's new book\n")
     after = programs.player_digests(players, hidden=())
     assert after["alice"] == before["alice"] and after["bob"] != before["bob"]
@@ -124,18 +113,15 @@ def test_a_match_whose_bot_changed_is_refused_on_resume_with_the_way_out(tmp_pat
     games = [json.loads(line) for line in (tmp_path / "results" / "games.jsonl").read_text().splitlines()]
     assert all(len(p["digest"]) == 64 for g in games for p in g["players"])
     capsys.readouterr()
-    programs.program_digest.cache_clear()  # a new run
     assert main(match(tmp_path)) == 0  # unchanged: resumed, nothing to play
     assert "resuming: 2 of 2 games already recorded" in capsys.readouterr().err
 
     (home / "book.txt").write_text("opening book, edition 2\n")
-    programs.program_digest.cache_clear()
     assert main(match(tmp_path)) == 2
     err = capsys.readouterr().err
     assert "main played 2 of them as another program" in err and "random_bot" not in err.split("error:")[1]
     assert "give the new run its own folder with --results DIR; or run with --fresh" in err
     assert len([line for line in err.splitlines() if "error" in line]) == 1
-    programs.program_digest.cache_clear()
     assert main(match(tmp_path, "--fresh")) == 0
 
 
@@ -151,7 +137,6 @@ def test_records_from_before_digests_resume_as_unknown(tmp_path: Path, monkeypat
         old.append(json.dumps(record))
     games.write_text("\n".join(old) + "\n")
     (home / "book.txt").write_text("opening book, edition 2\n")
-    programs.program_digest.cache_clear()
     capsys.readouterr()
     assert main(match(tmp_path)) == 0
     assert "resuming: 2 of 2 games already recorded" in capsys.readouterr().err

@@ -23,7 +23,6 @@ benchmarks/bench_digest.py measures it (docs/performance.md, Program digests).
 """
 from __future__ import annotations
 
-import functools
 import hashlib
 import os
 from collections import deque
@@ -51,7 +50,6 @@ def player_digests(players: Sequence[PlayerSpec], hidden: Sequence[str]) -> dict
             program_digest(p.command, p.cwd, p.sandbox, covers[p.name]) for p in players}
 
 
-@functools.lru_cache(maxsize=256)
 def program_digest(command: tuple[str, ...], cwd: str | None, sandbox: SandboxSpec | None,
                    skip: tuple[str, ...] = ()) -> str:
     """The SHA-256 (hex) of a player's program and its own folders' files (the module's

@@ -80,7 +80,8 @@ def prepare_results(config: TournamentConfig, *, fresh: bool, backup: bool = Tru
         refuse_changed_schedule(folder.path, before.schedule, identity, games, advice)
     conditions = play_conditions(config)
     refuse_changed_conditions(folder.path, before and before.conditions, conditions, games, advice)
-    refuse_changed_programs(folder.path, recorded, run_digests(config), advice)
+    store.digests = run_digests(config)
+    refuse_changed_programs(folder.path, recorded, store.digests, advice)
     folder.write_description(TournamentDescription(
         name=config.name, schedule=identity, scoring=asdict(config.scoring), time=asdict(config.time),
         planned=planned_games(config), conditions=conditions, sandbox=sandbox_report(config),
@@ -90,7 +91,7 @@ def prepare_results(config: TournamentConfig, *, fresh: bool, backup: bool = Tru
 
 
 def run_digests(config: TournamentConfig) -> dict[str, str | None]:
-    """Each player's program digest for this run (worked out once per process: programs.py)."""
+    """Each player's program digest for this run (worked out once, by `prepare_results`)."""
     return player_digests(config.players, hidden=(str(config.source), str(config.results_dir)))
 
 
@@ -192,7 +193,7 @@ class TournamentRunner:
         self.cluster = cluster  # None: games in threads here
         self.cancel = threading.Event()
         self.records = store.load(repair=True)
-        self.digests = run_digests(config)
+        self.digests = store.digests  # prepare_results's
         self.done_ids = {r["id"] for r in self.records}
         self.game: Game[Any] = config.make_game()
         self.played_now = 0

@@ -48,6 +48,9 @@ class GameStore:
     def __init__(self, path: Path, players: Collection[str] = (),
                  audit: Callable[[dict[str, Any]], str | None] | None = None) -> None:
         self.path = path
+        # Each player's program digest for the run that appends here (tournament/programs.py),
+        # worked out once when the run's folder is prepared; stamped into each record.
+        self.digests: dict[str, str | None] = {}
         self.players = tuple(players)  # the tournament's players, when known: records name only them
         self.audit = audit  # a further check of each record (audit.replay_problem: its moves give its result)
 
