@@ -7,7 +7,6 @@ import os
 import sys
 from pathlib import Path
 
-
 import arbiter.tournament.programs as programs
 from arbiter.cli import main
 from arbiter.referee import PlayerSpec
