@@ -1,31 +1,11 @@
-"""What must match for a resume: every field of the config's records has a row in resume.py's
-tables, and the entries derived from them are what earlier folders' tournament.json holds."""
+"""What must match for a resume: the entries derived from the config's schema are what earlier
+folders' tournament.json holds (the schema's own rows: tests/test_config_schema.py)."""
 from __future__ import annotations
 
-from dataclasses import fields
 from pathlib import Path
 
-import pytest
-
-from arbiter.referee import PlayerSpec
-from arbiter.tournament.config import Openings, SprtSettings, TournamentConfig, load_config
-from arbiter.tournament.resume import (CONFIG_RULES, OPENINGS_RULES, PLAYER_RULES, SPRT_RULES, OnResume,
-                                       play_conditions, schedule_identity)
-
-
-@pytest.mark.parametrize("record_type, rules", [
-    (TournamentConfig, CONFIG_RULES), (PlayerSpec, PLAYER_RULES), (Openings, OPENINGS_RULES), (SprtSettings, SPRT_RULES),
-], ids=["config", "player", "openings", "sprt"])
-def test_every_field_says_what_a_resume_requires_of_it(record_type: type, rules: dict) -> None:
-    names = [f.name for f in fields(record_type)]
-    assert [name for name in names if name not in rules] == [], "a field without a row would mix games silently"
-    assert [name for name in rules if name not in names] == []  # no row for a field that is gone
-
-
-def test_an_entry_of_the_description_comes_with_how_to_compute_it() -> None:
-    for name, rule in CONFIG_RULES.items():
-        assert (rule.entry is None) == (rule.value is None), name
-        assert rule.entry is None or rule.on_resume in (OnResume.SCHEDULE, OnResume.CONDITION), name
+from arbiter.tournament.config import load_config
+from arbiter.tournament.resume import play_conditions, schedule_identity
 
 
 def test_the_derived_entries_are_those_earlier_folders_kept(tmp_path: Path) -> None:

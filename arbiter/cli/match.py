@@ -19,7 +19,8 @@ from ..referee import TimeControl
 from ..reports.html import write_tournament_report
 from ..reports.results import report_results
 from ..reports.standings import pairing_estimate
-from ..tournament.config import COMMAND_LINE, MAX_NAME_BYTES, config_from_data
+from ..tournament.config import COMMAND_LINE, config_from_data
+from ..tournament.schema import MAX_NAME_BYTES
 from ..tournament.validate import KeyPath
 from ..tournament.progress import Progress, describe_result
 from ..tournament.runner import Interrupted, run_tournament, sandbox_line, stopped_note

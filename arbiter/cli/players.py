@@ -24,8 +24,9 @@ from typing import Any, Callable, Mapping, Sequence
 from ..errors import UsageError
 from ..games import Game, find_game
 from ..referee import PlayerSpec, TimeControl
-from ..tournament.config import MAX_NAME_BYTES, player_name, players_from_data
+from ..tournament.config import players_from_data
 from ..tournament.game_probe import parameter_problem
+from ..tournament.schema import MAX_NAME_BYTES, player_name
 from ..tournament.validate import KeyPath
 
 INTERPRETERS = {"python", "python3", "pypy", "pypy3", "node", "java", "ruby", "perl", "sh", "bash", "dotnet",
@@ -200,7 +201,7 @@ def command_name(command: Sequence[str]) -> str:
 
 
 def _plain_name(text: str) -> str:
-    """`text` made a valid player name (config.player_name): printable, no slash, no leading
+    """`text` made a valid player name (schema.player_name): printable, no slash, no leading
     dot or space, at most MAX_NAME_BYTES bytes; '' if nothing is left."""
     text = "".join(char for char in text if char.isprintable() and char not in "/\\").strip().lstrip(".").strip()
     text = text.encode("utf-8")[:MAX_NAME_BYTES].decode("utf-8", "ignore").strip()

@@ -15,8 +15,8 @@ from typing import Any, Callable
 from ..errors import UsageError
 from ..referee import TimeControl
 from ..reports.results import report_results
-from ..tournament.config import (COMMAND_LINE, DEFAULT_LOG_PATTERN, SPRT_KEYS, SprtSettings, TournamentConfig,
-                                 config_from_data)
+from ..tournament.config import COMMAND_LINE, SprtSettings, TournamentConfig, config_from_data
+from ..tournament.schema import DEFAULT_LOG_PATTERN, SPRT
 from ..tournament.validate import KeyPath
 from ..tournament.sprt import Interrupted, SprtOutcome, SprtProgress, run_sprt
 from ..tournament.runner import GameWatch, sandbox_line, stopped_note
@@ -160,7 +160,7 @@ def flags_to_config(args: argparse.Namespace) -> tuple[dict[str, Any], Callable[
         data["reuse"] = True
     if args.cluster is not None:
         data["cluster"] = args.cluster
-    flags = flag_namer({**TOURNAMENT_FLAGS, **{("sprt", key): f"--{key.replace('_', '-')}" for key in SPRT_KEYS}},
+    flags = flag_namer({**TOURNAMENT_FLAGS, **{("sprt", key): f"--{key.replace('_', '-')}" for key in SPRT.names}},
                        {(role,): player for role, player in zip(ROLES, given)})
     return data, flags
 

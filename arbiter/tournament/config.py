@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import ipaddress
 import os
-import re
 import shlex
 import socket as sockets
 import sys
@@ -15,37 +14,21 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Literal, Sequence
 
-from ..games import FAMILIES, Game, GameError, find_game, game_class, game_names
+from ..games import Game, GameError, find_game
 from ..protocol import DIALECTS, find_dialect
 from ..referee import PlayerSpec, TimeControl
 from ..transport.keys import KeyFileError, read_key_file, read_public_key
-from ..transport.sandbox import (WRITE_FILES, WRITE_MB, SandboxSpec, ShownPaths, box_here, hidden_paths,
+from ..transport.sandbox import (SandboxSpec, ShownPaths, box_here, hidden_paths,
                                  shown_path_problems, support)
 from ..transport.process import unstartable
-from ..transport.endpoints import DEFAULT_CONNECT_WAIT_MS, SocketSpec, socket_problems
+from ..transport.endpoints import SocketSpec, socket_problems
 from .game_probe import parameter_problem
 from .plan import OpeningError, group_count, make_opening
-from .validate import ConfigError, KeyPath, Mapping, Problems, boolean, integer, load_yaml, number, one_of, text
+from .schema import (CLUSTER, GAUNTLET, MAX_CONCURRENCY, MAX_NAME_BYTES, MAX_PLANNED_GAMES, OPENINGS, PLAYER,
+                     SANDBOX, SANDBOX_MODES, SCORING, SOCKET, SPRT, TIME, TOP, player_name)
+from .validate import ConfigError, KeyPath, Mapping, Problems, integer, load_yaml, number, one_of, text
 
 Format = Literal["round-robin", "gauntlet", "swiss", "sprt"]
-FORMATS: tuple[str, ...] = ("round-robin", "gauntlet", "swiss", "sprt")
-TIME_KEYS = ("time_ms", "move_ms", "clock", "suspend_idle", "memory_mb", "startup_ms", "charge_startup")
-SOCKET_KEYS = ("transport", "bind", "connect", "public_key", "connect_wait_ms")  # docs/config.md, Players over sockets
-PLAYER_KEYS = ("name", "command", "cwd", "env", "dialect", "sandbox", "reuse") + TIME_KEYS + SOCKET_KEYS
-SANDBOX_MODES = ("on", "off", "required")  # the run's `sandbox:` (docs/security.md)
-SANDBOX_KEYS = ("read", "write", "write_mb", "write_files")  # a player's `sandbox:` mapping
-TOP_KEYS = (
-    "name", "game", "params", "format", "games_per_pairing", "games_per_group", "rounds", "openings", "time",
-    "concurrency", "scoring", "players", "gauntlet", "results", "candidate", "baseline", "sprt",
-    "arbiter_keys", "check", "sandbox", "seed", "cluster", "reuse",
-)
-CLUSTER_KEYS = ("address", "ca_file", "cert", "key")  # docs/cluster.md
-SPRT_KEYS = ("elo0", "elo1", "alpha", "beta", "max_games", "fail_on_fault", "log_pattern")
-DEFAULT_LOG_PATTERN = "warn|error|exception|traceback|assert"
-MAX_CONCURRENCY = 256
-MAX_PLANNED_GAMES = 1_000_000  # the schedule is built in memory before the first game
-MAX_ROUNDS = 10_000
-MAX_MEMORY_MB = 1 << 30  # 1 PiB: above it the limit in bytes no longer fits the kernel's rlimit
 
 
 @dataclass(frozen=True)
@@ -55,9 +38,9 @@ class Scoring:
     2nd, ...); without it a two-seat game scores win/draw/loss and a game of more seats
     gives `win` to the first place and `loss` to every other (docs/config.md, scoring)."""
 
-    win: float = 1.0
-    draw: float = 0.5
-    loss: float = 0.0
+    win: float = SCORING["win"].default
+    draw: float = SCORING["draw"].default
+    loss: float = SCORING["loss"].default
     game_points: bool = False
     places: tuple[float, ...] = ()
 
@@ -97,13 +80,13 @@ class SprtSettings:
     `max_games` games; `log_pattern` is a case-insensitive regex ("" checks no logs).
     """
 
-    elo0: float = 0.0
-    elo1: float = 5.0
-    alpha: float = 0.05
-    beta: float = 0.05
-    max_games: int = 1000
-    fail_on_fault: bool = True
-    log_pattern: str = DEFAULT_LOG_PATTERN
+    elo0: float = SPRT["elo0"].default
+    elo1: float = SPRT["elo1"].default
+    alpha: float = SPRT["alpha"].default
+    beta: float = SPRT["beta"].default
+    max_games: int = SPRT["max_games"].default
+    fail_on_fault: bool = SPRT["fail_on_fault"].default
+    log_pattern: str = SPRT["log_pattern"].default
 
 
 @dataclass(frozen=True)
@@ -159,7 +142,7 @@ def load_config(path: str | Path, *, concurrency: int | None = None, cluster: st
     source = Path(path).resolve()
     data, problems = load_yaml(source)
     if not isinstance(data, dict):
-        raise ConfigError(f"{source}: a tournament config must be a YAML mapping of keys ({', '.join(TOP_KEYS)})")
+        raise ConfigError(f"{source}: a tournament config must be a YAML mapping of keys ({', '.join(TOP.names)})")
     config = _read_config(data, source, problems)
     problems.raise_if_any()
     assert config is not None
@@ -229,14 +212,14 @@ def config_from_data(data: dict[str, Any], source: Path,
 
 
 def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> TournamentConfig | None:
-    top = Mapping(problems, (), data, TOP_KEYS)
+    top = Mapping(problems, (), data, TOP.names)
     folder = source.parent
-    name = top.get("name", source.stem, text)
+    name = TOP.read(top, "name", default=source.stem)
     if isinstance(name, str) and ("/" in name or name.startswith(".") or not name.isprintable()
                                   or len(name.encode("utf-8")) > MAX_NAME_BYTES):
         problems.add(("name",), f"{name!r} is not allowed: must be a plain name of at most {MAX_NAME_BYTES} bytes, "
                                 "without '/' (it names the results folder)")
-    game_name = top.get("game", None, _game_name, required=True)
+    game_name = TOP.read(top, "game")
     params_map = top.raw("params") or {}
     game: Game[Any] | None = None
     if not isinstance(params_map, dict):
@@ -254,7 +237,7 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
                 problems.add(("params", key) if key is not None else ("params",), message)
                 game = None
     seats = game.num_players if game is not None else 2
-    fmt = top.get("format", "round-robin", one_of(FORMATS))
+    fmt = TOP.read(top, "format")
     if fmt == "sprt" and seats != 2:
         problems.add(("params", "players"), f"{seats} is not allowed: the SPRT compares a candidate with a baseline "
                                             "in two-seat games (players: 2)")
@@ -267,22 +250,22 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
             if top.has(key):
                 problems.add((key,), f"only applies to format: sprt, not {fmt}")
     per_pairing = _games_per_group(problems, top, seats)
-    rounds = top.get("rounds", None, integer(1, MAX_ROUNDS))
+    rounds = TOP.read(top, "rounds")
     if fmt == "swiss" and top.raw("rounds") is None:  # a bad value is reported by its check
         problems.add(("rounds",), "is required for format: swiss (the number of Swiss rounds)")
     if fmt != "swiss" and top.has("rounds"):
         problems.add(("rounds",), f"only applies to format: swiss, not {fmt}")
-    concurrency = top.get("concurrency", None, integer(1, MAX_CONCURRENCY))  # its default needs the clocks
-    seed = top.get("seed", 0, integer(0))
-    check = top.get("check", False, boolean)
+    concurrency = TOP.read(top, "concurrency")  # its default needs the clocks
+    seed = TOP.read(top, "seed")
+    check = TOP.read(top, "check")
     sandbox_mode = _sandbox_mode(top.raw("sandbox"))
     if sandbox_mode is None:
         problems.add(("sandbox",), f"{top.raw('sandbox')!r} is not allowed: must be one of: on, off, required")
     elif sandbox_mode == "required" and not support().usable:
         problems.add(("sandbox",), f"is required, but this machine cannot sandbox bots: {support().describe()}")
-    time = _read_time(problems, ("time",), top.raw("time"), TimeControl(), allowed=TIME_KEYS)
-    reuse = top.get("reuse", False, boolean)  # every launched player's default (docs/config.md)
-    arbiter_keys = _read_arbiter_keys(problems, top.get("arbiter_keys", None, text), folder)
+    time = _read_time(problems, ("time",), top.raw("time"), TimeControl())
+    reuse = TOP.read(top, "reuse")  # every launched player's default (docs/config.md)
+    arbiter_keys = _read_arbiter_keys(problems, TOP.read(top, "arbiter_keys"), folder)
     scoring = _read_scoring(problems, top.raw("scoring"), seats)
     sprt = None
     if fmt == "sprt":
@@ -302,8 +285,8 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
     names = [p.name for p in players]
     candidate = players[0].name if fmt == "sprt" and players else None
     if fmt == "gauntlet":
-        g = Mapping(problems, ("gauntlet",), top.raw("gauntlet"), ("candidate",))
-        candidate = g.get("candidate", None, one_of(names) if names else text, required=True)
+        g = Mapping(problems, ("gauntlet",), top.raw("gauntlet"), GAUNTLET.names)
+        candidate = GAUNTLET.read(g, "candidate", check=one_of(names) if names else text)
     elif top.has("gauntlet") and fmt != "sprt":
         problems.add(("gauntlet",), f"only applies to format: gauntlet, not {fmt}")
     given = top.raw("players")  # entries, not the players read: a bad entry is reported once, as itself
@@ -327,7 +310,7 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
                                                         f"this game has {seats} (docs/protocol.md)")
     if concurrency is None:
         concurrency = default_concurrency(time, players)
-    results = top.get("results", None, text)
+    results = TOP.read(top, "results")
     # An explicit `results:` moves with the config; the default is where the user stands, as
     # for `arbiter match` and `sprt` (docs/config.md, results).
     results_dir = (folder / results) if results else (Path.cwd() / "results" / str(name))
@@ -359,18 +342,6 @@ def default_concurrency(time: TimeControl, players: Sequence[PlayerSpec]) -> int
     return max(1, cores // 2) if wall else cores
 
 
-def _game_name(value: Any) -> str | None:
-    """A check for a game's name: one of the registry's, or a family's (`openspiel:hex`), which
-    the family itself judges (naming the games it has)."""
-    if isinstance(value, str) and any(value.startswith(prefix) for prefix, _ in FAMILIES):
-        try:
-            game_class(value)
-        except GameError as exc:
-            return str(exc)
-        return None
-    return one_of(game_names() + ["triangle-war"] + [f"{prefix}NAME" for prefix, _ in FAMILIES])(value)
-
-
 def _games_per_group(problems: Problems, top: Mapping, seats: int) -> int:
     """`games_per_group` (or its two-seat name `games_per_pairing`): a multiple of the seats,
     so that every player sits in every seat equally often; default one rotation."""
@@ -391,7 +362,7 @@ def _read_scoring(problems: Problems, value: Any, seats: int) -> Scoring:
     """`scoring:` game, or a mapping of win/draw/loss (two seats) or places (any seats)."""
     if value == "game":
         return Scoring(game_points=True)
-    scoring_map = Mapping(problems, ("scoring",), value, ("win", "draw", "loss", "places"))
+    scoring_map = Mapping(problems, ("scoring",), value, SCORING.names)
     if seats != 2:
         for key in ("win", "draw", "loss"):
             if scoring_map.has(key):
@@ -407,9 +378,9 @@ def _read_scoring(problems: Problems, value: Any, seats: int) -> Scoring:
         else:
             places = tuple(float(points) for points in table)
     return Scoring(
-        win=scoring_map.get("win", 1.0, number()),
-        draw=scoring_map.get("draw", 0.5, number()),
-        loss=scoring_map.get("loss", 0.0, number()),
+        win=SCORING.read(scoring_map, "win"),
+        draw=SCORING.read(scoring_map, "draw"),
+        loss=SCORING.read(scoring_map, "loss"),
         places=places,
     )
 
@@ -418,17 +389,17 @@ def _read_cluster(problems: Problems, value: Any, folder: Path, players: list[Pl
     """`cluster:` as an address, or {address, ca_file, cert, key} with files from the config's folder."""
     if value is None:
         return None
-    m = Mapping(problems, ("cluster",), {"address": value} if isinstance(value, str) else value, CLUSTER_KEYS)
+    m = Mapping(problems, ("cluster",), {"address": value} if isinstance(value, str) else value, CLUSTER.names)
     path: KeyPath = ("cluster",) if isinstance(value, str) else ("cluster", "address")
-    address = m.get("address", None, text, required=True)
+    address = CLUSTER.read(m, "address")
     if not isinstance(address, str):
         return None
     problem = cluster_address_problem(address)
     if problem:
         problems.add(path, f"{address!r} is not allowed: {problem}")
     files: dict[str, str | None] = {}
-    for key in CLUSTER_KEYS[1:]:
-        given = m.get(key, None, text)
+    for key in CLUSTER.names[1:]:
+        given = CLUSTER.read(m, key)
         files[key] = str((folder / given).resolve()) if isinstance(given, str) else None
         if files[key] is not None and not os.path.isfile(str(files[key])):
             problems.add(("cluster", key), f"{given!r} is not allowed: no such file ({files[key]})")
@@ -503,7 +474,7 @@ def _read_sandbox(problems: Problems, path: KeyPath, value: Any, folder: Path, c
         return None
     if value is None or value is True or value == "on":
         return SandboxSpec(read=tuple(own))
-    m = Mapping(problems, path, value, SANDBOX_KEYS)
+    m = Mapping(problems, path, value, SANDBOX.names)
     if not m.ok:
         return SandboxSpec(read=tuple(own))
     found: dict[str, list[str]] = {}
@@ -521,25 +492,18 @@ def _read_sandbox(problems: Problems, path: KeyPath, value: Any, folder: Path, c
             if resolved == "/":
                 problems.add(path + (key,), f"{shown!r} is not allowed: the whole filesystem")
     return SandboxSpec(read=tuple(own + found["read"]), write=tuple(found["write"]),
-                       write_mb=m.get("write_mb", WRITE_MB, integer(1)),
-                       write_files=m.get("write_files", WRITE_FILES, integer(1)))
+                       write_mb=SANDBOX.read(m, "write_mb"), write_files=SANDBOX.read(m, "write_files"))
 
 
-def _read_time(problems: Problems, path: KeyPath, value: Any, base: TimeControl,
-               allowed: tuple[str, ...]) -> TimeControl:
-    """A time control from a mapping (the `time:` section or a player's own keys)."""
-    m = Mapping(problems, path, value, allowed)
-    move_ms = m.get("move_ms", base.move_ms, integer(1))
-    memory = m.get("memory_mb", base.memory_mb, integer(16, MAX_MEMORY_MB))
-    return TimeControl(
-        time_ms=m.get("time_ms", base.time_ms, integer(1)),
-        move_ms=move_ms,
-        clock=m.get("clock", base.clock, one_of(("wall", "cpu"))),
-        suspend_idle=m.get("suspend_idle", base.suspend_idle, boolean),
-        memory_mb=memory,
-        startup_ms=m.get("startup_ms", base.startup_ms, integer(1)),
-        charge_startup=m.get("charge_startup", base.charge_startup, boolean),
-    )
+def _read_time(problems: Problems, path: KeyPath, value: Any, base: TimeControl) -> TimeControl:
+    """A time control from the `time:` section, each key defaulting to `base`'s (TimeControl())."""
+    m = Mapping(problems, path, value, TIME.names)
+    return _time_from(m, base)
+
+
+def _time_from(m: Mapping, base: TimeControl) -> TimeControl:
+    """The time keys of a mapping (the `time:` section or a player's entry), unset ones from `base`."""
+    return TimeControl(**{key.name: TIME.read(m, key.name, default=getattr(base, key.name)) for key in TIME})
 
 
 def _read_players(problems: Problems, value: Any, folder: Path, time: TimeControl,
@@ -566,29 +530,6 @@ def _read_players(problems: Problems, value: Any, folder: Path, time: TimeContro
         players.append(player)
     check_name_clashes(problems, named)
     return players
-
-
-MAX_NAME_BYTES = 64  # a log file's name holds the game id (two names) and a name again: 3 x 64 + 19 < 255
-
-
-def player_name(value: Any) -> str | None:
-    """A check for a player name: it becomes part of game ids and log file names."""
-    if value is None or isinstance(value, (bool, int, float)):
-        return ("must be a string (YAML reads yes/no/true/null and numbers as other types: "
-                "quote the name, e.g. name: \"yes\")")
-    if not isinstance(value, str) or not value.strip():
-        return "must be a non-empty string"
-    if value != value.strip():
-        return "must not start or end with a space"
-    bad = sorted({char for char in value if char in "/\\" or not char.isprintable()})
-    if bad:
-        return (f"must not contain {', '.join(repr(char) for char in bad)} "
-                "(player names are part of game ids and log file names)")
-    if value.startswith("."):
-        return "must not start with '.' (player names are part of log file names)"
-    if len(value.encode("utf-8")) > MAX_NAME_BYTES:
-        return f"must be at most {MAX_NAME_BYTES} bytes long in UTF-8 (it is part of log file names)"
-    return None
 
 
 def check_name_clashes(problems: Problems, named: list[tuple[KeyPath, str]]) -> None:
@@ -625,13 +566,13 @@ def _read_player(problems: Problems, path: KeyPath, entry: Any, folder: Path, ti
                  reuse: bool = False) -> PlayerSpec | None:
     """One player entry {name, command, cwd, env, dialect, reuse, time keys, socket keys}; None if
     it is unusable. `reuse` is the run's default for a launched player's own `reuse`."""
-    m = Mapping(problems, path, entry, PLAYER_KEYS)
+    m = Mapping(problems, path, entry, PLAYER.names)
     if not m.ok:
         if entry is None:
             problems.add(path, "is required: a player {name, command}")
         return None
     name = m.get("name", default_name, player_name, required=default_name is None)
-    transport = m.get("transport", "pipe", one_of(("pipe", "zmq", "remote")))
+    transport = PLAYER.read(m, "transport")
     socket = _read_socket(problems, path, m, folder, transport, arbiter_keys)
     if transport == "remote":  # the arbiter does not start it
         command = None
@@ -642,7 +583,7 @@ def _read_player(problems: Problems, path: KeyPath, entry: Any, folder: Path, ti
                                             "the bot; give bind: or connect:)")
     else:
         command = _read_command(problems, path + ("command",), m.raw("command"))
-    cwd_text = m.get("cwd", None, text)
+    cwd_text = PLAYER.read(m, "cwd")
     cwd = (folder / cwd_text).resolve() if cwd_text else folder
     if cwd_text and not cwd.is_dir():
         problems.add(path + ("cwd",), f"{cwd_text!r} is not allowed: no such folder ({cwd})")
@@ -654,17 +595,16 @@ def _read_player(problems: Problems, path: KeyPath, entry: Any, folder: Path, ti
         if isinstance(value, bool) or not isinstance(value, (str, int, float)):
             problems.add(path + ("env", key), f"{value!r} is not allowed: must be a string or a number "
                                               f"(YAML reads yes/no/null as other types: quote it, e.g. {key}: \"1\")")
-    dialect = m.get("dialect", "arbiter", one_of(tuple(DIALECTS)))
+    dialect = PLAYER.read(m, "dialect")
     # A remote bot serves game after game on its connection anyway: the run's `reuse` is for launched bots.
-    own_reuse = m.get("reuse", None, boolean)
+    own_reuse = PLAYER.read(m, "reuse")
     reuses = bool(reuse if own_reuse is None else own_reuse) and transport != "remote"
     if reuses and (transport != "pipe" or dialect not in DIALECTS or not find_dialect(dialect).plays_many_games):
         why = ("the codecup dialect has no Game line to begin a next game with" if transport == "pipe"
                else "only bots over pipes are kept between games")
         problems.add(path + ("reuse",) if own_reuse is not None else ("reuse",),
                      f"does not apply to player {name!r}: {why} (docs/protocol.md, Many games per process)")
-    own_time = {k: entry[k] for k in TIME_KEYS if k in entry}
-    player_time = _read_time(problems, path, own_time, time, TIME_KEYS) if own_time else None
+    player_time = _time_from(m, time) if any(m.has(key) for key in TIME.names) else None
     if transport == "remote" and (player_time or time).clock != "wall":
         problems.add(path + ("transport",), "a remote bot can only be timed with clock: wall "
                                             "(the arbiter cannot see its CPU time)")
@@ -717,7 +657,7 @@ def _read_arbiter_keys(problems: Problems, value: str | None, folder: Path) -> s
 def _read_socket(problems: Problems, path: KeyPath, m: Mapping, folder: Path, transport: str,
                  arbiter_keys: str | None) -> SocketSpec:
     """A player's socket keys, checked by the transport's own rules (`socket_problems`)."""
-    public_key = m.get("public_key", None, text)
+    public_key = SOCKET.read(m, "public_key")
     if public_key is not None:
         try:
             public_key = read_public_key(public_key, relative_to=folder)
@@ -725,9 +665,9 @@ def _read_socket(problems: Problems, path: KeyPath, m: Mapping, folder: Path, tr
             problems.add(path + ("public_key",), str(exc))
             public_key = None
     spec = SocketSpec(
-        bind=m.get("bind", None, text), connect=m.get("connect", None, text), public_key=public_key,
+        bind=SOCKET.read(m, "bind"), connect=SOCKET.read(m, "connect"), public_key=public_key,
         arbiter_keys=arbiter_keys if transport == "remote" and public_key else None,
-        connect_wait_ms=m.get("connect_wait_ms", DEFAULT_CONNECT_WAIT_MS, integer(0)),
+        connect_wait_ms=SOCKET.read(m, "connect_wait_ms"),
     )
     for key, message in socket_problems(transport, spec):
         if key == "arbiter_keys":
@@ -740,41 +680,20 @@ def _read_socket(problems: Problems, path: KeyPath, m: Mapping, folder: Path, tr
 
 def _read_sprt(problems: Problems, value: Any) -> SprtSettings:
     """The `sprt:` section: hypotheses, error rates, the game cap and the fault and log gates."""
-    m = Mapping(problems, ("sprt",), value, SPRT_KEYS)
-    base = SprtSettings()
-    elo0 = m.get("elo0", base.elo0, number())
-    elo1 = m.get("elo1", base.elo1, number())
+    m = Mapping(problems, ("sprt",), value, SPRT.names)
+    elo0 = SPRT.read(m, "elo0")
+    elo1 = SPRT.read(m, "elo1")
     if elo1 <= elo0:
         problems.add(("sprt", "elo1"), f"{elo1!r} is not allowed: must be greater than elo0 ({elo0})")
-    alpha = m.get("alpha", base.alpha, _probability)
-    beta = m.get("beta", base.beta, _probability)
+    alpha = SPRT.read(m, "alpha")
+    beta = SPRT.read(m, "beta")
     if alpha + beta >= 1:
         problems.add(("sprt", "beta"), f"{beta!r} is not allowed: alpha + beta must be below 1")
-    pattern = m.get("log_pattern", base.log_pattern, _regex)
     return SprtSettings(
         elo0=float(elo0), elo1=float(elo1), alpha=float(alpha), beta=float(beta),
-        max_games=m.get("max_games", base.max_games, integer(2, MAX_PLANNED_GAMES, even=True)),
-        fail_on_fault=m.get("fail_on_fault", base.fail_on_fault, boolean),
-        log_pattern=pattern,
+        max_games=SPRT.read(m, "max_games"), fail_on_fault=SPRT.read(m, "fail_on_fault"),
+        log_pattern=SPRT.read(m, "log_pattern"),
     )
-
-
-def _probability(value: Any) -> str | None:
-    """A check for an error rate strictly between 0 and 1."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
-        return "must be a number between 0 and 1 (exclusive)"
-    return None
-
-
-def _regex(value: Any) -> str | None:
-    """A check for a regular expression ("" is allowed: it turns the log check off)."""
-    if not isinstance(value, str):
-        return "must be a regular expression (a string; \"\" turns the log check off)"
-    try:
-        re.compile(value)
-    except re.error as exc:
-        return f"must be a valid regular expression ({exc})"
-    return None
 
 
 def _read_command(problems: Problems, path: KeyPath, value: Any) -> list[str] | None:
@@ -802,18 +721,18 @@ def _read_command(problems: Problems, path: KeyPath, value: Any) -> list[str] | 
 def _read_openings(problems: Problems, value: Any, folder: Path, game: Game[Any] | None) -> Openings:
     if value is None:
         return Openings()
-    m = Mapping(problems, ("openings",), value, ("random_moves", "seed", "file"))
+    m = Mapping(problems, ("openings",), value, OPENINGS.names)
     if m.has("file") and m.has("random_moves"):
         problems.add(("openings",), "give either random_moves (with seed) or file, not both")
     if not m.has("file"):
-        openings = Openings(random_moves=m.get("random_moves", 0, integer(0, 64)), seed=m.get("seed", 0, integer(0)))
+        openings = Openings(random_moves=OPENINGS.read(m, "random_moves"), seed=OPENINGS.read(m, "seed"))
         if openings.random_moves and game is not None:
             try:
                 make_opening(game, openings.random_moves, openings.seed, 0)
             except OpeningError as exc:
                 problems.add(("openings", "random_moves"), f"{openings.random_moves} is not allowed: {exc}")
         return openings
-    file_text = m.get("file", None, text)
+    file_text = OPENINGS.read(m, "file")
     if file_text is None:
         return Openings()
     path = (folder / file_text).resolve()
@@ -846,7 +765,7 @@ def _read_openings(problems: Problems, value: Any, folder: Path, game: Game[Any]
         lines.append(moves)
     if not lines:
         problems.add(("openings", "file"), f"{path} has no openings (one per line, moves separated by ';')")
-    return Openings(lines=tuple(lines), file=str(path), seed=m.get("seed", 0, integer(0)))
+    return Openings(lines=tuple(lines), file=str(path), seed=OPENINGS.read(m, "seed"))
 
 
 __all__ = ["COMMAND_LINE", "ClusterSpec", "ConfigError", "Openings", "Scoring", "SprtSettings", "TournamentConfig",

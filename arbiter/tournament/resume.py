@@ -1,148 +1,33 @@
-"""What must match for a resume, read from one table per config record.
+"""What must match for a resume, derived from the config's schema (schema.py).
 
 A results folder's description (store.TournamentDescription) keeps what fixed its schedule and the
-conditions its games were played under. Every field of the config's records says here which
-it is:
-
-- SCHEDULE: which games are played; a resume with another value is refused.
-- CONDITION: how each game is played; refused once games are recorded, since one tournament
-  would hold games played two ways and the standings would not say which is which.
-- RECORDS: kept in every record (the scoring: each game's points), and reading the records
-  back refuses points another value gives.
-- FREE: may change between a run and its resume (concurrency, output, a bot's command).
+conditions its games were played under. Every key of the config says in its row of schema.py
+which it is (`OnResume`): SCHEDULE (refused when changed), CONDITION (refused once games are
+recorded), RECORDS (each record's points, audited when read back) or FREE.
 
 Beside the config, each player's program: the records say which program played each seat
 (its digest, tournament/programs.py), and a resume whose player is another program now is
 refused (`refuse_changed_programs`); its command, its `cwd` and its box's paths may change
 freely as long as the program they run is the same.
 
-`schedule_identity` and `play_conditions` are derived from the tables, so a new config key is
-one row here; tests/test_tournament_config.py fails while a field has no row. docs/config.md,
-Running and resuming, says the same for the user.
+`schedule_identity` and `play_conditions` are computed from the top-level table's rows, so a
+new config key is one row in schema.py; tests/test_config_schema.py fails while a key or a
+record's field has no class. docs/config.md, Running and resuming, says the same for the user.
 """
 from __future__ import annotations
 
-import enum
-from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from ..errors import UsageError
 from .config import COMMAND_LINE, TournamentConfig
 from .schedule import SEAT_ORDERS
-
-
-class OnResume(enum.Enum):
-    """What a resumed run requires of one config value (the module's docstring)."""
-
-    SCHEDULE = "schedule"
-    CONDITION = "condition"
-    RECORDS = "records"
-    FREE = "free"
-
-
-SCHEDULE, CONDITION, RECORDS, FREE = OnResume.SCHEDULE, OnResume.CONDITION, OnResume.RECORDS, OnResume.FREE
-
-
-@dataclass(frozen=True)
-class Rule:
-    """One field's row: what a resume requires of it and, when the description keeps it under
-    a name of its own, that entry's name and how it is computed from the config. A field
-    without an entry is kept within another field's entry (its comment says which)."""
-
-    on_resume: OnResume
-    entry: str | None = None
-    value: Callable[[TournamentConfig], Any] | None = None
-
-
-def _plain(value: Any) -> Any:
-    """A value as JSON keeps it: tuples as lists, all the way down."""
-    if isinstance(value, (tuple, list)):
-        return [_plain(item) for item in value]
-    return value
-
-
-def _scheduled(record: Any, rules: Mapping[str, Rule]) -> dict[str, Any]:
-    """The SCHEDULE fields of a sub-record (openings, the SPRT's settings) by name."""
-    return {name: _plain(getattr(record, name)) for name, rule in rules.items() if rule.on_resume is SCHEDULE}
-
-
-def player_time_controls(config: TournamentConfig) -> dict[str, dict[str, Any]]:
-    """Each player's time control and memory limit (its own, or the config's `time`) by name."""
-    return {p.name: asdict(p.clock(config.time)) for p in config.players}
-
-
-def sandboxed_players(config: TournamentConfig) -> dict[str, bool]:
-    """Whether each launched player's bot runs sandboxed (remote players are not launched, so
-    not listed), as decided when the config was read (`sandbox.box_here`)."""
-    return {p.name: p.sandbox is not None for p in config.players if p.transport != "remote"}
-
-
-# TournamentConfig's fields. The order of the entries is their order in the description.
-CONFIG_RULES: dict[str, Rule] = {
-    "game_name": Rule(SCHEDULE, "game", lambda c: c.game_name),
-    "params": Rule(SCHEDULE, "params", lambda c: {k: str(v) for k, v in c.params.items()}),
-    "seats": Rule(SCHEDULE),  # the game's `players` parameter: within `params`
-    "format": Rule(SCHEDULE, "format", lambda c: c.format),
-    "games_per_pairing": Rule(SCHEDULE, "games_per_pairing", lambda c: c.games_per_pairing),
-    "rounds": Rule(SCHEDULE, "rounds", lambda c: c.rounds),
-    "openings": Rule(SCHEDULE, "openings", lambda c: _scheduled(c.openings, OPENINGS_RULES)),
-    "players": Rule(SCHEDULE, "players", lambda c: [p.name for p in c.players]),  # the rest: PLAYER_RULES
-    "candidate": Rule(SCHEDULE, "candidate", lambda c: c.candidate),
-    "sprt": Rule(SCHEDULE, "sprt", lambda c: None if c.sprt is None else _scheduled(c.sprt, SPRT_RULES)),
-    "time": Rule(CONDITION, "time", player_time_controls),  # every TimeControl field, compared one by one
-    "seed": Rule(CONDITION, "seed", lambda c: c.seed),
-    # The run's `sandbox:` is folded into each player's own by the config.
-    "sandbox": Rule(CONDITION, "sandboxed", sandboxed_players),
-    "scoring": Rule(RECORDS),  # each record's points; the store's audit refuses points another scoring gives
-    "name": Rule(FREE),  # it names the default results folder: another name is another folder
-    "source": Rule(FREE),
-    "results_dir": Rule(FREE),  # another folder is another tournament
-    "concurrency": Rule(FREE),
-    "check": Rule(FREE),
-    "cluster": Rule(FREE),
-    "raw": Rule(FREE),  # the file as read, copied into config.yaml
-}
-
-# PlayerSpec's fields, for each entry of `players`.
-PLAYER_RULES: dict[str, Rule] = {
-    "name": Rule(SCHEDULE),  # within `players`, in seat-list order
-    "time": Rule(CONDITION),  # within `time`
-    "sandbox": Rule(CONDITION),  # within `sandboxed`
-    "command": Rule(FREE),
-    "cwd": Rule(FREE),
-    "env": Rule(FREE),  # the game's seed, which is not free, is set by the runner, not here
-    "dialect": Rule(FREE),
-    "transport": Rule(FREE),
-    "socket": Rule(FREE),
-    # Many games per process: each game keeps its own clock and start-up, and each record says
-    # which process and which game of it played (pids, game_of_process); a speed option, like concurrency.
-    "reuse": Rule(FREE),
-}
-
-# Openings' fields, within `openings`.
-OPENINGS_RULES: dict[str, Rule] = {
-    "random_moves": Rule(SCHEDULE),
-    "seed": Rule(SCHEDULE),
-    "lines": Rule(SCHEDULE),  # the openings a file holds, as read
-    "file": Rule(FREE),  # where they were read from: the same lines from another file are the same openings
-}
-
-# SprtSettings' fields, within `sprt`: the hypotheses fix what the games are for.
-SPRT_RULES: dict[str, Rule] = {
-    "elo0": Rule(SCHEDULE),
-    "elo1": Rule(SCHEDULE),
-    "alpha": Rule(SCHEDULE),
-    "beta": Rule(SCHEDULE),
-    "max_games": Rule(FREE),  # may grow on resume
-    "fail_on_fault": Rule(FREE),
-    "log_pattern": Rule(FREE),
-}
+from .schema import CONDITION, SCHEDULE, TOP, OnResume, sandboxed_players
 
 
 def _entries(config: TournamentConfig, on_resume: OnResume) -> dict[str, Any]:
-    return {rule.entry: rule.value(config) for rule in CONFIG_RULES.values()
-            if rule.on_resume is on_resume and rule.entry is not None and rule.value is not None}
+    """The description's entries of one class, computed by the rows that own them, in the table's order."""
+    return {str(key.entry): key.value(config) for key in TOP if key.on_resume is on_resume and key.value is not None}
 
 
 def schedule_identity(config: TournamentConfig) -> dict[str, Any]:
@@ -201,22 +86,44 @@ def refuse_changed_schedule(folder: Path, before: Mapping[str, Any], now: dict[s
                      f"{why}. {advice}")
 
 
+def _time_changes(before: Any, now: dict[str, Any]) -> list[str]:
+    """`a's time_ms 5000 -> 100`: each player's changed time key; a key or player the
+    earlier folder did not keep (from before `startup_ms` existed) is not compared."""
+    return [f"{name}'s {key} {old!r} -> {limits.get(key)!r}"
+            for name, limits in now.items()
+            for key, old in (before if isinstance(before, dict) else {}).get(name, limits).items()
+            if key in limits and limits[key] != old]
+
+
+def _sandboxed_changes(before: Any, now: dict[str, bool]) -> list[str]:
+    """`c sandboxed -> not sandboxed`, for each player in both runs."""
+    boxed = {True: "sandboxed", False: "not sandboxed"}
+    return [f"{name} {boxed[old]} -> {boxed[now[name]]}"
+            for name, old in (before if isinstance(before, dict) else {}).items()
+            if name in now and now[name] != old]
+
+
+# How a changed condition entry is named; any other entry is named by its value (`seed 1 -> 2`).
+CONDITION_CHANGES: dict[str, Callable[[Any, Any], list[str]]] = {
+    "time": _time_changes,
+    "sandboxed": _sandboxed_changes,
+}
+
+
+def _condition_changes(entry: str, before: Any, now: Any) -> list[str]:
+    """Each change in one condition entry, named as CONDITION_CHANGES says or by its values."""
+    named = CONDITION_CHANGES.get(entry)
+    return named(before, now) if named is not None else _changes(before, now, entry)
+
+
 def refuse_changed_conditions(folder: Path, before: Any, now: dict[str, Any], games: int, advice: str) -> None:
     """UsageError naming each changed value when `games` recorded games were played under
     other conditions, ending in `advice` (start_over_advice); a folder without games, or from
-    before conditions were kept, is accepted."""
+    before conditions were kept, is accepted, and so is an entry the folder did not keep."""
     if not isinstance(before, dict) or not games:
         return
-    changed = [f"{name}'s {key} {old!r} -> {limits.get(key)!r}"
-               for name, limits in now["time"].items()
-               for key, old in before.get("time", {}).get(name, limits).items()
-               if key in limits and limits[key] != old]
-    if before.get("seed", now["seed"]) != now["seed"]:
-        changed.append(f"seed {before['seed']!r} -> {now['seed']!r}")
-    boxed = {True: "sandboxed", False: "not sandboxed"}
-    changed += [f"{name} {boxed[old]} -> {boxed[now['sandboxed'][name]]}"
-                for name, old in before.get("sandboxed", {}).items()
-                if name in now["sandboxed"] and now["sandboxed"][name] != old]
+    changed = [change for entry, value in now.items() if entry in before
+               for change in _condition_changes(entry, before[entry], value)]
     if changed:
         raise UsageError(
             f"{folder} holds {games} games played under other conditions (changed: {'; '.join(changed)}). "
@@ -249,6 +156,5 @@ def refuse_changed_programs(folder: Path, records: Sequence[Mapping[str, Any]],
         )
 
 
-__all__ = ["CONFIG_RULES", "OPENINGS_RULES", "OnResume", "PLAYER_RULES", "Rule", "SPRT_RULES", "play_conditions",
-           "refuse_changed_conditions", "refuse_changed_programs", "refuse_changed_schedule", "sandboxed_players",
-           "schedule_identity", "start_over_advice"]
+__all__ = ["OnResume", "play_conditions", "refuse_changed_conditions", "refuse_changed_programs",
+           "refuse_changed_schedule", "sandboxed_players", "schedule_identity", "start_over_advice"]

@@ -16,6 +16,7 @@ import yaml
 from ..errors import UsageError
 
 KeyPath = tuple[str | int, ...]
+Check = Callable[[Any], Optional[str]]  # None if a value is allowed, else what is allowed
 
 
 class ConfigError(UsageError):
