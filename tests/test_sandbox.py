@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-import arbiter.tournament.config as config_module
+import arbiter.tournament.probe as probe_module
 import arbiter.tournament.runner as runner_module
 import arbiter.transport.sandbox as sandbox_module
 from arbiter.games import find_game
@@ -160,7 +160,7 @@ def test_hostile_bots_in_a_tournament_leave_the_records_intact(tmp_path: Path) -
 def test_a_machine_without_a_sandbox_is_reported_and_required_refuses(tmp_path: Path, monkeypatch) -> None:
     absent = Support(bwrap=None, setpriv="/usr/bin/setpriv", as_root=True,
                      missing=("bubblewrap (bwrap) is not installed: apt-get install bubblewrap",))
-    monkeypatch.setattr(config_module, "support", lambda: absent)
+    monkeypatch.setattr(probe_module, "support", lambda: absent)
     monkeypatch.setattr(runner_module, "support", lambda: absent)
     monkeypatch.setattr(sandbox_module, "_SUPPORT", absent)
     body = (f"name: t\ngame: limit-nim\nplayers:\n"

@@ -1,14 +1,14 @@
 """Tournament configs: a YAML file validated at the edge into immutable records.
 
-Every key is documented in docs/config.md. The whole file is checked before any game
+Every key is a row of schema.py and is documented in docs/config.md. The file is read
+first (schema.py's checks, and the checks between keys here), then what it asks of this
+machine is answered in one pass (probe.py); the whole file is checked before any game
 starts, and all problems are reported together with their key path and line.
 """
 from __future__ import annotations
 
-import ipaddress
 import os
 import shlex
-import socket as sockets
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -18,12 +18,11 @@ from ..games import Game, GameError, find_game
 from ..protocol import DIALECTS, find_dialect
 from ..referee import PlayerSpec, TimeControl
 from ..transport.keys import KeyFileError, read_key_file, read_public_key
-from ..transport.sandbox import (SandboxSpec, ShownPaths, box_here, hidden_paths,
-                                 shown_path_problems, support)
-from ..transport.process import unstartable
+from ..transport.sandbox import SandboxSpec, ShownPaths, box_here, hidden_paths, shown_path_problems
 from ..transport.endpoints import SocketSpec, socket_problems
 from .game_probe import parameter_problem
 from .plan import OpeningError, group_count, make_opening
+from .probe import FolderThere, PathThere, Sandboxing, Startable, ThisMachine, loopback, not_this_machine, probe
 from .schema import (CLUSTER, GAUNTLET, MAX_CONCURRENCY, MAX_NAME_BYTES, MAX_PLANNED_GAMES, OPENINGS, PLAYER,
                      SANDBOX, SANDBOX_MODES, SCORING, SOCKET, SPRT, TIME, TOP, player_name)
 from .validate import ConfigError, KeyPath, Mapping, Problems, integer, load_yaml, number, one_of, text
@@ -177,24 +176,24 @@ def cluster_address_problem(address: str) -> str | None:
     """Why a scheduler address is refused, or None: it must be tcp://HOST:PORT on this
     machine (loopback), or tls://HOST:PORT anywhere; a plain connection across a network
     would let anybody on the way play or read the games."""
+    parts = _address_parts(address)
+    if parts is None:
+        return ADDRESS_FORM
+    scheme, host = parts
+    return not_this_machine(host) if scheme == "tcp" and not loopback(host) else None
+
+
+ADDRESS_FORM = "give the Dask scheduler as tls://HOST:PORT (or tcp://127.0.0.1:PORT on this machine)"
+
+
+def _address_parts(address: str) -> tuple[str, str] | None:
+    """The scheme and host of tcp://HOST:PORT or tls://HOST:PORT; None if it is neither."""
     scheme, sep, rest = address.partition("://")
     host, colon, port = rest.rpartition(":")
     host = host.strip("[]")
     if not sep or scheme not in ("tcp", "tls") or not colon or not host or not port.isdigit():
-        return "give the Dask scheduler as tls://HOST:PORT (or tcp://127.0.0.1:PORT on this machine)"
-    if scheme == "tcp" and not _loopback(host):
-        return (f"{host} is not this machine, and a plain tcp:// connection is readable and forgeable "
-                "on the network: start the scheduler with TLS and give tls://HOST:PORT (docs/cluster.md)")
-    return None
-
-
-def _loopback(host: str) -> bool:
-    """Whether every address `host` names is a loopback address (an unknown name is not)."""
-    try:
-        found = {info[4][0] for info in sockets.getaddrinfo(host, None)}
-    except (OSError, UnicodeError):
-        return False
-    return bool(found) and all(ipaddress.ip_address(a.split("%")[0]).is_loopback for a in found)
+        return None
+    return scheme, host
 
 
 COMMAND_LINE = Path("command line")  # the source of a config built from flags (`arbiter match`, `sprt`)
@@ -261,8 +260,8 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
     sandbox_mode = _sandbox_mode(top.raw("sandbox"))
     if sandbox_mode is None:
         problems.add(("sandbox",), f"{top.raw('sandbox')!r} is not allowed: must be one of: on, off, required")
-    elif sandbox_mode == "required" and not support().usable:
-        problems.add(("sandbox",), f"is required, but this machine cannot sandbox bots: {support().describe()}")
+    elif sandbox_mode == "required":
+        problems.asks.append(Sandboxing(("sandbox",)))
     time = _read_time(problems, ("time",), top.raw("time"), TimeControl())
     reuse = TOP.read(top, "reuse")  # every launched player's default (docs/config.md)
     arbiter_keys = _read_arbiter_keys(problems, TOP.read(top, "arbiter_keys"), folder)
@@ -316,6 +315,7 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
     results_dir = (folder / results) if results else (Path.cwd() / "results" / str(name))
     cluster = _read_cluster(problems, top.raw("cluster"), folder, players)
     hidden = (str(source.resolve()), str(results_dir.resolve()))
+    probe(problems)  # what the config asks of this machine, now that it is read
     if sandbox_mode != "off":
         secrets = [path for path in (arbiter_keys, cluster and cluster.key) if path]
         at: list[KeyPath] = ([(role,) for role in ("candidate", "baseline")] if fmt == "sprt"
@@ -394,15 +394,17 @@ def _read_cluster(problems: Problems, value: Any, folder: Path, players: list[Pl
     address = CLUSTER.read(m, "address")
     if not isinstance(address, str):
         return None
-    problem = cluster_address_problem(address)
-    if problem:
-        problems.add(path, f"{address!r} is not allowed: {problem}")
+    parts = _address_parts(address)
+    if parts is None:
+        problems.add(path, f"{address!r} is not allowed: {ADDRESS_FORM}")
+    elif parts[0] == "tcp":
+        problems.asks.append(ThisMachine(path, address, parts[1]))
     files: dict[str, str | None] = {}
     for key in CLUSTER.names[1:]:
         given = CLUSTER.read(m, key)
         files[key] = str((folder / given).resolve()) if isinstance(given, str) else None
-        if files[key] is not None and not os.path.isfile(str(files[key])):
-            problems.add(("cluster", key), f"{given!r} is not allowed: no such file ({files[key]})")
+        if files[key] is not None:
+            problems.asks.append(PathThere(("cluster", key), given, str(files[key]), file=True))
     if any(files.values()) and not address.startswith("tls://"):
         problems.add(path, f"{address!r} is not allowed: ca_file, cert and key are for a tls:// address")
     for player in players:
@@ -487,8 +489,8 @@ def _read_sandbox(problems: Problems, path: KeyPath, value: Any, folder: Path, c
             paths = []
         found[key] = [str((folder / p).resolve()) for p in paths]
         for shown, resolved in zip(paths, found[key]):
-            if key == "read" and not os.path.exists(resolved):
-                problems.add(path + (key,), f"{shown!r} is not allowed: no such file or folder ({resolved})")
+            if key == "read":
+                problems.asks.append(PathThere(path + (key,), shown, resolved, file=False))
             if resolved == "/":
                 problems.add(path + (key,), f"{shown!r} is not allowed: the whole filesystem")
     return SandboxSpec(read=tuple(own + found["read"]), write=tuple(found["write"]),
@@ -585,8 +587,8 @@ def _read_player(problems: Problems, path: KeyPath, entry: Any, folder: Path, ti
         command = _read_command(problems, path + ("command",), m.raw("command"))
     cwd_text = PLAYER.read(m, "cwd")
     cwd = (folder / cwd_text).resolve() if cwd_text else folder
-    if cwd_text and not cwd.is_dir():
-        problems.add(path + ("cwd",), f"{cwd_text!r} is not allowed: no such folder ({cwd})")
+    if cwd_text:
+        problems.asks.append(FolderThere(path + ("cwd",), cwd_text, cwd))
     env = m.raw("env") or {}
     if not isinstance(env, dict) or not all(isinstance(k, str) and k and "=" not in k for k in env):
         problems.add(path + ("env",), f"{env!r} is not allowed: must be a mapping of NAME: value")
@@ -608,10 +610,8 @@ def _read_player(problems: Problems, path: KeyPath, entry: Any, folder: Path, ti
     if transport == "remote" and (player_time or time).clock != "wall":
         problems.add(path + ("transport",), "a remote bot can only be timed with clock: wall "
                                             "(the arbiter cannot see its CPU time)")
-    if command and cwd.is_dir():
-        why = unstartable(command, cwd)
-        if why:
-            problems.add(path + ("command",), f"cannot be started: {why}")
+    if command:
+        problems.asks.append(Startable(path + ("command",), tuple(command), cwd))
     if not name or not (command or transport == "remote"):
         return None
     sandbox = None if transport == "remote" else _read_sandbox(  # a remote bot is outside any box by nature
@@ -637,6 +637,7 @@ def players_from_data(entries: Sequence[dict[str, Any]], time: TimeControl,
     players = [player for index, entry in enumerate(entries)
                if (player := _read_player(problems, ("players", index), entry, Path.cwd(), time))]
     hidden = tuple(str(Path(path).resolve()) for path in hidden)
+    probe(problems)
     _check_shown_paths(problems, players, [("players", index) for index in range(len(players))], hidden=hidden)
     problems.raise_if_any()
     return [replace(p, sandbox=box_here(p.sandbox)) for p in _hiding(players, hidden)]  # decided once, as _boxing

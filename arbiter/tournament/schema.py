@@ -6,8 +6,8 @@ take checks and defaults from here, unknown keys are refused against the same ta
 `resume.schedule_identity` and `resume.play_conditions` are computed from the rows, so a new
 key is one row here (and its reading), never a list to remember elsewhere.
 
-Nothing here touches the machine (whether a command starts, a folder exists or bubblewrap
-works). Keys are documented in the page each table names;
+Nothing here touches the machine: whether a command starts, a folder exists or bubblewrap
+works is asked afterwards, in one pass (probe.py). Keys are documented in the page each table names;
 tests/test_config_schema.py checks that every row is classified and documented.
 """
 from __future__ import annotations

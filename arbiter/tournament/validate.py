@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import difflib
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional, Sequence
 
@@ -55,6 +55,8 @@ class Problems:
     # For a config built from command-line flags: a key path in the words the user typed
     # (`--games`), or None to name it by its key (every problem then reads like the flag's own).
     flags: Optional[Callable[[KeyPath], Optional[str]]] = None
+    # What the file asks of this machine (tournament/probe.py), answered after it is read.
+    asks: list[Any] = field(default_factory=list)
 
     def add(self, path: KeyPath, message: str) -> None:
         """Record one problem at a key path."""
