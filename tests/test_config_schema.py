@@ -149,3 +149,18 @@ def test_free_and_records_keys_are_not_in_what_a_resume_compares(tmp_path: Path)
     assert (schedule_identity(now), play_conditions(now)) == (schedule_identity(before), play_conditions(before))
     assert {key.name for key in TOP if key.on_resume in (FREE, RECORDS)} >= {"concurrency", "check", "scoring",
                                                                              "results"}
+
+
+LAUNCHED_VALUES = {"command": "python bot.py", "cwd": ".", "env": {"A": 1}, "sandbox": "off", "reuse": False,
+                   "suspend_idle": True, "memory_mb": 512, "startup_ms": 100, "charge_startup": False}
+
+
+def test_every_key_for_a_launched_bot_is_refused_on_a_remote_one(tmp_path: Path) -> None:
+    assert {key.name for key in PLAYER if key.launched} == set(LAUNCHED_VALUES)
+    (tmp_path / "bot.py").write_text("")
+    remote = {"name": "far", "transport": "remote", "bind": "tcp://127.0.0.1:5601", **LAUNCHED_VALUES}
+    data: Data = {"game": "limit-nim", "players": [{"name": "a", "command": "python bot.py"}, remote]}
+    with pytest.raises(ConfigError) as refused:
+        _config(tmp_path, data, "t")
+    for key in LAUNCHED_VALUES:
+        assert f"players[1].{key}: does not apply to transport: remote" in str(refused.value), key

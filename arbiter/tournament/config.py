@@ -578,11 +578,10 @@ def _read_player(problems: Problems, path: KeyPath, entry: Any, folder: Path, ti
     socket = _read_socket(problems, path, m, folder, transport, arbiter_keys)
     if transport == "remote":  # the arbiter does not start it
         command = None
-        for key in ("command", "cwd", "env", "memory_mb", "suspend_idle", "startup_ms", "charge_startup", "sandbox",
-                    "reuse"):
-            if m.has(key):
-                problems.add(path + (key,), "does not apply to transport: remote (the arbiter does not start "
-                                            "the bot; give bind: or connect:)")
+        for key in PLAYER:
+            if key.launched and m.has(key.name):
+                problems.add(path + (key.name,), "does not apply to transport: remote (the arbiter does not start "
+                                                 "the bot; give bind: or connect:)")
     else:
         command = _read_command(problems, path + ("command",), m.raw("command"))
     cwd_text = PLAYER.read(m, "cwd")

@@ -65,6 +65,7 @@ class Key:
     `check` says what a value must be (validate.py's checks); None when the key's reader in
     config.py checks it against other keys or reads it into a record of its own. `default` is
     the value an absent key takes (None also where the reader works it out from other keys).
+    `launched` keys apply only to a bot the arbiter launches (not to `transport: remote`).
     `field` is the record's field the key fills (None: it fills fields of other records, said
     in a comment). `entry` names the entry of the results folder's description
     (store.TournamentDescription) that keeps it, for SCHEDULE and CONDITION keys, and `value`
@@ -75,6 +76,7 @@ class Key:
     check: Check | None = None
     default: Any = None
     required: bool = False
+    launched: bool = False
     field: str | None = SAME
     entry: str | None = None
     value: Callable[[Any], Any] | None = None
@@ -194,10 +196,10 @@ TIME = Table("docs/config.md", (
     Key("time_ms", CONDITION, integer(1), _TIME_DEFAULTS.time_ms, entry="time"),
     Key("move_ms", CONDITION, integer(1), _TIME_DEFAULTS.move_ms, entry="time"),
     Key("clock", CONDITION, one_of(("wall", "cpu")), _TIME_DEFAULTS.clock, entry="time"),
-    Key("suspend_idle", CONDITION, boolean, _TIME_DEFAULTS.suspend_idle, entry="time"),
-    Key("memory_mb", CONDITION, integer(16, MAX_MEMORY_MB), _TIME_DEFAULTS.memory_mb, entry="time"),
-    Key("startup_ms", CONDITION, integer(1), _TIME_DEFAULTS.startup_ms, entry="time"),
-    Key("charge_startup", CONDITION, boolean, _TIME_DEFAULTS.charge_startup, entry="time"),
+    Key("suspend_idle", CONDITION, boolean, _TIME_DEFAULTS.suspend_idle, launched=True, entry="time"),
+    Key("memory_mb", CONDITION, integer(16, MAX_MEMORY_MB), _TIME_DEFAULTS.memory_mb, launched=True, entry="time"),
+    Key("startup_ms", CONDITION, integer(1), _TIME_DEFAULTS.startup_ms, launched=True, entry="time"),
+    Key("charge_startup", CONDITION, boolean, _TIME_DEFAULTS.charge_startup, launched=True, entry="time"),
 ))
 
 # A player's socket keys (docs/config.md, Players over sockets); all but `transport` fill its SocketSpec.
@@ -212,16 +214,17 @@ SOCKET = Table("docs/config.md", (
 # An entry of `players:` (and `candidate:`, `baseline:` for format: sprt).
 PLAYER = Table("docs/config.md", (
     Key("name", SCHEDULE, player_name, entry="players"),  # in seat-list order
-    Key("command", FREE),  # a string split like a shell would, or a list of words
-    Key("cwd", FREE, text),
-    Key("env", FREE),  # the game's seed, which is not free, is set by the runner, not here
+    Key("command", FREE, launched=True),  # a string split like a shell would, or a list of words
+    Key("cwd", FREE, text, launched=True),
+    Key("env", FREE, launched=True),  # the game's seed, which is not free, is set by the runner, not here
     Key("dialect", FREE, one_of(tuple(DIALECTS)), "arbiter"),
-    Key("sandbox", CONDITION, entry="sandboxed"),  # off, on, or SANDBOX below
+    Key("sandbox", CONDITION, launched=True, entry="sandboxed"),  # off, on, or SANDBOX below
     # Many games per process: each game keeps its own clock and start-up, and each record says
     # which process and which game of it played (pids, game_of_process); a speed option, like
     # concurrency. Default: the run's `reuse`.
-    Key("reuse", FREE, boolean),
-    *(Key(key.name, key.on_resume, key.check, key.default, field="time", entry=key.entry) for key in TIME),
+    Key("reuse", FREE, boolean, launched=True),
+    *(Key(key.name, key.on_resume, key.check, key.default, launched=key.launched, field="time", entry=key.entry)
+      for key in TIME),
     *SOCKET.keys,
 ))
 
