@@ -14,10 +14,11 @@ import pytest
 from arbiter.errors import UsageError
 from arbiter.games import find_game
 from arbiter.referee import TimeControl
-from arbiter.reports.live import LiveServer, RunFeed, parse_address
+from arbiter.reports.live import RUNNING_MIN_S, LiveServer, LiveState, RunFeed, parse_address
 from arbiter.reports.standings import compute_standings
 from arbiter.tournament.config import SprtSettings
 from arbiter.tournament.schedule import ScheduledGame
+from arbiter.tournament.store import ResultsFolder, TournamentDescription
 from arbiter.tournament.sprt import SprtTest
 from report_samples import SCORING, SPRT_HYPOTHESES, write_sample_sprt, write_sample_tournament
 
@@ -265,3 +266,72 @@ def test_a_page_opened_during_a_game_has_the_board_of_the_game(serve):
                                 get(port, "/")[1]).group(1))
     entry = page["live"]["running"][0]["entry"]
     assert page["boards"][entry[2]]["game"] == "dots-and-boxes"
+
+
+class PageModel:
+    """What a browser's page holds, taken in from its event stream as page.js takes it in: a
+    snapshot replaces everything, an update replaces the tables it carries and adds games."""
+
+    def __init__(self) -> None:
+        self.data: dict[str, Any] = {}
+
+    def accept(self, name: str, message: dict[str, Any]) -> None:
+        if name == "snapshot":
+            self.data = message
+            return
+        for key in ("page", "tournament", "standings", "boards", "players"):
+            if key in message:
+                self.data[key] = message[key]
+        if "games" in message:
+            assert message["games_from"] <= len(self.data["games"])
+            self.data["games"] += message["games"][len(self.data["games"]) - message["games_from"]:]
+        self.data["live"] = {**self.data["live"], **message["live"]}
+
+    def unknown_boards(self) -> list[int]:
+        """Board indices the page's games and running games name that its boards lack."""
+        entries = self.data["games"] + [r["entry"] for r in self.data["live"].get("running", [])]
+        return [entry[2] for entry in entries if not 0 <= entry[2] < len(self.data["boards"])]
+
+
+def test_a_page_watching_a_run_that_prepares_its_folder_never_names_a_board_it_was_not_sent(tmp_path):
+    # `arbiter run --serve` serves the folder before the run writes its description, and its
+    # first game may be on the page before the server has read that description. The server's
+    # steps are taken here one by one, with the times that decide what each update carries.
+    folder = tmp_path / "ladder"
+    folder.mkdir()
+    feed = RunFeed()
+    state, page = LiveState(folder, feed=feed, logs=False), PageModel()
+    state.scan()
+    page.accept("snapshot", state.snapshot())
+    game = find_game("dots-and-triangles", rows=4)
+    on_turn = feed.game_started(ScheduledGame(id="g00001", round=1, seats=("alpha", "beta"), opening=()),
+                                game, [TimeControl()] * 2)
+    game_state = game.new_state()
+    game_state.apply(game_state.legal_moves()[0])
+    on_turn(game_state)
+    state.take_notes()
+    page.accept("update", state.update(10.0, last_results=0.0, last_running=0.0))
+    assert page.data["live"]["running"] and page.unknown_boards() == []
+    # The run has written its description; the running game was sent a moment ago.
+    ResultsFolder(folder).write_description(TournamentDescription(name="ladder", planned=6))
+    state.take_notes()
+    state.scan()
+    page.accept("update", state.update(10.0 + RUNNING_MIN_S / 2, last_results=0.0, last_running=10.0))
+    assert page.data["live"]["running"] and page.unknown_boards() == []
+
+
+def test_a_folder_started_again_sends_every_page_a_new_snapshot(serve, folder, tmp_path):
+    ResultsFolder(folder).write_description(TournamentDescription(name="ladder", planned=6))
+    _, port = serve(feed=RunFeed())
+    stream = Stream(port)
+    name, first = stream.next()
+    assert name == "snapshot" and len(first["games"]) == 6
+    # As `--fresh` leaves it: another tournament's description, and its records from the start.
+    other = write_sample_tournament(tmp_path / "other", players=("delta", "eps"), games_per_pairing=1, seed=4)
+    ResultsFolder(folder).write_description(TournamentDescription(name="ladder", planned=1))
+    (folder / "games.jsonl").write_bytes((other / "games.jsonl").read_bytes())
+    name, again = stream.next()
+    while name != "snapshot":
+        name, again = stream.next()
+    assert len(again["games"]) == 1
+    stream.close()

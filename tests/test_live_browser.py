@@ -53,7 +53,7 @@ def page(browser: Any) -> Iterator[Any]:  # noqa: F811 - the imported fixture
     page = context.new_page()
     errors: list[str] = []
     elsewhere: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("pageerror", lambda error: errors.append(f"{error}; stack: {getattr(error, 'stack', None)}"))
     page.on("request", lambda request: None if request.url.startswith("http://127.0.0.1:") else elsewhere.append(request.url))
     yield page
     context.close()

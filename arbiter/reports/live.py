@@ -140,6 +140,9 @@ class LiveState:
         self.logs = logs
         self.running: dict[str, _Running] = {}
         self.ended = False  # the run that feeds this page has finished
+        # Set when the folder was read again from its start: every page must start again from a
+        # snapshot (its games and running games index boards of the page data just replaced).
+        self.restarted = False
         self._reset()
 
     def _reset(self) -> None:
@@ -172,8 +175,13 @@ class LiveState:
             size = games.stat().st_size
         except OSError:
             size = 0
-        if size < self.offset or (stamp != self.identity_stamp and self.identity_stamp != "unread"):
-            self._reset()  # started again (--fresh) or another tournament: read it from the start
+        # Started again (--fresh: the description went away) or another tournament (another
+        # description): read it from the start. A description appearing where there was none is
+        # the run preparing its folder, not a new tournament.
+        replaced = isinstance(self.identity_stamp, tuple) and stamp != self.identity_stamp
+        if size < self.offset or replaced:
+            self._reset()
+            self.restarted = True
         if stamp != self.identity_stamp:
             self.identity_stamp = stamp
             self._read_meta()
@@ -489,6 +497,11 @@ class LiveServer:
                 last_scan = now
             if not self.clients:
                 self.state.nothing_sent()
+            if self.state.restarted:
+                self.state.restarted = False
+                if self.clients:
+                    self._broadcast("snapshot", self.state.snapshot())
+                    last_results = last_running = now
             message = self.state.update(now, last_results, last_running) if self.clients else None
             if message is not None:
                 if "standings" in message:
