@@ -46,6 +46,9 @@ QUIT_GRACE_S = 0.5  # after `Quit`, how long a bot may take to exit before SIGTE
 TERM_GRACE_S = 0.3  # after SIGTERM, before SIGKILL
 WAKE_S = 0.05  # a waiting referee looks at `cancel` and the bot's exit this often
 CRASH_WAIT_S = 0.2  # after a bot's output closes, how long to wait for its exit status
+# ...and after its socket closes: a ZeroMQ bot's socket closes while its interpreter is still
+# ending (its context's teardown), which on a busy machine can take longer than CRASH_WAIT_S.
+SOCKET_CRASH_WAIT_S = 1.0
 STARTUP_TIMEOUT = "did not finish starting within"  # the detail of a start-up timeout, before its limit
 STARTUP_POLL_S = 0.001  # how often a starting bot's processes are looked at (and so its start-up's precision)
 # A start-up's first look at a bot waits for this share of the shortest start-up its command
@@ -697,7 +700,8 @@ class _Referee:
     def _crash(self, seat: _Seat, closed: Closed | None = None) -> _Ending:
         """A crash fault, with how the bot ended if it did and its last words on stderr."""
         process = seat.process
-        status = process.wait_exit(CRASH_WAIT_S) if process is not None else None
+        wait_s = CRASH_WAIT_S if seat.spec.transport == "pipe" else SOCKET_CRASH_WAIT_S
+        status = process.wait_exit(wait_s) if process is not None else None
         if (process is None or status is None) and seat.spec.transport != "pipe" and closed is not None:
             return _Ending(Termination.CRASH, seat.index, f"{seat.label} {closed.why}")  # its socket's story
         if process is None or status is None:
