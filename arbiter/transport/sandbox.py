@@ -59,7 +59,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from .procfs import children, read_proc
 from .seccomp import filter_file, unsupported_reason
@@ -718,9 +718,11 @@ class Box:
         """Thaw the box (a no-op when it is not frozen)."""
         self.groups.thaw()
 
-    def cpu_ms(self) -> float | None:
-        """The box's CPU time from its control group, or None when there is no such group."""
-        return self.groups.cpu_ms() if self.groups.reads_cpu else None
+    def cpu_reader(self) -> Callable[[], float] | None:
+        """What reads the box's CPU time in ms from its control group (every process it ever
+        had; raises OSError once the group is gone), or None when there is no such group.
+        Handed out once, so that a reading a move is one call deep."""
+        return self.groups.cpu_ms if self.groups.reads_cpu else None
 
     def exit_status(self, status: int) -> int:
         """The bot's own status from bubblewrap's: it exits 128+N when the bot died of signal N."""
