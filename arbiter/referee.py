@@ -554,16 +554,19 @@ class _Referee:
             if tc.move_ms is not None:
                 wall_deadline = min(wall_deadline, move_start + factor * tc.move_ms / 1000)
             result = self._await_line(seat, wall_deadline, cpu_start, cpu_move_start, budget_ms)
-            arrived = _now()
-            if cpu_early:
-                cpu_now = cpu_ms()
             if cpu_clock:
+                arrived = _now()
+                cpu_now = cpu_ms()
                 turn_used_ms, move_used_ms = cpu_now - cpu_start, cpu_now - cpu_move_start
                 # CPU time can only be read after the fact.
                 late = turn_used_ms > budget_ms or (tc.move_ms is not None and move_used_ms > tc.move_ms)
             else:  # under the wall clock a line is in time if it arrived by the deadline
                 late = False
-                if result.__class__ is str:
+                if result.__class__ is not str:
+                    arrived = _now()
+                else:
+                    if cpu_early:
+                        cpu_now = cpu_ms()
                     earliest, arrived = channel.arrival()
                     if arrived > wall_deadline:
                         late = earliest >= wall_deadline  # the arbiter looked at the deadline, and it was not there
@@ -582,15 +585,17 @@ class _Referee:
                 assert isinstance(result, BadLine)
                 return _Ending(Termination.MALFORMED, seat.index, f"{seat.label} sent {result.describe()}")
             played = self._play_move(seat, result)
-            if played.__class__ is not str:  # malformed or illegal
+            if isinstance(played, _Ending):  # malformed or illegal
                 seat.used_ms += turn_used_ms
                 if process is not None:
                     process.track_descendants()  # so that none escapes the end of the game
-                return played  # type: ignore[return-value]
+                return played
             state = self.state
             # The turn passes when the game is over or another is to move (chance too: its
             # outcome, sent to every seat, ends the turn even when the mover moves next).
-            passes = state.is_over() or state.current_player != seat.index
+            over = state.is_over()
+            to_move = None if over else state.current_player
+            passes = over or to_move != seat.index
             if passes and suspends:
                 assert process is not None
                 process.suspend()
@@ -600,7 +605,12 @@ class _Referee:
                 cpu_now = cpu_ms()
                 if passes:
                     seat.cpu_mark_ms = cpu_now
-            self._record_move(seat, played, (arrived - move_start) * 1000, cpu_now - cpu_move_start)
+            self.moves.append((seat.index, played, (arrived - move_start) * 1000, cpu_now - cpu_move_start, False))
+            for other in self.seats:
+                if other is not seat:
+                    other.pending.append(played)
+            if to_move == CHANCE:
+                self._draw_chance()
             if passes:
                 seat.used_ms += turn_used_ms
                 if not suspends and process is not None:
@@ -688,15 +698,6 @@ class _Referee:
             why = getattr(exc, "why", str(exc))
             return _Ending(Termination.ILLEGAL, seat.index, f"{seat.label} played {text[:80]!r}, which is illegal: {why}")
         return self.game.format_move(move)
-
-    def _record_move(self, seat: _Seat, canonical: str, wall_ms: float, cpu_ms: float) -> None:
-        """Record a move the seat's bot played, queue it for the other seats, and draw chance's
-        outcomes that follow it."""
-        self.moves.append((seat.index, canonical, wall_ms, cpu_ms, False))
-        for other in self.seats:
-            if other is not seat:
-                other.pending.append(canonical)
-        self._draw_chance()
 
     def _draw_chance(self) -> None:
         """At a chance node, draw its outcome from the game's dice, apply it, record it (seat
