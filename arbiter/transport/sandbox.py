@@ -536,8 +536,10 @@ class _Groups:
         self.memory_mb = memory_mb
 
     def cpu_ms(self) -> float:
-        """The whole box's CPU time so far (every process it ever had)."""
-        assert self._cpu_fd is not None
+        """The whole box's CPU time so far (every process it ever had); OSError once the
+        group is removed."""
+        if self._cpu_fd is None:
+            raise OSError("the box's control group is removed")
         data = os.pread(self._cpu_fd, 256, 0)
         if self._cpu_v2:  # "usage_usec N" is the first line
             return int(data.split(None, 2)[1]) / 1000
