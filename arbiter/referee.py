@@ -285,13 +285,16 @@ class _Referee:
         self.seats = seats
         self.cancel = cancel
         self.on_turn = on_turn
-        self.moves: list[MoveRecord] = []
+        # Every move so far as (seat, text, wall_ms, cpu_ms, forced): the record's `MoveRecord`s
+        # are made once the game is over (`record`), not between a move's arrival and the next
+        # hand-over, where each would cost a few microseconds of every turn.
+        self.moves: list[tuple[int, str, float, float, bool]] = []
         self.cleanup_problems: list[str] = []  # what the arbiter failed to tidy after the game: noted, blames no bot
         self.doubts: list[str] = []  # verdicts the arbiter's own lateness left open, given to the bot: noted
         replay = game.new_state()
         for text in opening:
             seat = replay.current_player
-            self.moves.append(MoveRecord(seat, game.format_move(replay.play(text)), 0.0, 0.0, forced=True))
+            self.moves.append((seat, game.format_move(replay.play(text)), 0.0, 0.0, True))
 
     # --- the game loop ---------------------------------------------------------------
     def run(self) -> _Ending:
@@ -323,7 +326,7 @@ class _Referee:
 
     def _launch(self) -> _Ending | None:
         """Start every bot, send the `Game` line and opening, and stop it until its turn."""
-        opening = [m.move for m in self.moves]
+        opening = [move[1] for move in self.moves]
         remote = [seat for seat in self.seats if seat.spec.transport == "remote"]
         if remote:  # all at once: they may wait for each other's bots to connect, or for other games
             from .transport.zmq import lease_remote_seats  # ZeroMQ is loaded by a game that uses it
@@ -543,20 +546,30 @@ class _Referee:
             assert process is not None
             process.resume()
         cpu_move_start = cpu_start
+        # A bot stopped between turns has its CPU time read once per move, after the move is
+        # applied and, when its turn ends, once it is stopped: that one reading is both the
+        # move's and the mark its next turn is compared with (`cpu_mark_ms`). Others' is read
+        # as the move arrives, and under the CPU clock it must be: the verdict needs it.
+        cpu_early = cpu_clock or not suspends
+        cpu_now = cpu_start
         while True:
             wall_deadline = turn_deadline
             if tc.move_ms is not None:
                 wall_deadline = min(wall_deadline, move_start + factor * tc.move_ms / 1000)
             result = self._await_line(seat, wall_deadline, cpu_start, cpu_move_start, budget_ms)
-            arrived = _now()
-            cpu_now = cpu_ms()
             if cpu_clock:
+                arrived = _now()
+                cpu_now = cpu_ms()
                 turn_used_ms, move_used_ms = cpu_now - cpu_start, cpu_now - cpu_move_start
                 # CPU time can only be read after the fact.
                 late = turn_used_ms > budget_ms or (tc.move_ms is not None and move_used_ms > tc.move_ms)
             else:  # under the wall clock a line is in time if it arrived by the deadline
                 late = False
-                if result.__class__ is str:
+                if result.__class__ is not str:
+                    arrived = _now()
+                else:
+                    if cpu_early:
+                        cpu_now = cpu_ms()
                     earliest, arrived = channel.arrival()
                     if arrived > wall_deadline:
                         late = earliest >= wall_deadline  # the arbiter looked at the deadline, and it was not there
@@ -574,18 +587,38 @@ class _Referee:
                     return self._crash(seat, result)
                 assert isinstance(result, BadLine)
                 return _Ending(Termination.MALFORMED, seat.index, f"{seat.label} sent {result.describe()}")
-            fault = self._apply(seat, result, (arrived - move_start) * 1000, cpu_now - cpu_move_start)
-            state = self.state
-            # Chance's draw, now pending for the mover too, ends the turn: the next hands it over.
-            if fault or state.is_over() or state.current_player != seat.index or seat.pending:
+            played = self._play_move(seat, result)
+            if isinstance(played, _Ending):  # malformed or illegal
                 seat.used_ms += turn_used_ms
-                if suspends and not fault:
-                    assert process is not None
-                    process.suspend()
-                    seat.cpu_mark_ms = cpu_ms()  # read once stopped: any CPU after this was used suspended
-                elif process is not None:
+                if process is not None:
                     process.track_descendants()  # so that none escapes the end of the game
-                return fault or self._check_write_cap(seat)
+                return played
+            state = self.state
+            # The turn passes when the game is over or another is to move (chance too: its
+            # outcome, sent to every seat, ends the turn even when the mover moves next).
+            over = state.is_over()
+            to_move = None if over else state.current_player
+            passes = over or to_move != seat.index
+            if passes and suspends:
+                assert process is not None
+                process.suspend()
+                if cpu_clock:
+                    seat.cpu_mark_ms = cpu_ms()  # read once stopped: any CPU after this was used suspended
+            if not cpu_early:
+                cpu_now = cpu_ms()
+                if passes:
+                    seat.cpu_mark_ms = cpu_now
+            self.moves.append((seat.index, played, (arrived - move_start) * 1000, cpu_now - cpu_move_start, False))
+            for other in self.seats:
+                if other is not seat:
+                    other.pending.append(played)
+            if to_move == CHANCE:
+                self._draw_chance()
+            if passes:
+                seat.used_ms += turn_used_ms
+                if not suspends and process is not None:
+                    process.track_descendants()  # so that none escapes the end of the game
+                return self._check_write_cap(seat)
             move_start, cpu_move_start = arrived, cpu_now  # another move is due in the same turn
 
     def _note_doubt(self, seat: _Seat, what: str, earliest: float, latest: float, limit: float,
@@ -648,8 +681,9 @@ class _Referee:
                         continue
                 return TIMEOUT
 
-    def _apply(self, seat: _Seat, line: str, wall_ms: float, cpu_ms: float) -> _Ending | None:
-        """Parse and apply one move from the seat's bot; a malformed/illegal fault, or None."""
+    def _play_move(self, seat: _Seat, line: str) -> str | _Ending:
+        """Parse and apply one move from the seat's bot: its canonical text, or a malformed or
+        illegal fault."""
         text = line.strip()
         if not text:
             return _Ending(Termination.MALFORMED, seat.index, f"{seat.label} sent an empty line")
@@ -666,15 +700,7 @@ class _Referee:
         except GameError as exc:
             why = getattr(exc, "why", str(exc))
             return _Ending(Termination.ILLEGAL, seat.index, f"{seat.label} played {text[:80]!r}, which is illegal: {why}")
-        canonical = self.game.format_move(move)
-        # To the microsecond: round(x * 1000) / 1000 is round(x, 3), four times faster.
-        self.moves.append(MoveRecord(seat.index, canonical, round(wall_ms * 1000) / 1000,
-                                     round(cpu_ms * 1000) / 1000))
-        for other in self.seats:
-            if other is not seat:
-                other.pending.append(canonical)
-        self._draw_chance()
-        return None
+        return self.game.format_move(move)
 
     def _draw_chance(self) -> None:
         """At a chance node, draw its outcome from the game's dice, apply it, record it (seat
@@ -685,7 +711,7 @@ class _Referee:
             move = self.dice.draw(state)
             state.apply(move)
             text = self.game.format_move(move)
-            self.moves.append(MoveRecord(CHANCE, text, 0.0, 0.0))
+            self.moves.append((CHANCE, text, 0.0, 0.0, False))
             line = format_chance_line(text)
             for seat in self.seats:
                 seat.pending.append(line)
@@ -877,7 +903,9 @@ class _Referee:
             game=game.name,
             params=game.json_params(),
             players=[PlayerRef(s.spec.name, s.spec.command_text()) for s in self.seats],
-            moves=self.moves,
+            # To the microsecond: round(x * 1000) / 1000 is round(x, 3), four times faster.
+            moves=[MoveRecord(seat, text, round(wall_ms * 1000) / 1000, round(cpu_ms * 1000) / 1000, forced)
+                   for seat, text, wall_ms, cpu_ms, forced in self.moves],
             scores=list(scores),
             winner=winner,
             termination=ending.termination,

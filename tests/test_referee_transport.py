@@ -99,6 +99,13 @@ def test_a_line_over_4_kib_is_bad_and_a_10_mb_line_is_never_held_in_memory(pipes
     assert channel.read_line(soon()) == result  # the channel is finished
 
 
+def test_a_line_one_byte_over_4_kib_is_bad_though_it_comes_whole(pipes) -> None:
+    channel, _, bot_out = pipes
+    os.write(bot_out, b"x" * (MAX_LINE_BYTES + 1) + b"\n")  # one read, one line: the channel's quick way
+    result = channel.read_line(soon())
+    assert isinstance(result, BadLine) and result.why == "a line longer than 4096 bytes"
+
+
 def test_invalid_utf8_is_a_bad_line(pipes) -> None:
     channel, _, bot_out = pipes
     os.write(bot_out, b"1 \xff\n")

@@ -589,7 +589,9 @@ class BotProcess:
         self._last_pid_seen: bytes | None = None  # the last pid read by `cpu_ms`, and when
         self._last_pid_at = float("-inf")
         # A box may count the CPU time of all its processes, dead or alive, in one reading.
-        self._box_cpu = box is not None and box.cpu_ms() is not None
+        self._box_cpu = box.cpu_reader() if box is not None else None
+        # A box with a freezer is suspended whole by its keeper (`suspend`).
+        self._box_freezes = box is not None and box.freezes
 
     @classmethod
     def launch(cls, command: Sequence[str], *, cwd: str | None = None,
@@ -673,8 +675,8 @@ class BotProcess:
         forks and exits in a loop leaves children the previous walk did not list). In a box
         without a freezer, the box's own keepers are spared (`Box.keepers`); the first
         time, only once the bot's own process exists."""
-        if self.box is not None and self.box.freezes:
-            self.box.suspend()
+        if self._box_freezes:
+            self.box.suspend()  # type: ignore[union-attr]
             return
         if self.box is None:
             self._signal_group(signal.SIGSTOP)
@@ -717,8 +719,8 @@ class BotProcess:
         would be woken by the second and escape the timeout its own stop earns it. The
         bot's process group is not signalled: every process that `suspend` stopped is in
         the bot's tree, and so in `_stopped` (a box's are stopped one by one, never as a group)."""
-        if self.box is not None and self.box.freezes:
-            self.box.resume()
+        if self._box_freezes:
+            self.box.resume()  # type: ignore[union-attr]
             return
         for pid in ((self.pid,) if self.box is None else ()) + tuple(self._stopped):
             kill(pid, signal.SIGCONT)
@@ -910,9 +912,10 @@ class BotProcess:
         child whose fork or reaping raced the last one (its pid taken before it, the child
         listed or reaped during it) has its time counted that much late, never lost.
         """
-        if self._box_cpu:
+        box_cpu = self._box_cpu
+        if box_cpu is not None:
             try:
-                return self.box.cpu_ms()  # type: ignore[union-attr,return-value]
+                return box_cpu()
             except OSError:
                 return 0.0
         last_pid = pread_proc(self._last_pid_fd, _LAST_PID_PATH, 32)

@@ -59,7 +59,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from .procfs import children, read_proc
 from .seccomp import filter_file, unsupported_reason
@@ -536,8 +536,10 @@ class _Groups:
         self.memory_mb = memory_mb
 
     def cpu_ms(self) -> float:
-        """The whole box's CPU time so far (every process it ever had)."""
-        assert self._cpu_fd is not None
+        """The whole box's CPU time so far (every process it ever had); OSError once the
+        group is removed."""
+        if self._cpu_fd is None:
+            raise OSError("the box's control group is removed")
         data = os.pread(self._cpu_fd, 256, 0)
         if self._cpu_v2:  # "usage_usec N" is the first line
             return int(data.split(None, 2)[1]) / 1000
@@ -718,9 +720,11 @@ class Box:
         """Thaw the box (a no-op when it is not frozen)."""
         self.groups.thaw()
 
-    def cpu_ms(self) -> float | None:
-        """The box's CPU time from its control group, or None when there is no such group."""
-        return self.groups.cpu_ms() if self.groups.reads_cpu else None
+    def cpu_reader(self) -> Callable[[], float] | None:
+        """What reads the box's CPU time in ms from its control group (every process it ever
+        had; raises OSError once the group is gone), or None when there is no such group.
+        Handed out once, so that a reading a move is one call deep."""
+        return self.groups.cpu_ms if self.groups.reads_cpu else None
 
     def exit_status(self, status: int) -> int:
         """The bot's own status from bubblewrap's: it exits 128+N when the bot died of signal N."""
