@@ -20,7 +20,6 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) 
 import time  # noqa: E402
 
 from arbiter.bot import BotContext, bot_arguments, exit_now, run_bot  # noqa: E402
-from players.openspiel_mcts import DEFAULT_SIMULATIONS, MIN_SIMULATIONS, mcts_choice  # noqa: E402
 from players.strategies import spiel_reference  # noqa: E402
 
 TYPE_CHECKING = False
@@ -30,14 +29,14 @@ if TYPE_CHECKING:
     from arbiter.games.openspiel import OpenSpielState
 
 DEFAULT_DEPTH = 2
+DEFAULT_SIMULATIONS = 100  # as players/openspiel_mcts.py's
+MIN_SIMULATIONS = 2  # as players/openspiel_mcts.py's (its MCTS needs two to choose)
 CLOCK_SHARE = 0.1  # of the time left, the most a chess move may take (judged by the last one)
 PLY_FACTOR = 30  # about what one more ply of chess multiplies a search by
 
 
 def reference_choice(depth: int, simulations: int) -> Callable[[OpenSpielState, BotContext], str]:
     """The choose function: the game's own search where it has one, else MCTS."""
-    fallback = mcts_choice(simulations)
-
     def choose(state: OpenSpielState, ctx: BotContext) -> str:
         from arbiter.games.openspiel import OpenSpielGame
 
@@ -53,6 +52,11 @@ def reference_choice(depth: int, simulations: int) -> Callable[[OpenSpielState, 
                 ctx.log(f"openspiel_reference: no evaluation for {name} (it has one for "
                         f"{', '.join(spiel_reference.SEARCHED)}); playing MCTS with random rollouts, "
                         f"{simulations} simulations a move")
+            fallback = ctx.memory.get("fallback")
+            if fallback is None:  # OpenSpiel's MCTS: 0.6 s to import, on the first fallback move's clock
+                from players.openspiel_mcts import mcts_choice
+
+                fallback = ctx.memory["fallback"] = mcts_choice(simulations)
             return fallback(state, ctx)
         started = time.monotonic()
         if name == "chess":

@@ -28,6 +28,7 @@ from arbiter.tournament.audit import replay_problem  # noqa: E402
 from referee_support import ROOT, bot, honest, live_marked, new_marker  # noqa: E402
 
 MCTS_BOT = ROOT / "players" / "openspiel_mcts.py"
+REFERENCE_BOT = ROOT / "players" / "openspiel_reference.py"
 
 # (OpenSpiel's name, our parameters, OpenSpiel's parameters they give)
 GAMES: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
@@ -402,27 +403,29 @@ def test_the_connect_four_class_runs_through_arbiter_run(tmp_path: Path, capsys:
     assert '"kind":"text"' in (tmp_path / "results" / "report.html").read_text()
 
 
-# (game, its parameters, the reference bot's simulations (None: not in the run), the random
-# bots, games per pairing, whether the reference's rating interval must clear the random
-# bots'). Ten straight wins of two players clear the intervals (docs/statistics.md's virtual
-# draws keep a sweep finite). Connect Four's reference is ranked in its class test above.
-# Chess, backgammon and Chinese checkers are played, replayed and drawn, not ranked: OpenSpiel's
-# MCTS with random rollouts is slow and weak there at a few simulations (chess's rollouts of
-# hundreds of moves: 55 s for two games at 2 simulations, so chess is two random bots here).
+# (game, its parameters, the reference bot's program and options, the random bots, games per
+# pairing, whether the reference's rating interval must clear every random bot's). Ten straight
+# wins of two players clear the intervals (docs/statistics.md's virtual draws keep a sweep
+# finite). Connect Four's reference is ranked in its class test above. Hex's is OpenSpiel's
+# MCTS; chess's, backgammon's and Chinese checkers' the evaluation-based openspiel_reference.py.
+# Chinese checkers with 3 players scores only a game someone finishes (the winner 2, the others
+# -1; a game cut at max_moves is 0 for all), so max_moves leaves the reference room to finish
+# (docs/games.md).
 ARBITER_RUNS = [
-    ("openspiel:hex", {"board_size": 4}, 30, ["random"], 10, True),
-    ("openspiel:chess", {}, None, ["random", "random2"], 2, False),
-    ("openspiel:backgammon", {}, 2, ["random"], 2, False),
-    ("openspiel:chinese_checkers", {"players": 3, "max_moves": 30}, 2, ["random", "random2"], 3, False),
+    ("openspiel:hex", {"board_size": 4}, (MCTS_BOT, "--simulations", "30"), ["random"], 10, True),
+    ("openspiel:chess", {}, (REFERENCE_BOT,), ["random"], 10, True),
+    ("openspiel:backgammon", {}, (REFERENCE_BOT,), ["random"], 10, True),
+    ("openspiel:chinese_checkers", {"players": 3, "max_moves": 1000}, (REFERENCE_BOT,), ["random", "random2"], 6,
+     True),
 ]
 
 
-@pytest.mark.parametrize("game, params, simulations, others, per_pairing, ranked", ARBITER_RUNS,
+@pytest.mark.parametrize("game, params, reference, others, per_pairing, ranked", ARBITER_RUNS,
                          ids=[g for g, *_ in ARBITER_RUNS])
 def test_arbiter_run_plays_sandboxed_round_robins_that_replay_and_show_their_boards(
-        game: str, params: dict[str, Any], simulations: int | None, others: list[str], per_pairing: int,
+        game: str, params: dict[str, Any], reference: tuple[Any, ...], others: list[str], per_pairing: int,
         ranked: bool, tmp_path: Path) -> None:
-    players = [] if simulations is None else [f"  - {{name: mcts, command: python {MCTS_BOT} --simulations {simulations}}}"]
+    players = [f"  - {{name: reference, command: python {' '.join(map(str, reference))}}}"]
     players += [f"  - {{name: {name}, command: python {ROOT / 'players' / 'random_bot.py'}}}" for name in others]
     path = tmp_path / "run.yaml"
     path.write_text(f"name: spiel\ngame: {game}\nparams: {json.dumps(params)}\nformat: round-robin\n"
@@ -441,7 +444,8 @@ def test_arbiter_run_plays_sandboxed_round_robins_that_replay_and_show_their_boa
     summary = json.loads((results / "summary.json").read_text())
     ratings = {p["name"]: (p["rating_low"], p["rating_high"]) for p in summary["players"]}
     if ranked:
-        assert ratings["mcts"][0] > max(high for name, (low, high) in ratings.items() if name != "mcts"), ratings
+        assert ratings["reference"][0] > max(high for name, (low, high) in ratings.items() if name != "reference"), \
+            ratings
     # The boards: OpenSpiel's picture of every position, step by step, in the report's data.
     page = (results / "report.html").read_text()
     first = find_game(game, **params).new_state()
