@@ -125,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
         label = f"{name} {' '.join(f'{k}={v}' for k, v in params.items())}".strip()
         print(f"| {label} | {args.games} | {outcomes.count('win')} | {outcomes.count('draw')} | "
               f"{outcomes.count('loss')} | {statistics.mean(plies):.0f} | {1000 * statistics.median(thought):.1f}, "
-              f"{1000 * max(thought):.0f} | {1000 * theirs:.1f} | {mine / theirs:.2f} |", flush=True)
+              f"{1000 * max(thought):.0f} | {1000 * theirs:.1f} | {mine / theirs:.3f} |", flush=True)
     return 0
 
 
