@@ -21,7 +21,7 @@ from __future__ import annotations
 TYPE_CHECKING = False  # `typing` is for type checkers: it would cost every bot start (arbiter/games/base.py)
 if TYPE_CHECKING:
     import random
-    from typing import Any, Callable
+    from typing import Any
 
 SEARCHED = ("chess", "backgammon", "chinese_checkers")
 
@@ -111,7 +111,6 @@ def _ordered(spiel: Any) -> list[int]:
 # --- backgammon ---------------------------------------------------------------------------
 
 POINTS = 24
-CHECKERS = 15
 BAR_PIPS = 25
 OFF_POINTS = 10.0  # a checker borne off, beyond the pips it saved
 HIT_POINTS = 6.0  # an opponent's checker on the bar, beyond the pips it lost
@@ -239,10 +238,3 @@ def chinese_checkers_choice(spiel: Any, rng: random.Random, tips: list[tuple[int
     scored = [(value(spiel.child(action), MAX_JUMPS), action) for action in spiel.legal_actions()]
     best = min(score for score, _ in scored)
     return rng.choice([action for score, action in scored if score == best])
-
-
-CHOOSERS: dict[str, Callable[..., int]] = {
-    "chess": chess_choice,
-    "backgammon": backgammon_choice,
-    "chinese_checkers": chinese_checkers_choice,
-}
