@@ -28,6 +28,7 @@ from arbiter.tournament.audit import replay_problem  # noqa: E402
 from referee_support import ROOT, bot, honest, live_marked, new_marker  # noqa: E402
 
 MCTS_BOT = ROOT / "players" / "openspiel_mcts.py"
+REFERENCE_BOT = ROOT / "players" / "openspiel_reference.py"
 
 # (OpenSpiel's name, our parameters, OpenSpiel's parameters they give)
 GAMES: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
@@ -387,6 +388,89 @@ def test_the_mcts_reference_beats_the_random_bot(tmp_path: Path) -> None:
     assert wins == 2
 
 
+def spiel_after(name: str, moves: list[str], **params: Any) -> Any:
+    """OpenSpiel's state of `name` after `moves`, written as OpenSpiel writes them."""
+    state = pyspiel.load_game(name, params).new_initial_state()
+    for move in moves:
+        state.apply_action(state.string_to_action(move))
+    return state
+
+
+def test_the_reference_mates_in_one_and_takes_a_hanging_queen_in_chess() -> None:
+    from players.strategies.spiel_reference import chess_choice
+
+    # Fool's mate, black to move: Qh4 mates; at depth 1 it is found as the game's end.
+    fools = spiel_after("chess", ["f3", "e5", "g4"])
+    for depth in (1, 2):
+        assert fools.action_to_string(fools.current_player(), chess_choice(fools, random.Random(1), depth)) == "Qh4#"
+    # White's queen on h5 hangs to black's knight on f6... and black takes it.
+    hanging = spiel_after("chess", ["e4", "Nf6", "Qh5"])
+    assert hanging.action_to_string(hanging.current_player(), chess_choice(hanging, random.Random(1), 2)) == "Nxh5"
+
+
+def test_the_reference_values_chess_by_material_and_hunts_a_lone_king() -> None:
+    from players.strategies.spiel_reference import chess_eval
+
+    start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+    assert chess_eval(start, True) == chess_eval(start, False) == 0
+    up_a_queen = "rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+    assert chess_eval(up_a_queen, True) > 900 and chess_eval(up_a_queen, False) == -chess_eval(up_a_queen, True)
+    # White (a queen up) prefers black's king in the corner to the middle, and its own king near it.
+    corner, middle = "k7/8/2K5/8/8/8/8/Q7 w - - 0 1", "8/8/8/3k4/8/8/8/Q3K3 w - - 0 1"
+    assert chess_eval(corner, True) > chess_eval(middle, True)
+
+
+def test_the_reference_backgammon_move_is_the_best_for_its_dice() -> None:
+    from players.strategies.spiel_reference import backgammon_choice, backgammon_eval
+
+    # The opening roll 3-1 for X (player 0): making its 5 point (8/5 6/5) is the classic best move.
+    state = pyspiel.load_game("backgammon").new_initial_state()
+    roll = next(a for a, _ in state.chance_outcomes() if "X starts" in state.action_to_string(-1, a)
+                and "(roll: 13)" in state.action_to_string(-1, a))
+    state.apply_action(roll)
+    chosen = state.action_to_string(0, backgammon_choice(state, random.Random(1)))
+    assert chosen.endswith(("8/5 6/5", "6/5 8/5")), chosen
+    # Every legal move is valued, and the chosen one is the best of them.
+    values = [backgammon_eval(state.child(a), 0) for a in state.legal_actions()]
+    assert backgammon_eval(state.child(state.string_to_action(chosen)), 0) == max(values)
+
+
+def test_the_reference_aims_each_chinese_checkers_player_at_the_corner_opposite_its_home() -> None:
+    from players.strategies.spiel_reference import board_cells, chinese_checkers_eval, hex_steps, target_tips
+
+    game = pyspiel.load_game("chinese_checkers", {"players": 3})
+    start = str(game.new_initial_state())
+    cells = board_cells(start)
+    assert len(cells) == 121  # the star's cells, in OpenSpiel's numbering (3=>14 moves cell 3 to 14)
+    tips = target_tips(start, 3)
+    for player, tip in enumerate(tips):
+        home = [(r, c) for r, c, char in cells if char == str(player + 1)]
+        assert max(hex_steps(h, tip) for h in home) == 16 and min(hex_steps(h, tip) for h in home) == 13
+        # The tip is a corner's point: two neighbours on the board.
+        positions = {(r, c) for r, c, _ in cells}
+        r, c = tip
+        assert len(positions & {(r, c - 2), (r, c + 2), (r - 1, c - 1), (r - 1, c + 1), (r + 1, c - 1),
+                                (r + 1, c + 1)}) == 2
+    # A step toward the target lowers the evaluation.
+    state = game.new_initial_state()
+    before = chinese_checkers_eval(str(state), 0, tips[0])
+    state.apply_action(state.string_to_action("3=>14"))
+    assert chinese_checkers_eval(str(state), 0, tips[0]) < before
+
+
+def test_the_reference_plays_a_game_it_has_no_evaluation_for_and_says_so_once(tmp_path: Path) -> None:
+    marker = new_marker()
+    reference = bot(REFERENCE_BOT, "reference", marker, "--simulations", "10", "--seed", "1")
+    record = play_game(find_game("openspiel:tic_tac_toe"), [reference, honest(marker, 1)],
+                       time=TimeControl(time_ms=30000), log_dir=tmp_path)
+    assert record.termination is Termination.NORMAL, record.detail
+    assert len([m for m in record.moves if m.seat == 0]) >= 3
+    log = Path(record.logs[0]).read_text()  # type: ignore[arg-type]
+    said = "openspiel_reference: no evaluation for tic_tac_toe (it has one for chess, backgammon, chinese_checkers)"
+    assert log.count(said) == 1, log
+    assert live_marked(marker) == []
+
+
 def test_the_connect_four_class_runs_through_arbiter_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     config = (ROOT / "configs" / "connect-four-class.yaml").read_text().replace("../players", str(ROOT / "players"))
     path = tmp_path / "connect-four-class.yaml"
@@ -402,27 +486,31 @@ def test_the_connect_four_class_runs_through_arbiter_run(tmp_path: Path, capsys:
     assert '"kind":"text"' in (tmp_path / "results" / "report.html").read_text()
 
 
-# (game, its parameters, the reference bot's simulations (None: not in the run), the random
-# bots, games per pairing, whether the reference's rating interval must clear the random
-# bots'). Ten straight wins of two players clear the intervals (docs/statistics.md's virtual
-# draws keep a sweep finite). Connect Four's reference is ranked in its class test above.
-# Chess, backgammon and Chinese checkers are played, replayed and drawn, not ranked: OpenSpiel's
-# MCTS with random rollouts is slow and weak there at a few simulations (chess's rollouts of
-# hundreds of moves: 55 s for two games at 2 simulations, so chess is two random bots here).
+# (game, its parameters, the reference bot's program and options, the random bots, games per
+# pairing, whether the reference's rating interval must clear every random bot's). Ten straight
+# wins of two players clear the intervals (docs/statistics.md's virtual draws keep a sweep
+# finite). Connect Four's reference is ranked in its class test above. Hex's is OpenSpiel's
+# MCTS; chess's, backgammon's and Chinese checkers' the evaluation-based openspiel_reference.py,
+# in chess at --depth 1 (1.4 ms a move against 31 at its default 2; both won 30 of 30 against
+# random in benchmarks/bench_reference.py), which keeps this run near backgammon's cost.
+# Chinese checkers with 3 players scores only a game someone finishes (the winner 2, the others
+# -1; a game cut at max_moves is 0 for all), so max_moves leaves the reference room to finish
+# (docs/games.md).
 ARBITER_RUNS = [
-    ("openspiel:hex", {"board_size": 4}, 30, ["random"], 10, True),
-    ("openspiel:chess", {}, None, ["random", "random2"], 2, False),
-    ("openspiel:backgammon", {}, 2, ["random"], 2, False),
-    ("openspiel:chinese_checkers", {"players": 3, "max_moves": 30}, 2, ["random", "random2"], 3, False),
+    ("openspiel:hex", {"board_size": 4}, (MCTS_BOT, "--simulations", "30"), ["random"], 10, True),
+    ("openspiel:chess", {}, (REFERENCE_BOT, "--depth", "1"), ["random"], 10, True),
+    ("openspiel:backgammon", {}, (REFERENCE_BOT,), ["random"], 10, True),
+    ("openspiel:chinese_checkers", {"players": 3, "max_moves": 1000}, (REFERENCE_BOT,), ["random", "random2"], 6,
+     True),
 ]
 
 
-@pytest.mark.parametrize("game, params, simulations, others, per_pairing, ranked", ARBITER_RUNS,
+@pytest.mark.parametrize("game, params, reference, others, per_pairing, ranked", ARBITER_RUNS,
                          ids=[g for g, *_ in ARBITER_RUNS])
 def test_arbiter_run_plays_sandboxed_round_robins_that_replay_and_show_their_boards(
-        game: str, params: dict[str, Any], simulations: int | None, others: list[str], per_pairing: int,
+        game: str, params: dict[str, Any], reference: tuple[Any, ...], others: list[str], per_pairing: int,
         ranked: bool, tmp_path: Path) -> None:
-    players = [] if simulations is None else [f"  - {{name: mcts, command: python {MCTS_BOT} --simulations {simulations}}}"]
+    players = [f"  - {{name: reference, command: python {' '.join(map(str, reference))}}}"]
     players += [f"  - {{name: {name}, command: python {ROOT / 'players' / 'random_bot.py'}}}" for name in others]
     path = tmp_path / "run.yaml"
     path.write_text(f"name: spiel\ngame: {game}\nparams: {json.dumps(params)}\nformat: round-robin\n"
@@ -441,7 +529,8 @@ def test_arbiter_run_plays_sandboxed_round_robins_that_replay_and_show_their_boa
     summary = json.loads((results / "summary.json").read_text())
     ratings = {p["name"]: (p["rating_low"], p["rating_high"]) for p in summary["players"]}
     if ranked:
-        assert ratings["mcts"][0] > max(high for name, (low, high) in ratings.items() if name != "mcts"), ratings
+        assert ratings["reference"][0] > max(high for name, (low, high) in ratings.items() if name != "reference"), \
+            ratings
     # The boards: OpenSpiel's picture of every position, step by step, in the report's data.
     page = (results / "report.html").read_text()
     first = find_game(game, **params).new_state()
@@ -452,6 +541,7 @@ CHECKED = [
     ("random_bot", ("--seed", "1"), "openspiel:connect_four", {}),
     ("random_bot", ("--seed", "1"), "openspiel:pig", {"winscore": "20"}),
     ("openspiel_mcts", ("--simulations", "50"), "openspiel:connect_four", {}),  # as the bundled config runs it
+    ("openspiel_reference", ("--seed", "1"), "openspiel:backgammon", {}),  # chess: 18 s, checked by hand (docs/bots.md)
 ]
 
 

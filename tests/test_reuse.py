@@ -164,6 +164,7 @@ BUNDLED = [
     ("sudoku_random.py", "codecup-sudoku", {}),
     ("sudoku_claimer.py", "codecup-sudoku", {}),
     ("openspiel_mcts.py", "openspiel:tic_tac_toe", {}),
+    ("openspiel_reference.py", "openspiel:backgammon", {}),
 ]
 
 

@@ -43,6 +43,9 @@ MATCHES = [
     # Its simulations are fixed (the clock never cuts them at 20 s), so its games are the seed's.
     Match("openspiel:connect_four", {}, (("openspiel_mcts.py", "--seed", "11", "--simulations", "20"),
                                          ("random_bot.py", "--seed", "12"))),
+    # At depth 1 the clock never shortens its search (it drops plies only above 1).
+    Match("openspiel:chess", {}, (("openspiel_reference.py", "--seed", "13", "--depth", "1"),
+                                  ("random_bot.py", "--seed", "14"))),
 ]
 
 
