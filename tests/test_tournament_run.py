@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from arbiter.records import GameRecord
 from arbiter.reports.results import report_results
 from arbiter.tournament.config import load_config
 from arbiter.tournament.progress import Progress
@@ -50,7 +51,7 @@ def run(config_path: Path, progress: Progress | None = None, *, fresh: bool = Fa
 
 
 def comparable(records):
-    return sorted((r["id"], tuple(r["scores"]), r["winner"], tuple(r["opening"])) for r in records)
+    return sorted((r.id, tuple(r.scores), r.winner, tuple(r.opening)) for r in records)
 
 
 def test_every_game_is_recorded_once(tmp_path: Path) -> None:
@@ -129,8 +130,8 @@ def test_swiss_resume_recomputes_the_same_pairings(tmp_path: Path) -> None:
 def test_summary_json_is_strict_json_even_for_a_clean_sweep(tmp_path: Path) -> None:
     from arbiter.reports.standings import compute_standings, summary_json
 
-    records = [{"names": ["a", "b"], "winner": 0, "termination": "normal", "offender": None,
-                "moves": [], "scores": [1, 0], "points": [1, 0]}]
+    records = [GameRecord.from_json({"game": "limit-nim", "names": ["a", "b"], "winner": 0, "termination": "normal",
+                                     "offender": None, "moves": [], "scores": [1, 0], "points": [1, 0]})]
     summary = summary_json(compute_standings(records, players=["a", "b", "idle"]), {})
     text = json.dumps(summary, allow_nan=False)  # raises on inf/nan
     idle = next(p for p in json.loads(text)["players"] if p["name"] == "idle")
@@ -170,7 +171,8 @@ def test_progress_off_a_terminal_logs_one_line_per_game(tmp_path: Path) -> None:
 def test_a_progress_line_gives_the_winners_score_first(winner: int | None, scores: list[int], text: str) -> None:
     from arbiter.tournament.progress import describe_result
 
-    record = {"id": "001-a-b", "names": ["a", "b"], "winner": winner, "scores": scores, "termination": "normal"}
+    record = GameRecord.from_json({"game": "limit-nim", "id": "001-a-b", "names": ["a", "b"], "winner": winner,
+                                   "scores": scores, "termination": "normal", "moves": []})
     assert describe_result(record) == text
 
 
