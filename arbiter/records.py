@@ -172,20 +172,29 @@ class GameRecord:
         missing = [key for key in ("game", "moves", "winner", "termination") if key not in data]
         if missing:
             raise RecordError(f"this game record lacks {', '.join(missing)}")
-        known = {f.name for f in fields(cls)} - {"extra"}
-        core = {k: v for k, v in data.items() if k in known}
+        core = {k: v for k, v in data.items() if k in _KNOWN_FIELDS}
         try:
             core["players"] = [PlayerRef(p["name"], p.get("command", ""), p.get("digest")) for p in data.get("players", [])]
-            core["moves"] = [MoveRecord(m["seat"], m.get("move", ""), m["wall_ms"], m.get("cpu_ms", 0.0),
-                                        m.get("forced", False)) for m in data["moves"]]
+            core["moves"] = _moves(data["moves"])
             core["termination"] = Termination(data["termination"])
         except (KeyError, TypeError, AttributeError, ValueError) as exc:
             raise RecordError(f"this is not a game record ({type(exc).__name__}: {exc})") from None
         for name, value in READ_DEFAULTS.items():
             core.setdefault(name, value() if callable(value) else value)
-        return cls(**core, extra={k: v for k, v in data.items() if k not in known and k != "schema"})
+        return cls(**core, extra={k: v for k, v in data.items() if k not in _KNOWN_FIELDS and k != "schema"})
 
 
+def _moves(moves: list[dict[str, Any]]) -> list[MoveRecord]:
+    """The moves of a record as read: each with all its fields (every record the arbiter wrote),
+    or, in one written by hand, with seat and wall_ms at least (record_problem)."""
+    try:
+        return [MoveRecord(**move) for move in moves]
+    except TypeError:
+        return [MoveRecord(m["seat"], m.get("move", ""), m["wall_ms"], m.get("cpu_ms", 0.0), m.get("forced", False))
+                for m in moves]
+
+
+_KNOWN_FIELDS = frozenset(f.name for f in fields(GameRecord)) - {"extra"}
 TOURNAMENT_FIELDS = ("id", "round", "opening", "names", "places", "points", "seed")
 # What a field without a default of its own reads as when a record lacks it (one written by
 # hand, or before the field was kept; docs/records.md); `from_json` requires game, moves,
@@ -214,7 +223,7 @@ def record_problem(data: Any) -> str | None:
     winner = data["winner"]
     if winner is not None and (winner not in seats or isinstance(winner, bool)):
         return f"{label}: winner must be {listed} or null, not {winner!r}"
-    if data["termination"] not in {t.value for t in Termination}:
+    if data["termination"] not in _TERMINATIONS:
         return f"{label}: termination must be one of {', '.join(t.value for t in Termination)}, " \
                f"not {data['termination']!r}"
     points = data.get("points", [0] * len(names))
@@ -233,6 +242,7 @@ def record_problem(data: Any) -> str | None:
 
 
 RECORD_KEYS = ("id", "names", "winner", "termination", "moves")
+_TERMINATIONS = frozenset(t.value for t in Termination)
 
 
 def read_record(data: Any) -> GameRecord:
