@@ -62,7 +62,7 @@ def make_results(folder: Path, game: str, params: dict[str, Any], games: int) ->
 
 
 def read_records(folder: Path) -> list[GameRecord]:
-    return [GameRecord.from_json(r) for r in GameStore(folder / "games.jsonl").load()]
+    return GameStore(folder / "games.jsonl").load()
 
 
 def browser_figures(browser: Any, report: Path, small_report: Path, repeat: int) -> dict[str, float]:
