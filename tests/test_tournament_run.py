@@ -92,6 +92,29 @@ def test_torn_last_line_is_ignored_and_replayed(tmp_path: Path) -> None:
     assert all(json.loads(line) for line in games.read_text().splitlines())
 
 
+def test_a_folder_of_records_from_before_the_schema_resumes_and_reports_as_it_was(tmp_path: Path) -> None:
+    path = write_config(tmp_path, BODY)
+    whole = run(path)
+    before = report_results(tmp_path / "results")
+    games = tmp_path / "results" / "games.jsonl"
+    # As an older arbiter wrote them: no schema, and none of the fields kept since.
+    later = {"schema", "places", "seed", "time_used_ms", "time_controls", "startup_ms", "sandboxed",
+             "suspended_cpu_ms", "chance_seed", "pids", "game_of_process", "arbiter_version"}
+    old = []
+    for line in games.read_text().splitlines():
+        record = {key: value for key, value in json.loads(line).items() if key not in later}
+        record["players"] = [{"name": p["name"], "command": p["command"]} for p in record["players"]]
+        old.append(json.dumps(record) + "\n")
+    games.write_text("".join(old))
+    resumed = run(path)
+    assert resumed.played_now == 0 and comparable(resumed.records) == comparable(whole.records)
+    assert games.read_text() == "".join(old)  # read, never rewritten
+    after = report_results(tmp_path / "results")
+    assert after.splitlines()[:-1] == before.splitlines()[:-1]  # the same standings and crosstable
+    assert after.splitlines()[-1] == ("Sandbox: 12 of 12 games do not say whether their bots were sandboxed "
+                                      "(recorded by an older arbiter)")
+
+
 def test_a_changed_schedule_is_refused_with_a_way_out(tmp_path: Path) -> None:
     path = write_config(tmp_path, BODY)
     run(path)
