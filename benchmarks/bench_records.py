@@ -20,9 +20,8 @@ import json
 import sys
 import tempfile
 import time
-from functools import partial
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -32,18 +31,10 @@ from arbiter.records import record_problem  # noqa: E402
 from arbiter.reports.standings import compute_standings  # noqa: E402
 from arbiter.tournament.audit import replay_problem  # noqa: E402
 from arbiter.tournament.store import GameStore  # noqa: E402
+from bench_report import best_seconds  # noqa: E402
 from report_samples import write_sample_tournament  # noqa: E402
 
 PLAYERS = tuple(f"bot{n}" for n in range(1, 9))
-
-
-def best_cpu_seconds(action: Callable[[], Any], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        started = time.process_time()
-        action()
-        times.append(time.process_time() - started)
-    return min(times)
 
 
 def json_objects(path: Path) -> list[Any]:
@@ -67,13 +58,13 @@ def main() -> None:
         moves = sum(len(r.moves) for r in records)
         print(f"{len(records)} games, {moves} moves (games.jsonl {games.stat().st_size / 1e6:.1f} MB), "
               f"best of {args.repeat}, CPU seconds")
-        baseline = best_cpu_seconds(lambda: json_objects(games), args.repeat)
+        baseline = best_seconds(lambda: json_objects(games), args.repeat, time.process_time)
         figures = {
-            "typed (GameStore.load)": best_cpu_seconds(lambda: GameStore(games).load(), args.repeat),
-            "audited (load with replay_problem)": best_cpu_seconds(
-                lambda: GameStore(games, audit=partial(replay_problem)).load(), args.repeat),
-            "standings (compute_standings)": best_cpu_seconds(
-                lambda: compute_standings(records, players=PLAYERS), args.repeat),
+            "typed (GameStore.load)": best_seconds(lambda: GameStore(games).load(), args.repeat, time.process_time),
+            "audited (load with replay_problem)": best_seconds(
+                lambda: GameStore(games, audit=replay_problem).load(), args.repeat, time.process_time),
+            "standings (compute_standings)": best_seconds(
+                lambda: compute_standings(records, players=PLAYERS), args.repeat, time.process_time),
         }
         print(f"  {'baseline (json.loads + record_problem)':40} {baseline:6.3f} s")
         for name, seconds in figures.items():
