@@ -1,15 +1,19 @@
 """The game record: what the referee returns and tournaments store, one per game.
 
 Documented field by field in docs/records.md. Records are the source of truth:
-every number in a report is recomputed from them.
+every number in a report is recomputed from them. This is the one module that turns a
+record into JSON and back (`GameRecord.to_json`, `read_record`); everything else reads
+records by attribute.
 """
 from __future__ import annotations
 
 import enum
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from functools import cache
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
+
+from .games import CHANCE
 
 
 @cache
@@ -72,9 +76,26 @@ class MoveRecord:
     forced: bool = False  # an opening move played by the arbiter, not by the bot
 
 
-@dataclass
+# The format of a game record (its `schema` key, in every record written). 1: the first to
+# say; a record without one (0) is read the same way, its missing fields as they were before
+# they were kept. A change that older arbiters would misread raises it.
+RECORD_SCHEMA = 1
+
+
+class RecordError(ValueError):
+    """A JSON value that is not a game record this arbiter can read; the message says why."""
+
+
+class NewerRecordError(RecordError):
+    """A game record written by a newer arbiter, in a format this one does not know."""
+
+
+@dataclass(frozen=True)
 class GameRecord:
-    """One refereed game. `winner`/`offender` are seat indices or None."""
+    """One refereed game. `winner`/`offender` are seat indices or None.
+
+    The referee fills the game's own fields; a tournament adds its fields (`id` to `seed`,
+    docs/records.md, Tournament fields), which are None in a game played alone (`arbiter play`)."""
 
     game: str
     params: dict[str, Any]
@@ -112,25 +133,135 @@ class GameRecord:
     pids: list[int | None] = field(default_factory=list)
     game_of_process: list[int | None] = field(default_factory=list)
     arbiter_version: str = field(default_factory=lambda: arbiter_version())
-    extra: dict[str, Any] = field(default_factory=dict)  # tournament fields: id, round, opening...
+    # The tournament's fields. `id`: the schedule's game id; `round`; `opening`: the forced
+    # opening moves; `names`: the players in seat order; `places`: 1 is first; `points`: the
+    # tournament's points per seat; `seed`: the bots' $ARBITER_SEED. `places` and `points`
+    # are None in records from before they were kept.
+    id: str | None = None
+    round: int | None = None
+    opening: list[str] | None = None
+    names: list[str] | None = None
+    places: list[int] | None = None
+    points: list[float] | None = None
+    seed: int | None = None
+    extra: dict[str, Any] = field(default_factory=dict)  # top-level keys this arbiter does not know, kept as read
+
+    def seat_names(self) -> list[str]:
+        """The players' names in seat order: the tournament's `names`, else the players' own."""
+        return list(self.names) if self.names is not None else [p.name for p in self.players]
 
     def to_json(self) -> dict[str, Any]:
-        """A plain dict for JSON: tournament fields flattened in at the top level."""
-        data = asdict(self)
+        """A plain dict for JSON: its schema first, then every field (tournament fields only
+        when set), then the unknown keys it was read with, all at the top level."""
+        data: dict[str, Any] = {"schema": RECORD_SCHEMA, **asdict(self)}
         data["termination"] = self.termination.value
-        extra = data.pop("extra")
-        data.update(extra)
+        for name in TOURNAMENT_FIELDS:
+            if data[name] is None:
+                del data[name]
+        data.update(data.pop("extra"))
         return data
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> GameRecord:
-        """Inverse of `to_json`; unknown top-level keys land in `extra`."""
-        known = {f for f in cls.__dataclass_fields__ if f != "extra"}
-        core = {k: v for k, v in data.items() if k in known}
-        extra = {k: v for k, v in data.items() if k not in known}
-        core["players"] = [PlayerRef(**p) for p in core["players"]]
-        core["moves"] = [MoveRecord(**m) for m in core["moves"]]
-        core["termination"] = Termination(core["termination"])
-        core.setdefault("outcome", None)
-        core.setdefault("arbiter_version", "unknown")  # a record from before records said
-        return cls(**core, extra=extra)
+    def from_json(cls, data: Any) -> GameRecord:
+        """Inverse of `to_json` (`read_record` without a tournament's checks): RecordError
+        for what is not a record this arbiter can read; a field missing from an older record
+        reads as it did before it was kept."""
+        _check_schema(data)
+        if not isinstance(data, dict):
+            raise RecordError(f"a game record is a JSON object, not {type(data).__name__}")
+        missing = [key for key in ("game", "moves", "winner", "termination") if key not in data]
+        if missing:
+            raise RecordError(f"this game record lacks {', '.join(missing)}")
+        core = {k: v for k, v in data.items() if k in _KNOWN_FIELDS}
+        try:
+            core["players"] = [PlayerRef(p["name"], p.get("command", ""), p.get("digest")) for p in data.get("players", [])]
+            core["moves"] = _moves(data["moves"])
+            core["termination"] = Termination(data["termination"])
+        except (KeyError, TypeError, AttributeError, ValueError) as exc:
+            raise RecordError(f"this is not a game record ({type(exc).__name__}: {exc})") from None
+        for name, value in READ_DEFAULTS.items():
+            core.setdefault(name, value() if callable(value) else value)
+        return cls(**core, extra={k: v for k, v in data.items() if k not in _KNOWN_FIELDS and k != "schema"})
+
+
+def _moves(moves: list[dict[str, Any]]) -> list[MoveRecord]:
+    """The moves of a record as read: each with all its fields (every record the arbiter wrote),
+    or, in one written by hand, with seat and wall_ms at least (record_problem)."""
+    try:
+        return [MoveRecord(**move) for move in moves]
+    except TypeError:
+        return [MoveRecord(m["seat"], m.get("move", ""), m["wall_ms"], m.get("cpu_ms", 0.0), m.get("forced", False))
+                for m in moves]
+
+
+_KNOWN_FIELDS = frozenset(f.name for f in fields(GameRecord)) - {"extra"}
+TOURNAMENT_FIELDS = ("id", "round", "opening", "names", "places", "points", "seed")
+# What a field without a default of its own reads as when a record lacks it (one written by
+# hand, or before the field was kept; docs/records.md); `from_json` requires game, moves,
+# winner and termination.
+READ_DEFAULTS: dict[str, Any] = {
+    "params": dict, "scores": list, "offender": None, "detail": "", "started_at": "", "duration_s": 0.0,
+    "logs": list, "outcome": None, "arbiter_version": "unknown",
+}
+
+
+def record_problem(data: Any) -> str | None:
+    """What makes a parsed line of `games.jsonl` unusable as a tournament's game record, or None."""
+    if not isinstance(data, dict):
+        return f"a game record is a JSON object, not {type(data).__name__}"
+    missing = [key for key in RECORD_KEYS if key not in data]
+    if missing:
+        return f"this game record lacks {', '.join(missing)}"
+    if not isinstance(data["id"], str) or not isinstance(data["moves"], list):
+        return "a game record's id is a string and its moves a list"
+    label = f"game {data['id']}"
+    names = data["names"]
+    if not (isinstance(names, list) and len(names) >= 2 and all(isinstance(n, str) for n in names)):
+        return f"{label}: names must be the players' names in seat order, not {names!r}"
+    seats = range(len(names))
+    listed = ", ".join(map(str, seats))  # "0, 1" for two seats
+    winner = data["winner"]
+    if winner is not None and (winner not in seats or isinstance(winner, bool)):
+        return f"{label}: winner must be {listed} or null, not {winner!r}"
+    if data["termination"] not in _TERMINATIONS:
+        return f"{label}: termination must be one of {', '.join(t.value for t in Termination)}, " \
+               f"not {data['termination']!r}"
+    points = data.get("points", [0] * len(names))
+    if not (isinstance(points, list) and len(points) == len(names) and all(_is_number(p) for p in points)):
+        count = {2: "two", 3: "three", 4: "four"}.get(len(names), str(len(names)))
+        return f"{label}: points must be {count} numbers, not {points!r}"
+    places = data.get("places", [1] * len(names))
+    if not (isinstance(places, list) and len(places) == len(names)
+            and all(isinstance(p, int) and not isinstance(p, bool) and 1 <= p <= len(names) for p in places)):
+        return f"{label}: places must be {len(names)} places from 1 to {len(names)}, not {places!r}"
+    # A move's seat is a player's, or CHANCE's for a die the referee drew (docs/records.md).
+    if not all(isinstance(m, dict) and (m.get("seat") in seats or m.get("seat") == CHANCE) and _is_number(m.get("wall_ms"))
+               for m in data["moves"]):
+        return f"{label}: every move needs a seat ({listed.rpartition(', ')[0]} or {len(names) - 1}) and its wall_ms"
+    return None
+
+
+RECORD_KEYS = ("id", "names", "winner", "termination", "moves")
+_TERMINATIONS = frozenset(t.value for t in Termination)
+
+
+def read_record(data: Any) -> GameRecord:
+    """A parsed line of `games.jsonl` as a tournament's game record: NewerRecordError for a
+    record of a newer schema, RecordError naming what else makes it unusable."""
+    _check_schema(data)
+    problem = record_problem(data)
+    if problem is not None:
+        raise RecordError(problem)
+    return GameRecord.from_json(data)
+
+
+def _check_schema(data: Any) -> None:
+    """NewerRecordError unless `data`'s schema (0 when it has none) is one this arbiter reads."""
+    schema = data.get("schema", 0) if isinstance(data, dict) else 0
+    if not isinstance(schema, int) or isinstance(schema, bool) or not 0 <= schema <= RECORD_SCHEMA:
+        raise NewerRecordError(f"a game record of schema {schema!r}, which this arbiter (schema "
+                               f"{RECORD_SCHEMA}) cannot read; read it with a newer arbiter")
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)

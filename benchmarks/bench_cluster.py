@@ -35,6 +35,7 @@ sys.path.insert(0, str(ROOT))
 
 from distributed import Client, LocalCluster  # noqa: E402
 
+from arbiter.records import GameRecord  # noqa: E402
 from arbiter.tournament.cluster import connect  # noqa: E402
 from arbiter.tournament.config import TournamentConfig, load_config, with_cluster  # noqa: E402
 from arbiter.tournament.progress import Progress  # noqa: E402
@@ -50,10 +51,10 @@ class Run:
     connect_s: float = 0.0
 
 
-def idle_per_game_ms(records: list[dict], slots: int) -> float:
+def idle_per_game_ms(records: list[GameRecord], slots: int) -> float:
     """The median idle gap of a slot: each game's start less the earliest earlier game end not
     yet taken by another start (a freed slot takes the next game)."""
-    spans = sorted((start := datetime.fromisoformat(r["started_at"]).timestamp(), start + r["duration_s"])
+    spans = sorted((start := datetime.fromisoformat(r.started_at).timestamp(), start + r.duration_s)
                    for r in records)
     free: list[float] = []  # ends of games whose slot has not started another game yet
     gaps: list[float] = []

@@ -35,6 +35,7 @@ sys.path.insert(0, str(ROOT / "tests"))  # what decides a game, as the cluster t
 
 from distributed import Client, LocalCluster  # noqa: E402
 
+from arbiter.records import GameRecord  # noqa: E402
 from arbiter.tournament.config import TournamentConfig, load_config, with_cluster  # noqa: E402
 from arbiter.tournament.progress import Progress  # noqa: E402
 from arbiter.tournament.runner import run_tournament  # noqa: E402
@@ -62,7 +63,7 @@ class KillAWorker(Progress):
         self.kill = Kill()
         self.killer: threading.Thread | None = None
 
-    def game_done(self, record: dict[str, Any], records: Sequence[dict[str, Any]]) -> None:
+    def game_done(self, record: GameRecord, records: Sequence[GameRecord]) -> None:
         super().game_done(record, records)
         if self.done == self.after:  # from another thread: the runner's loop goes on meanwhile
             self.killer = threading.Thread(target=self._kill_one)
@@ -79,19 +80,19 @@ class KillAWorker(Progress):
 
 @dataclass(frozen=True)
 class Run:
-    records: list[dict[str, Any]]
+    records: list[GameRecord]
     lines: int  # records in games.jsonl, as written
     wall_s: float
 
     @property
     def repeated(self) -> int:
         """Game ids recorded more than once."""
-        ids = [record["id"] for record in self.records]
+        ids = [record.id for record in self.records]
         return len(ids) - len(set(ids))
 
     @property
     def faults(self) -> set[tuple[str, str, Any]]:
-        return {(r["id"], r["termination"], r["offender"]) for r in self.records if r["termination"] != "normal"}
+        return {(r.id, r.termination.value, r.offender) for r in self.records if r.termination.is_fault}
 
 
 def play(config: TournamentConfig, progress: Progress) -> Run:
@@ -99,7 +100,7 @@ def play(config: TournamentConfig, progress: Progress) -> Run:
     run_tournament(config, progress, fresh=True)
     wall = time.perf_counter() - started
     lines = (config.results_dir / "games.jsonl").read_text().splitlines()
-    return Run([json.loads(line) for line in lines], len(lines), wall)
+    return Run([GameRecord.from_json(json.loads(line)) for line in lines], len(lines), wall)
 
 
 def differences(here: list[tuple[Any, ...]], there: list[tuple[Any, ...]]) -> list[str]:

@@ -13,6 +13,7 @@ import pytest
 
 from arbiter.cli import main
 from arbiter.errors import UsageError
+from arbiter.records import GameRecord
 from arbiter.reports.results import report_results
 from arbiter.tournament.audit import replay_problem
 
@@ -46,7 +47,7 @@ def records_of(folder: Path) -> list[dict[str, Any]]:
 def test_every_record_the_referee_wrote_replays_to_its_result(played: Path) -> None:
     records = records_of(played)
     assert {r["termination"] for r in records} == {"normal", "illegal"}
-    assert [replay_problem(r) for r in records] == [None] * len(records)
+    assert [replay_problem(GameRecord.from_json(r)) for r in records] == [None] * len(records)
 
 
 def normal(records: list[dict[str, Any]]) -> dict[str, Any]:
@@ -173,11 +174,12 @@ def test_a_resume_refuses_to_build_on_a_tampered_file(played: Path, tmp_path: Pa
 
 # --- what boxed the bots, said by the report ---------------------------------------------
 
-def _game(names: list[str], sandboxed: list | None) -> dict[str, Any]:
-    record: dict[str, Any] = {"id": "-".join(names), "names": names}
+def _game(names: list[str], sandboxed: list | None) -> GameRecord:
+    record: dict[str, Any] = {"id": "-".join(names), "names": names, "game": "limit-nim", "moves": [], "winner": None,
+                              "termination": "normal"}
     if sandboxed is not None:
         record["sandboxed"] = sandboxed
-    return record
+    return GameRecord.from_json(record)
 
 
 def test_the_standings_say_every_bot_was_sandboxed_only_when_every_record_says_so() -> None:

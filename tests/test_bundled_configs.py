@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from arbiter.records import GameRecord
 from arbiter.reports.standings import compute_standings
 from arbiter.tournament.config import load_config, without_sandbox
 from arbiter.tournament.progress import Progress
@@ -29,7 +30,7 @@ def test_bundled_config_runs_without_faults(path: Path, tmp_path: Path) -> None:
                      results_dir=tmp_path / config.name)
     outcome = run_tournament(config, Progress(quiet=True, tty=False))
     assert len(outcome.records) == outcome.planned > 0
-    faults = [(r["id"], r["termination"], r["detail"]) for r in outcome.records if r["termination"] != "normal"]
+    faults = [(r.id, r.termination, r.detail) for r in outcome.records if r.termination != "normal"]
     assert faults == []
     standings = compute_standings(outcome.records, players=[p.name for p in config.players])
     assert sum(row.games for row in standings.players) == config.seats * len(outcome.records)
@@ -41,12 +42,12 @@ TIMINGS = ("started_at", "duration_s", "time_used_ms", "startup_ms", "logs", "sa
            "pids")
 
 
-def played(records: list[dict]) -> list[dict]:
+def played(records: list[GameRecord]) -> list[dict]:
     """The records without their timings, in game-id order (concurrency reorders the file)."""
     games = []
-    for record in sorted(records, key=lambda r: r["id"]):
-        game = {k: v for k, v in record.items() if k not in TIMINGS}
-        game["moves"] = [(m["seat"], m["move"], m["forced"]) for m in record["moves"]]
+    for record in sorted(records, key=lambda r: r.id or ""):
+        game = {k: v for k, v in record.to_json().items() if k not in TIMINGS}
+        game["moves"] = [(m.seat, m.move, m.forced) for m in record.moves]
         games.append(game)
     return games
 
@@ -62,7 +63,7 @@ def test_bundled_config_reproduces_game_for_game(path: Path, tmp_path: Path) -> 
     runs = [run_tournament(replace(config, results_dir=tmp_path / str(k)), Progress(quiet=True, tty=False)).records
             for k in range(2)]
     assert played(runs[0]) == played(runs[1])
-    assert len({r["seed"] for r in runs[0]}) == len(runs[0])  # one seed per game
+    assert len({r.seed for r in runs[0]}) == len(runs[0])  # one seed per game
 
 
 def test_the_demo_plays_the_same_games_in_the_sandbox_and_out_of_it(tmp_path: Path) -> None:
@@ -75,5 +76,5 @@ def test_the_demo_plays_the_same_games_in_the_sandbox_and_out_of_it(tmp_path: Pa
     runs = [run_tournament(replace(how, results_dir=tmp_path / str(k)), Progress(quiet=True, tty=False)).records
             for k, how in enumerate((config, without_sandbox(config)))]
     assert played(runs[0]) == played(runs[1])
-    assert {tuple(r["sandboxed"]) for r in runs[0]} == {(support().usable,) * 2}
-    assert {tuple(r["sandboxed"]) for r in runs[1]} == {(False, False)}
+    assert {tuple(r.sandboxed) for r in runs[0]} == {(support().usable,) * 2}
+    assert {tuple(r.sandboxed) for r in runs[1]} == {(False, False)}

@@ -8,7 +8,6 @@ Kept lean: one cluster for the module, small boards, a few games each.
 """
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import signal
@@ -25,7 +24,7 @@ from typing import Any, Iterator
 import pytest
 from distributed import Client, LocalCluster
 
-from arbiter.records import arbiter_version
+from arbiter.records import GameRecord, arbiter_version
 from arbiter.referee import PlayerSpec, TimeControl
 from arbiter.tournament.cluster import (ClusterError, GameTask, WorkerReport, connect, refusal, source_digest,
                                         worker_problems, worker_report)
@@ -33,6 +32,7 @@ from arbiter.tournament.config import ConfigError, load_config, with_cluster
 from arbiter.tournament.progress import Progress
 from arbiter.tournament.runner import GameSetup, Interrupted, run_tournament
 from arbiter.tournament.sprt import SprtProgress, run_sprt
+from arbiter.tournament.store import ResultsFolder
 
 from test_tournament_processes import processes_marked, wait_for
 from tournament_helpers import ROOT, played, table, write_config
@@ -76,8 +76,8 @@ def slow_config(folder: Path, marker: str, slow_ms: int, games: int) -> Path:
                                 f"openings: {{random_moves: 1, seed: 4}}\nplayers:\n{players}\n")
 
 
-def recorded(results: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in (results / "games.jsonl").read_text().splitlines()]
+def recorded(results: Path) -> list[GameRecord]:
+    return ResultsFolder(results).store().load()
 
 
 def task_keys(client: Client) -> set[str]:
@@ -104,7 +104,7 @@ def test_the_demo_cut_down_plays_the_same_games_on_the_cluster_as_here(tmp_path:
     assert played(there.records) == played(here.records)
     assert table(there.records, config) == table(here.records, config)
     for record in there.records:  # the logs came back into the results folder
-        assert all(Path(log).parent == tmp_path / "there" / "logs" and Path(log).is_file() for log in record["logs"])
+        assert all(Path(log).parent == tmp_path / "there" / "logs" and Path(log).is_file() for log in record.logs)
 
 
 def test_a_worker_killed_mid_game_costs_no_game_and_records_none_twice(tmp_path: Path, cluster: LocalCluster, client: Client) -> None:
@@ -125,10 +125,10 @@ def test_a_worker_killed_mid_game_costs_no_game_and_records_none_twice(tmp_path:
     outcome = run_tournament(config, quiet())
     killer.join()
     assert killed, "no worker was playing a game"
-    ids = [r["id"] for r in outcome.records]
+    ids = [r.id for r in outcome.records]
     lines = (config.results_dir / "games.jsonl").read_text().splitlines()
     assert len(lines) == len(ids) == len(set(ids)) == outcome.planned == 4
-    assert [(r["id"], r["termination"], r["detail"]) for r in outcome.records if r["termination"] != "normal"] == []
+    assert [(r.id, r.termination, r.detail) for r in outcome.records if r.termination != "normal"] == []
     assert wait_for(lambda: processes_marked(marker) == [], 10)  # the killed worker's bots did not linger
 
 
@@ -238,7 +238,7 @@ def test_arbiter_match_with_cluster_plays_every_game_on_the_workers_with_the_loc
     assert f"cluster {cluster.scheduler_address}: 2 workers checked, 2 games at once" in there.stderr
     records = recorded(tmp_path / "there")
     workers = games_played_by_workers(client, before)
-    assert sorted(workers) == sorted(r["id"] for r in records) and len(records) == 6
+    assert sorted(workers) == sorted(r.id for r in records) and len(records) == 6
     assert set(workers.values()) <= set(client.scheduler_info()["workers"])
     here = arbiter_cli(*match, "--results", str(tmp_path / "here"), cwd=tmp_path)
     assert here.returncode == 0, here.stderr
@@ -258,7 +258,7 @@ def test_arbiter_sprt_with_cluster_plays_its_games_on_the_workers_and_reaches_th
     assert there.returncode == 0, there.stderr  # H1 accepted
     assert f"cluster {cluster.scheduler_address}: 2 workers checked, 2 games at once" in there.stderr
     records = recorded(tmp_path / "there")
-    assert {r["id"] for r in records} <= set(games_played_by_workers(client, before))
+    assert {r.id for r in records} <= set(games_played_by_workers(client, before))
     here = arbiter_cli(*sprt, "--results", str(tmp_path / "here"), cwd=tmp_path)
     assert here.returncode == 0, here.stderr
     verdict = there.stdout.splitlines()[-1]

@@ -138,7 +138,7 @@ def test_a_tournament_over_tls_from_the_configs_cluster_keys_plays_the_local_gam
         assert f"cluster {tls_cluster}: 1 workers checked, 1 games at once" in there.stderr
         records = recorded(tmp_path / "results")
         workers = games_played_by_workers(client, before)
-    assert len(records) == 4 and sorted(workers) == sorted(r["id"] for r in records)
+    assert len(records) == 4 and sorted(workers) == sorted(r.id for r in records)
     assert {worker.partition("://")[0] for worker in workers.values()} == {"tls"}
     here = run_tournament(replace(config, cluster=None, results_dir=tmp_path / "here"),
                           Progress(quiet=True, tty=False))
@@ -161,7 +161,7 @@ def test_arbiter_match_over_tls_takes_the_files_from_dasks_configuration(
         assert match.returncode == 0, match.stderr
         workers = games_played_by_workers(client, before)
     assert f"cluster {tls_cluster}: 1 workers checked, 1 games at once" in match.stderr
-    assert sorted(workers) == sorted(r["id"] for r in recorded(tmp_path / "match")) and len(workers) == 2
+    assert sorted(workers) == sorted(r.id for r in recorded(tmp_path / "match")) and len(workers) == 2
 
 
 @pytest.mark.parametrize("files, says", [

@@ -22,11 +22,11 @@ def test_round_robin_of_the_sample_players_scores_game_points(tmp_path: Path) ->
     outcome = run_tournament(config, Progress(quiet=True, tty=False))
     assert len(outcome.records) == 6
     for record in outcome.records:
-        assert record["termination"] == "normal", record["detail"]
-        match = re.fullmatch(r"seat (\d) ([A-Z_]+) \(.*\)", record["outcome"])
-        assert match, record["outcome"]
+        assert record.termination == "normal", record.detail
+        match = re.fullmatch(r"seat (\d) ([A-Z_]+) \(.*\)", record.outcome)
+        assert match, record.outcome
         ender, name = int(match[1]), match[2]
         expected = [0, 0]
         expected[ender], expected[1 - ender] = POINTS[name]
-        assert record["scores"] == expected and record["points"] == expected
-        assert record["winner"] == (0 if expected[0] > expected[1] else 1)
+        assert record.scores == expected and record.points == expected
+        assert record.winner == (0 if expected[0] > expected[1] else 1)

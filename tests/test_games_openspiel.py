@@ -21,7 +21,7 @@ from arbiter.games import GameParamError, IllegalMove, MalformedMove, find_game 
 from arbiter.chance import ChanceDice, chance_seed  # noqa: E402
 from arbiter.games import CHANCE  # noqa: E402
 from arbiter.games.openspiel import NOTATION_SHAPES, POSITION_FREE_NOTATION, OpenSpielState  # noqa: E402
-from arbiter.records import Termination  # noqa: E402
+from arbiter.records import GameRecord, Termination  # noqa: E402
 from arbiter.referee import TimeControl, play_game  # noqa: E402
 from arbiter.tournament.audit import replay_problem  # noqa: E402
 
@@ -318,9 +318,10 @@ def test_two_boxed_random_bots_play_a_refereed_game_that_replays(name: str, para
     assert first_mover == (1 if name == "openspiel:backgammon" else 0)
     assert sorted(record.scores) == [-1, 1] and record.winner == record.scores.index(1)
     data = json.loads(json.dumps(record.to_json()))
-    assert replay_problem(data) is None
-    assert replay_problem({**data, "winner": 1 - record.winner}) is not None  # a forged result
-    assert "contradicts its moves" in str(replay_problem({**data, "winner": 1 - record.winner}))
+    assert replay_problem(GameRecord.from_json(data)) is None
+    forged_result = GameRecord.from_json({**data, "winner": 1 - record.winner})  # a forged result
+    assert replay_problem(forged_result) is not None
+    assert "contradicts its moves" in str(replay_problem(forged_result))
     if chance:  # a die changed for another outcome of the same node: not what the seed draws
         index = record.moves.index(chance[0])
         state = find_game(name, **params).new_state()
@@ -328,7 +329,7 @@ def test_two_boxed_random_bots_play_a_refereed_game_that_replays(name: str, para
             state.play(move.move)
         other = next(text for text, _ in state.chance_outcomes() if text != chance[0].move)
         forged = [dict(m, move=other) if k == index else m for k, m in enumerate(data["moves"])]
-        assert "is not what its chance_seed draws" in str(replay_problem({**data, "moves": forged}))
+        assert "is not what its chance_seed draws" in str(replay_problem(GameRecord.from_json({**data, "moves": forged})))
     assert live_marked(marker) == []
 
 
@@ -522,7 +523,7 @@ def test_arbiter_run_plays_sandboxed_round_robins_that_replay_and_show_their_boa
     assert records and {r["termination"] for r in records} == {"normal"}, [r["detail"] for r in records]
     assert all(all(r["sandboxed"]) for r in records)
     for record in records:  # every record replays (its dice from its chance_seed), and `arbiter report` says so
-        assert replay_problem(record) is None
+        assert replay_problem(GameRecord.from_json(record)) is None
         # The dice's seed: the config's seed (3) and the game id, as the runner derives it.
         assert record["chance_seed"] == (chance_seed(3, record["id"]) if game == "openspiel:backgammon" else None)
     assert main(["report", str(results), "--html"]) == 0

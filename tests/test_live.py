@@ -13,6 +13,7 @@ import pytest
 
 from arbiter.errors import UsageError
 from arbiter.games import find_game
+from arbiter.records import GameRecord
 from arbiter.referee import TimeControl
 from arbiter.reports.live import RUNNING_MIN_S, LiveServer, LiveState, RunFeed, parse_address
 from arbiter.reports.standings import compute_standings
@@ -20,6 +21,7 @@ from arbiter.tournament.config import SprtSettings
 from arbiter.tournament.schedule import ScheduledGame
 from arbiter.tournament.store import ResultsFolder, TournamentDescription
 from arbiter.tournament.sprt import SprtTest
+from arbiter.tournament.store import ResultsFolder
 from report_samples import SCORING, SPRT_HYPOTHESES, write_sample_sprt, write_sample_tournament
 
 
@@ -166,7 +168,7 @@ def test_records_that_land_are_pushed_with_the_recomputed_standings(serve, folde
     update = stream.until(lambda m: "games" in m)
     assert [g[0] for g in update["games"]][-3:] == ["g00004", "g00005", "g00006"]
     assert update["games_from"] + len(update["games"]) == 6
-    expected = compute_standings([json.loads(line) for line in lines], players=["alpha", "beta", "gamma"],
+    expected = compute_standings([GameRecord.from_json(json.loads(line)) for line in lines], players=["alpha", "beta", "gamma"],
                                  scoring=SCORING)
     assert [(p["name"], p["points"]) for p in update["standings"]] == [(p.name, p.points) for p in expected.players]
     assert update["live"]["progress"]["done"] == 6
@@ -220,7 +222,7 @@ def test_a_taken_port_is_a_usage_error_before_anything_runs(serve, folder):
 
 def test_an_sprt_folder_shows_the_llr_against_its_bounds(tmp_path):
     folder = write_sample_sprt(tmp_path / "check", pairs=4, planned=100)
-    records = [json.loads(line) for line in (folder / "games.jsonl").read_text().splitlines()]
+    records = ResultsFolder(folder).store().load()
     test = SprtTest(SprtSettings(**SPRT_HYPOTHESES, max_games=100), "new", "old")
     for record in records:
         test.add(record)

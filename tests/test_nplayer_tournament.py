@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from arbiter.errors import UsageError
-from arbiter.records import game_places
+from arbiter.records import GameRecord, game_places
 from arbiter.reports.standings import compute_standings, format_standings, summary_json
 from arbiter.tournament.config import ConfigError, Scoring, load_config
 from arbiter.tournament.progress import Progress
@@ -209,11 +209,12 @@ def test_swiss_groups_players_of_similar_score_and_gives_byes(tmp_path: Path) ->
 # --- standings ----------------------------------------------------------------------------------------
 
 
-def three_seat_record(names: str, scores: list[int], offender: int | None = None) -> dict:
+def three_seat_record(names: str, scores: list[int], offender: int | None = None) -> GameRecord:
     places = game_places(scores, None, offender)
-    return {"names": list(names), "scores": scores, "places": places, "winner": None, "offender": offender,
-            "termination": "normal" if offender is None else "timeout", "moves": [],
-            "points": Scoring().points(places, scores)}
+    return GameRecord.from_json({"game": "dots-and-boxes", "names": list(names), "scores": scores, "places": places,
+                                 "winner": None, "offender": offender,
+                                 "termination": "normal" if offender is None else "timeout", "moves": [],
+                                 "points": Scoring().points(places, scores)})
 
 
 def test_standings_count_places_and_who_finished_ahead_of_whom() -> None:
@@ -240,8 +241,8 @@ def test_a_fake_three_seat_tournament_records_places_and_points(tmp_path: Path) 
                               lambda *a, **k: runner.TournamentRunner(*a, **k, play=fake_play))
     assert len(outcome.records) == 12
     for record in outcome.records:
-        assert record["places"] == game_places(record["scores"], record["winner"], record["offender"])
-        assert record["points"] == Scoring(places=(3, 1, 0)).points(record["places"], record["scores"])
+        assert record.places == game_places(record.scores, record.winner, record.offender)
+        assert record.points == Scoring(places=(3, 1, 0)).points(record.places, record.scores)
 
 
 # --- real bots from YAML ------------------------------------------------------------------------------
@@ -261,8 +262,8 @@ def test_bundled_bots_play_a_round_robin_from_yaml_with_balanced_seats(tmp_path:
     cfg = load_config(write_config(tmp_path, body))
     outcome = run_tournament(cfg, Progress(quiet=True, tty=False))
     assert len(outcome.records) == outcome.planned == games
-    assert [(r["id"], r["termination"]) for r in outcome.records if r["termination"] != "normal"] == []
-    seat_counts = Counter((name, seat) for r in outcome.records for seat, name in enumerate(r["names"]))
+    assert [(r.id, r.termination) for r in outcome.records if r.termination != "normal"] == []
+    seat_counts = Counter((name, seat) for r in outcome.records for seat, name in enumerate(r.names))
     assert len(seat_counts) == 4 * seats and len(set(seat_counts.values())) == 1  # every bot equally in every seat
     standings = compute_standings(outcome.records)
     assert standings.seats == seats and sum(row.games for row in standings.players) == seats * games
@@ -323,10 +324,10 @@ def test_kill_9_mid_run_resumes_to_the_records_of_an_uninterrupted_run(tmp_path:
     ({"moves": [{"seat": 3, "wall_ms": 1}]}, "every move needs a seat (0, 1 or 2) and its wall_ms"),
 ])
 def test_a_damaged_three_seat_record_is_named(edit: dict, problem: str | None) -> None:
-    from arbiter.tournament.store import record_problem
+    from arbiter.records import record_problem
     record = {"id": "001-a-b-c", "names": ["a", "b", "c"], "winner": 0, "termination": "normal",
               "moves": [{"seat": 2, "wall_ms": 1}], "points": [1, 0, 0], "places": [1, 2, 2]}
-    found = record_problem({**record, **edit}, ["a", "b", "c"])
+    found = record_problem({**record, **edit})
     assert found == (None if problem is None else f"game 001-a-b-c: {problem}")
 
 

@@ -184,7 +184,7 @@ def test_rating_chart_draws_every_player_with_an_interval(page, tournament):
 def test_stepping_through_a_game_draws_one_edge_per_move_with_the_running_score(page, tournament, tmp_path):
     record = tournament["records"][0]
     open_file(page, tournament["report"])
-    page.click(f'#games-table tr[data-game="{record.extra["id"]}"]')
+    page.click(f'#games-table tr[data-game="{record.id}"]')
     page.locator("#viewer-overlay").wait_for(state="visible", timeout=10_000)  # opens on the next frame
     # It opens on the final position: every edge drawn, the recorded scores.
     assert drawn_edges(page) == len(record.moves) and seat_scores(page) == record.scores
@@ -219,7 +219,7 @@ def test_stepping_through_a_game_draws_one_edge_per_move_with_the_running_score(
 
 def test_the_slider_and_the_move_list_jump_to_a_move(page, tournament):
     record = tournament["records"][1]
-    open_file(page, tournament["report"], f'#game={record.extra["id"]}')  # a link straight to a game
+    open_file(page, tournament["report"], f'#game={record.id}')  # a link straight to a game
     page.focus("#ply-slider")
     page.keyboard.press("End")  # the range input's own key handling
     assert drawn_edges(page) == len(record.moves)
@@ -250,7 +250,7 @@ def test_filtering_by_player_lists_only_their_games(page, tournament):
     name = "<b>delta</b>"
     page.select_option("#filter-player", label=name)
     rows = page.locator("#games-table tbody tr")
-    expected = [r.extra["id"] for r in tournament["records"] if name in [p.name for p in r.players]]
+    expected = [r.id for r in tournament["records"] if name in [p.name for p in r.players]]
     assert [rows.nth(i).get_attribute("data-game") for i in range(rows.count())] == expected
     assert all(name in text for text in rows.all_inner_texts())
     assert page.inner_text("#games-count") == f"{len(expected)} of {len(tournament['records'])} games"
@@ -329,11 +329,11 @@ def test_a_three_seat_report_gives_each_player_one_colour_everywhere(page, three
     ties = 0
     for record in three_seats["records"]:
         names = [p.name for p in record.players]
-        row = f'#games-table tr[data-game="{record.extra["id"]}"]'
+        row = f'#games-table tr[data-game="{record.id}"]'
         assert swatch_colors(page, row) == [colour[n] for n in names]
         if record.winner is None:  # a tie for first: the page names the seats placed first
             ties += 1
-            firsts = [name for name, place in zip(names, record.extra["places"]) if place == 1]
+            firsts = [name for name, place in zip(names, record.places) if place == 1]
             assert f"tie for first: {', '.join(firsts)}" in page.inner_text(row)
     assert ties
     save_screenshot(page, tmp_path, "report-3players.png", full_page=True)
@@ -344,7 +344,7 @@ def test_the_viewer_steps_through_a_three_seat_game_in_its_players_colours(page,
     names = [p.name for p in record.players]
     open_file(page, three_seats["report"])
     colour = {n: swatch_colors(page, f'#standings-table tr[data-player="{n}"]')[0] for n in TRIO}
-    page.click(f'#games-table tr[data-game="{record.extra["id"]}"]')
+    page.click(f'#games-table tr[data-game="{record.id}"]')
     page.locator("#viewer-overlay").wait_for(state="visible", timeout=10_000)
     assert page.locator("#viewer-seats .seat").count() == 3
     assert swatch_colors(page, "#viewer-seats") == [colour[n] for n in names]

@@ -5,6 +5,7 @@ import json
 import math
 import random
 import re
+from dataclasses import replace
 
 import pytest
 
@@ -145,8 +146,8 @@ def decode(data: dict, entry: list) -> dict:
     ("limit-nim", {"piles": "10/9,10/9"}), ("codecup-sudoku", {}),
 ])
 def test_a_game_decodes_back_to_its_records_moves_seats_and_times(game_name, params):
-    record = play_random_game(game_name, params, ["ann", "bob"], random.Random(3), opening=2, typical_ms=[3, 40])
-    record.extra.update({"id": "r1-7", "round": 1})
+    record = replace(play_random_game(game_name, params, ["ann", "bob"], random.Random(3), opening=2, typical_ms=[3, 40]),
+                     id="r1-7", round=1)
     data = game_page_data(record)
     game = decode(data, data["games"][0])
     assert game["id"] == "r1-7" and game["round"] == 1
@@ -175,7 +176,7 @@ def test_games_of_a_tournament_share_one_board_and_one_player_list(tmp_path):
     assert len(data["boards"]) == 1 and len(data["games"]) == 6
     assert data["players"] == [p["name"] for p in summary["players"]]  # rank order
     assert data["standings"] == summary["players"] and data["crosstable"] == summary["crosstable"]
-    assert [g[GAME_FIELDS.index("id")] for g in data["games"]] == [r.extra["id"] for r in records]
+    assert [g[GAME_FIELDS.index("id")] for g in data["games"]] == [r.id for r in records]
 
 
 

@@ -123,10 +123,10 @@ def test_a_tournament_with_reuse_uses_each_process_for_one_game_at_a_time(tmp_pa
         "players": [{"name": name, "command": random_bot, "env": {"ARBITER_TEST_MARK": marker}} for name in "ab"],
     }, tmp_path / "reuse.yaml")
     records = run_tournament(config, Progress(quiet=True, tty=False)).records
-    assert [r["termination"] for r in records] == ["normal"] * 8
+    assert [r.termination for r in records] == ["normal"] * 8
     games_of: dict[int, list[int]] = {}
-    for record in sorted(records, key=lambda r: r["started_at"]):
-        for pid, game in zip(record["pids"], record["game_of_process"]):
+    for record in sorted(records, key=lambda r: r.started_at):
+        for pid, game in zip(record.pids, record.game_of_process):
             games_of.setdefault(pid, []).append(game)
     # Each process played its games one after another, counted from 1; two threads, so at most
     # two processes a player, and fewer processes than games.
@@ -147,7 +147,7 @@ def test_a_run_says_once_that_a_bot_ends_after_each_game_whatever_its_threads(tm
     }, tmp_path / "told.yaml")
     said = io.StringIO()
     records = run_tournament(config, Progress(said, quiet=True, tty=False)).records
-    assert [r["termination"] for r in records] == ["normal"] * 8
+    assert [r.termination for r in records] == ["normal"] * 8
     assert said.getvalue().count("probe plays with reuse, but its process") == 1, said.getvalue()
     assert live_marked(marker) == []
 

@@ -11,6 +11,7 @@ import math
 import random
 import re
 import threading
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -130,17 +131,18 @@ def pair_llr_all_wins(elo1: float) -> float:
     return math.log(1 + t / math.sqrt(1 + t * t))
 
 
-def record(pair: int, first: str, winner: str | None, *, fault_by: str | None = None) -> dict[str, Any]:
+def record(pair: int, first: str, winner: str | None, *, fault_by: str | None = None) -> GameRecord:
     second = "old" if first == "new" else "new"
     names = [first, second]
     seat = None if winner is None else names.index(winner)
-    return {
-        "id": f"{pair:03d}-{first}-{second}", "round": pair, "names": names, "logs": [None, None], "moves": [],
-        "winner": seat, "scores": [0, 0], "points": [0.5, 0.5] if seat is None else [float(seat == 0), float(seat == 1)],
+    return GameRecord.from_json({
+        "game": "limit-nim", "id": f"{pair:03d}-{first}-{second}", "round": pair, "names": names, "logs": [None, None],
+        "moves": [], "winner": seat, "scores": [0, 0],
+        "points": [0.5, 0.5] if seat is None else [float(seat == 0), float(seat == 1)],
         "termination": "crash" if fault_by else "normal",
         "offender": names.index(fault_by) if fault_by else None,
         "detail": "exited" if fault_by else "played to the end",
-    }
+    })
 
 
 # --- configs --------------------------------------------------------------------------------
@@ -336,7 +338,7 @@ class StopAfter(SprtProgress):
         super().__init__(quiet=True, tty=False)
         self.limit = limit
 
-    def game_done(self, record: dict[str, Any], records: Sequence[dict[str, Any]]) -> None:
+    def game_done(self, record: GameRecord, records: Sequence[GameRecord]) -> None:
         super().game_done(record, records)
         if self.done >= self.limit:
             raise KeyboardInterrupt
@@ -417,7 +419,7 @@ def test_problem_lines_in_the_candidates_logs_fail_an_accepted_test(tmp_path: Pa
 def test_the_log_pattern_is_case_insensitive_and_empty_turns_the_check_off(tmp_path: Path) -> None:
     log = tmp_path / "a.log"
     log.write_text("all fine\nAssertion failed\nerror: x\n")
-    records = [dict(record(1, "new", "new"), logs=[str(log), None]), record(1, "old", "new")]
+    records = [replace(record(1, "new", "new"), logs=[str(log), None]), record(1, "old", "new")]
     scan = scan_logs(records, "new", "assert", tmp_path)
     assert (scan.logs_scanned, scan.logs_missing, scan.lines_matched) == (1, 1, 1)
     assert scan.first_lines == (f"{log}:2: Assertion failed",)

@@ -5,10 +5,12 @@ import math
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from arbiter.cli.match import MatchProgress
+from arbiter.records import GameRecord
 from arbiter.reports.standings import compute_standings, format_standings, pairing_estimate
 from arbiter.stats import pairing_elo
 from arbiter.tournament.config import SprtSettings
@@ -18,10 +20,11 @@ from tournament_helpers import ROOT, write_config
 
 
 def record(a: str, b: str, winner: int | None, *, termination: str = "normal", offender: int | None = None,
-           times: tuple[float, ...] = (10.0, 20.0)) -> dict:
+           times: tuple[float, ...] = (10.0, 20.0), **fields: Any) -> GameRecord:
+    """A record of a game of a and b as read from games.jsonl, with `fields` (points, round...) added."""
     moves = [{"seat": i % 2, "move": "x", "wall_ms": t, "cpu_ms": t, "forced": False} for i, t in enumerate(times)]
-    return {"names": [a, b], "winner": winner, "termination": termination, "offender": offender,
-            "moves": moves, "scores": [0, 0]}
+    return GameRecord.from_json({"game": "limit-nim", "names": [a, b], "winner": winner, "termination": termination,
+                                 "offender": offender, "moves": moves, "scores": [0, 0], **fields})
 
 
 def test_three_wins_in_four_is_400_log10_3_elo_apart() -> None:
@@ -60,7 +63,7 @@ def test_faults_draws_and_move_times_are_counted_per_player() -> None:
 
 
 def test_scoring_points_stored_in_records_are_used() -> None:
-    game = record("a", "b", 0) | {"points": [3, 0]}
+    game = record("a", "b", 0, points=[3, 0])
     rows = {row.name: row for row in compute_standings([game]).players}
     assert rows["a"].points == 3 and rows["b"].points == 0
 
@@ -85,8 +88,8 @@ def test_report_regenerated_from_games_jsonl_matches_the_one_printed_at_the_end(
 
 
 def test_the_slowest_start_up_of_each_player_is_shown_and_old_records_have_none() -> None:
-    games = [record("a", "b", 0) | {"startup_ms": [120.4, 80.0]}, record("b", "a", 1) | {"startup_ms": [95.0, 310.6]},
-             record("a", "c", 0) | {"startup_ms": [None, 5.0]}, record("c", "b", 0)]
+    games = [record("a", "b", 0, startup_ms=[120.4, 80.0]), record("b", "a", 1, startup_ms=[95.0, 310.6]),
+             record("a", "c", 0, startup_ms=[None, 5.0]), record("c", "b", 0)]
     rows = {row.name: row for row in compute_standings(games).players}
     assert (rows["a"].max_startup_ms, rows["b"].max_startup_ms, rows["c"].max_startup_ms) == (310.6, 95.0, 5.0)
     assert compute_standings([record("a", "b", 0)]).players[0].max_startup_ms is None  # from before it was kept
@@ -94,12 +97,12 @@ def test_the_slowest_start_up_of_each_player_is_shown_and_old_records_have_none(
     assert "max start-up ms" in text and "311" in text
 
 
-def paired(a: str, b: str, round_no: int, winners: tuple[int | None, int | None]) -> list[dict]:
+def paired(a: str, b: str, round_no: int, winners: tuple[int | None, int | None]) -> list[GameRecord]:
     """One opening played twice by a and b, the seats swapped; `winners` are the seats that won."""
     def points(winner: int | None) -> list[float]:
         return [0.5, 0.5] if winner is None else [float(winner == 0), float(winner == 1)]
-    return [record(a, b, winners[0]) | {"round": round_no, "opening": ["1"], "points": points(winners[0])},
-            record(b, a, winners[1]) | {"round": round_no, "opening": ["1"], "points": points(winners[1])}]
+    return [record(a, b, winners[0], round=round_no, opening=["1"], points=points(winners[0])),
+            record(b, a, winners[1], round=round_no, opening=["1"], points=points(winners[1]))]
 
 
 def test_two_players_show_one_elo_figure_of_the_first_listed_over_the_second() -> None:

@@ -1,14 +1,22 @@
-"""The results folder's description (tournament.json): a typed record with a schema version,
-read from folders written before it had one, refused from a newer arbiter."""
+"""The results folder's description (tournament.json) and game records (games.jsonl): typed
+records with a schema version, read from folders written before they had one, refused from a
+newer arbiter."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
+from arbiter.cli import main
 from arbiter.errors import UsageError
+from arbiter.games import find_game
+from arbiter.records import RECORD_SCHEMA, GameRecord, PlayerRef, Termination
+from arbiter.reports.results import report_results
 from arbiter.tournament.store import DESCRIPTION_SCHEMA, ResultsFolder, TournamentDescription
+
+from tournament_helpers import game_won_by
 
 
 def test_a_description_reads_back_as_written(tmp_path: Path) -> None:
@@ -45,3 +53,64 @@ def test_a_seat_log_is_found_by_listing_the_folder(tmp_path: Path) -> None:
     (folder.logs / "001-a-b-c-seat1-b.log").write_text("another game")
     assert folder.seat_logs("001-a-b", 1) == [folder.logs / "001-a-b-seat1-b.log"]
     assert folder.seat_logs("001-a-b", 0) == []
+
+
+# --- games.jsonl: typed records with a schema version ------------------------------------------
+
+def won_game(game_id: str, names: list[str], winner: int) -> GameRecord:
+    """A tournament's record of a real limit-nim game that seat `winner` won (records replay when read)."""
+    moves, scores = game_won_by(find_game("limit-nim"), (), winner, seed=len(game_id))
+    return GameRecord(game="limit-nim", params=find_game("limit-nim").json_params(),
+                      players=[PlayerRef(name, f"python {name}.py") for name in names], moves=moves, scores=scores,
+                      winner=winner, termination=Termination.NORMAL, offender=None, detail="played to the end",
+                      started_at="2026-11-25T12:00:00.000+00:00", duration_s=0.1, logs=[None, None], id=game_id,
+                      round=1, opening=[], names=names, places=[1 + (seat != winner) for seat in range(2)],
+                      points=[float(seat == winner) for seat in range(2)], seed=7)
+
+
+def test_a_record_is_written_with_its_schema_and_reads_back_as_written(tmp_path: Path) -> None:
+    store = ResultsFolder(tmp_path).store()
+    written = [won_game("001-a-b", ["a", "b"], 0), won_game("001-b-a", ["b", "a"], 1)]
+    for record in written:
+        store.append(record)
+    lines = [json.loads(line) for line in (tmp_path / "games.jsonl").read_text().splitlines()]
+    assert [line["schema"] for line in lines] == [RECORD_SCHEMA] * 2
+    assert [(line["id"], line["names"], line["points"]) for line in lines] == [
+        ("001-a-b", ["a", "b"], [1.0, 0.0]), ("001-b-a", ["b", "a"], [0.0, 1.0])]
+    assert store.load() == written
+
+
+def test_a_record_of_a_newer_schema_is_refused_naming_its_file_and_line(tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    older, newer = won_game("001-a-b", ["a", "b"], 0).to_json(), won_game("001-b-a", ["b", "a"], 1).to_json()
+    newer["schema"] = RECORD_SCHEMA + 1
+    (tmp_path / "games.jsonl").write_text(json.dumps(older) + "\n" + json.dumps(newer) + "\n")
+    message = (f"games.jsonl:2: a game record of schema {RECORD_SCHEMA + 1}, which this arbiter (schema "
+               f"{RECORD_SCHEMA}) cannot read; read it with a newer arbiter")
+    with pytest.raises(UsageError, match=re.escape(message) + "$"):
+        ResultsFolder(tmp_path).store().load()
+    assert main(["report", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err and "Traceback" not in err
+
+
+def test_a_record_from_before_the_schema_loads_and_reports(tmp_path: Path) -> None:
+    # As an older arbiter wrote them: no schema, and none of the fields kept since (places, seed,
+    # digests, clocks, start-ups, sandboxing, pids, the arbiter's version).
+    old_keys = {"id", "round", "opening", "names", "points", "game", "params", "players", "moves", "scores",
+                "winner", "termination", "offender", "detail", "started_at", "duration_s", "logs", "outcome"}
+    games = [won_game("001-a-b", ["a", "b"], 0), won_game("001-b-a", ["b", "a"], 0)]
+    lines = []
+    for game in games:
+        data = {key: value for key, value in game.to_json().items() if key in old_keys}
+        data["players"] = [{"name": p.name, "command": p.command} for p in game.players]
+        lines.append(json.dumps(data) + "\n")
+    (tmp_path / "games.jsonl").write_text("".join(lines))
+    loaded = ResultsFolder(tmp_path).store(players=["a", "b"]).load()
+    assert [(r.id, r.names, r.points, r.places, r.arbiter_version) for r in loaded] == [
+        ("001-a-b", ["a", "b"], [1.0, 0.0], None, "unknown"), ("001-b-a", ["b", "a"], [1.0, 0.0], None, "unknown")]
+    assert [p.digest for r in loaded for p in r.players] == [None] * 4
+    text = report_results(tmp_path)
+    rows = {line.split()[1]: line.split()[2:7] for line in text.splitlines()[2:4]}
+    assert rows == {"a": ["2", "1", "0", "1", "1"], "b": ["2", "1", "0", "1", "1"]}  # games W D L points
+    assert "2 of 2 games do not say whether their bots were sandboxed (recorded by an older arbiter)" in text

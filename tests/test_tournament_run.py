@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from arbiter.records import GameRecord
 from arbiter.reports.results import report_results
 from arbiter.tournament.config import load_config
 from arbiter.tournament.progress import Progress
@@ -50,7 +51,7 @@ def run(config_path: Path, progress: Progress | None = None, *, fresh: bool = Fa
 
 
 def comparable(records):
-    return sorted((r["id"], tuple(r["scores"]), r["winner"], tuple(r["opening"])) for r in records)
+    return sorted((r.id, tuple(r.scores), r.winner, tuple(r.opening)) for r in records)
 
 
 def test_every_game_is_recorded_once(tmp_path: Path) -> None:
@@ -91,6 +92,29 @@ def test_torn_last_line_is_ignored_and_replayed(tmp_path: Path) -> None:
     assert all(json.loads(line) for line in games.read_text().splitlines())
 
 
+def test_a_folder_of_records_from_before_the_schema_resumes_and_reports_as_it_was(tmp_path: Path) -> None:
+    path = write_config(tmp_path, BODY)
+    whole = run(path)
+    before = report_results(tmp_path / "results")
+    games = tmp_path / "results" / "games.jsonl"
+    # As an older arbiter wrote them: no schema, and none of the fields kept since.
+    later = {"schema", "places", "seed", "time_used_ms", "time_controls", "startup_ms", "sandboxed",
+             "suspended_cpu_ms", "chance_seed", "pids", "game_of_process", "arbiter_version"}
+    old = []
+    for line in games.read_text().splitlines():
+        record = {key: value for key, value in json.loads(line).items() if key not in later}
+        record["players"] = [{"name": p["name"], "command": p["command"]} for p in record["players"]]
+        old.append(json.dumps(record) + "\n")
+    games.write_text("".join(old))
+    resumed = run(path)
+    assert resumed.played_now == 0 and comparable(resumed.records) == comparable(whole.records)
+    assert games.read_text() == "".join(old)  # read, never rewritten
+    after = report_results(tmp_path / "results")
+    assert after.splitlines()[:-1] == before.splitlines()[:-1]  # the same standings and crosstable
+    assert after.splitlines()[-1] == ("Sandbox: 12 of 12 games do not say whether their bots were sandboxed "
+                                      "(recorded by an older arbiter)")
+
+
 def test_a_changed_schedule_is_refused_with_a_way_out(tmp_path: Path) -> None:
     path = write_config(tmp_path, BODY)
     run(path)
@@ -129,8 +153,8 @@ def test_swiss_resume_recomputes_the_same_pairings(tmp_path: Path) -> None:
 def test_summary_json_is_strict_json_even_for_a_clean_sweep(tmp_path: Path) -> None:
     from arbiter.reports.standings import compute_standings, summary_json
 
-    records = [{"names": ["a", "b"], "winner": 0, "termination": "normal", "offender": None,
-                "moves": [], "scores": [1, 0], "points": [1, 0]}]
+    records = [GameRecord.from_json({"game": "limit-nim", "names": ["a", "b"], "winner": 0, "termination": "normal",
+                                     "offender": None, "moves": [], "scores": [1, 0], "points": [1, 0]})]
     summary = summary_json(compute_standings(records, players=["a", "b", "idle"]), {})
     text = json.dumps(summary, allow_nan=False)  # raises on inf/nan
     idle = next(p for p in json.loads(text)["players"] if p["name"] == "idle")
@@ -170,7 +194,8 @@ def test_progress_off_a_terminal_logs_one_line_per_game(tmp_path: Path) -> None:
 def test_a_progress_line_gives_the_winners_score_first(winner: int | None, scores: list[int], text: str) -> None:
     from arbiter.tournament.progress import describe_result
 
-    record = {"id": "001-a-b", "names": ["a", "b"], "winner": winner, "scores": scores, "termination": "normal"}
+    record = GameRecord.from_json({"game": "limit-nim", "id": "001-a-b", "names": ["a", "b"], "winner": winner,
+                                   "scores": scores, "termination": "normal", "moves": []})
     assert describe_result(record) == text
 
 

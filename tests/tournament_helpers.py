@@ -61,15 +61,15 @@ def fake_play(game: Game[Any], players: Sequence[PlayerSpec], *, opening: Sequen
     )
 
 
-def played(records: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+def played(records: list[GameRecord]) -> list[tuple[Any, ...]]:
     """What decides each game, in game-id order: who sat where, the opening, every move, the
     result and the seed (not how long anything took)."""
-    return [(r["id"], r["names"], r["opening"], [(m["seat"], m["move"], m["forced"]) for m in r["moves"]],
-             r["scores"], r["winner"], r["termination"], r["offender"], r["points"], r["seed"])
-            for r in sorted(records, key=lambda r: r["id"])]
+    return [(r.id, r.names, r.opening, [(m.seat, m.move, m.forced) for m in r.moves],
+             r.scores, r.winner, r.termination, r.offender, r.points, r.seed)
+            for r in sorted(records, key=lambda r: r.id or "")]
 
 
-def table(records: list[dict[str, Any]], config: Any) -> list[tuple[Any, ...]]:
+def table(records: list[GameRecord], config: Any) -> list[tuple[Any, ...]]:
     """The standings as printed, less the move times (which no two runs share)."""
     standings = compute_standings(records, players=[p.name for p in config.players])
     return [(row.rank, row.name, row.games, row.wins, row.draws, row.losses, row.points, row.faults)

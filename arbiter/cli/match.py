@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence, TextIO
 
 from ..errors import UsageError
+from ..records import GameRecord
 from ..referee import TimeControl
 from ..reports.html import write_tournament_report
 from ..reports.results import report_results
@@ -156,25 +157,25 @@ class MatchProgress(Progress):
         super().__init__(stream, quiet=quiet, tty=False)
         self.first, self.second = first, second
         self.wins = self.draws = self.losses = 0
-        self.records: Sequence[dict[str, Any]] = ()
+        self.records: Sequence[GameRecord] = ()
 
-    def start(self, planned: int, records: Sequence[dict[str, Any]]) -> None:
+    def start(self, planned: int, records: Sequence[GameRecord]) -> None:
         self.wins = self.draws = self.losses = 0
         self.records = records
         for record in records:
             self._tally(record)
         super().start(planned, records)
 
-    def _tally(self, record: dict[str, Any]) -> None:
-        winner = record["winner"]
+    def _tally(self, record: GameRecord) -> None:
+        winner = record.winner
         if winner is None:
             self.draws += 1
-        elif record["names"][winner] == self.first:
+        elif record.seat_names()[winner] == self.first:
             self.wins += 1
         else:
             self.losses += 1
 
-    def game_done(self, record: dict[str, Any], records: Sequence[dict[str, Any]]) -> None:
+    def game_done(self, record: GameRecord, records: Sequence[GameRecord]) -> None:
         self.done += 1
         self._count(record)
         self._tally(record)

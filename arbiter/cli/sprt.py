@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..errors import UsageError
+from ..records import GameRecord
 from ..referee import TimeControl
 from ..reports.results import report_results
 from ..tournament.config import COMMAND_LINE, SprtSettings, TournamentConfig, config_from_data
@@ -221,11 +222,11 @@ def describe_outcome(outcome: SprtOutcome) -> str:
     return "\n".join(lines)
 
 
-def _faults_text(faults: list[dict[str, Any]], name: str) -> str:
+def _faults_text(faults: list[GameRecord], name: str) -> str:
     if not faults:
         return f"none by {name}"
     first = faults[0]
-    return f"{len(faults)} by {name} (first: {first['id']}: {first['termination']}: {first['detail']})"
+    return f"{len(faults)} by {name} (first: {first.id}: {first.termination.value}: {first.detail})"
 
 
 def verdict_sentence(outcome: SprtOutcome) -> str:
@@ -247,8 +248,7 @@ def verdict_sentence(outcome: SprtOutcome) -> str:
     verdict = test.verdict
     if verdict == "fault":
         first = test.candidate_faults[0]
-        text = (f"FAILED: {test.candidate} faulted ({first['termination']} in game {first['id']}: "
-                f"{first['detail']})")
+        text = f"FAILED: {test.candidate} faulted ({first.termination.value} in game {first.id}: {first.detail})"
         if outcome.logs.problem:
             text += f", and its logs have {outcome.logs.lines_matched} problem lines"
     elif outcome.logs.problem:

@@ -91,8 +91,8 @@ class PageData:
         while forced < len(record.moves) and record.moves[forced].forced:
             forced += 1
         entry: list[Any] = [
-            str(record.extra.get("id", fallback_id)),
-            record.extra.get("round"),
+            record.id if record.id is not None else fallback_id,
+            record.round,
             board_index,
             [self.player(p.name) for p in record.players],
             list(record.scores),
@@ -312,7 +312,7 @@ def _json_safe(value: Any) -> Any:
 def game_page_data(record: GameRecord) -> dict[str, Any]:
     """The data of a single game's page."""
     page = PageData()
-    page.add_game(record, fallback_id=str(record.extra.get("id", "game")))
+    page.add_game(record, fallback_id="game")
     return {"page": "game", **page.to_json()}
 
 
@@ -345,13 +345,7 @@ def write_tournament_report(results_dir: Path) -> Path:
         raise ReportError(f"cannot read {summary_path}: {exc.strerror}") from None
     except ValueError as exc:
         raise ReportError(f"{summary_path}: not valid JSON ({exc})") from None
-    games_path = folder.games
-    records = []
-    for number, line in enumerate(folder.store().load(), 1):
-        try:
-            records.append(GameRecord.from_json(line))
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ReportError(f"{games_path}: record {number} is not a game record ({exc!r})") from None
+    records = folder.store().load()
     description = folder.read_description()
     listed = description.schedule.get("players", []) if description is not None else []
     data = tournament_page_data(summary, records, listed)

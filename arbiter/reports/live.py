@@ -147,7 +147,7 @@ class LiveState:
 
     def _reset(self) -> None:
         self.page = PageData()
-        self.records: list[dict[str, Any]] = []
+        self.records: list[GameRecord] = []
         self.record_ids: set[str] = set()
         self.offset = 0
         self.partial = b""
@@ -214,16 +214,15 @@ class LiveState:
             if not line.strip():
                 continue
             try:
-                record = json.loads(line)
-                game = GameRecord.from_json(record)
-            except (ValueError, KeyError, TypeError):
+                record = GameRecord.from_json(json.loads(line))
+            except ValueError:  # RecordError, or not JSON
                 continue  # `arbiter report` names a broken line; the page shows the records it can read
-            game_id = str(record.get("id", len(self.records) + 1))
+            game_id = record.id if record.id is not None else str(len(self.records) + 1)
             if game_id in self.record_ids:
                 continue
             self.record_ids.add(game_id)
             self.records.append(record)
-            self.page.add_game(game, fallback_id=game_id)
+            self.page.add_game(record, fallback_id=game_id)
             self.results_dirty = True
 
     # -- the runner's notes --
@@ -279,8 +278,8 @@ class LiveState:
             return
         meta = {key: value for key, value in self.meta.items() if key != "players_listed"}
         meta["totals"] = {**meta.get("totals", {}), "played": len(self.records)}
-        if self.records and "params" in self.records[0]:
-            meta["params"] = self.records[0]["params"]
+        if self.records:
+            meta["params"] = self.records[0].params
         standings = compute_standings(self.records, players=self.meta["players_listed"], scoring=meta["scoring"])
         self.tables = tournament_tables(summary_json(standings, meta))
         self.sprt = self._sprt_status()
@@ -335,8 +334,7 @@ class LiveState:
                 game=game.name, params=game.json_params(),
                 players=[PlayerRef(name, "") for name in names], moves=r.moves, scores=list(r.state.scores),
                 winner=None, termination=Termination.NORMAL, offender=None, detail="", started_at=r.started_at,
-                duration_s=now - r.started, logs=[None] * len(names),
-                extra={"id": game_id, "round": r.scheduled.round})
+                duration_s=now - r.started, logs=[None] * len(names), id=game_id, round=r.scheduled.round)
             entry = self.page.encode_game(so_far, game_id)
             entry[GAME_FIELDS.index("termination")] = "running"
             over = r.state.is_over() or r.left is not None

@@ -3,15 +3,16 @@ from __future__ import annotations
 
 from functools import partial
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from ..errors import UsageError, show_path
+from ..records import GameRecord
 from ..tournament.audit import replay_problem, scoring_of
 from ..tournament.store import ResultsFolder, TournamentDescription
 from .standings import compute_standings, write_standings
 
 
-def sandbox_status(records: list[dict[str, Any]], described: Mapping[str, Any] | None) -> dict[str, Any]:
+def sandbox_status(records: Sequence[GameRecord], described: Mapping[str, Any] | None) -> dict[str, Any]:
     """Whether the bots of these games ran sandboxed, from the records themselves (each says so
     per seat), with what the machine enforced (the description's `sandbox`); `line` says it in a
     sentence for the standings, loud when a launched bot played unsandboxed."""
@@ -20,11 +21,11 @@ def sandbox_status(records: list[dict[str, Any]], described: Mapping[str, Any] |
     games: dict[str, int] = {}
     unknown = 0
     for record in records:
-        flags = record.get("sandboxed")
-        if not isinstance(flags, list) or len(flags) != len(record["names"]):
+        names, flags = record.seat_names(), record.sandboxed
+        if len(flags) != len(names):
             unknown += 1  # recorded before records said
             continue
-        for name, boxed in zip(record["names"], flags):
+        for name, boxed in zip(names, flags):
             if boxed is not None:  # None: a remote bot, outside any box by nature
                 games[name] = games.get(name, 0) + 1
                 if not boxed:
@@ -55,7 +56,7 @@ def _box_detail(machine: str) -> str:
     return inside + after
 
 
-def load_results(folder: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def load_results(folder: Path) -> tuple[list[GameRecord], dict[str, Any]]:
     """The records and a description of the tournament (name, game, format, settings)."""
     results = ResultsFolder(folder)
     if not folder.exists():
@@ -70,11 +71,11 @@ def load_results(folder: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     schedule = description.schedule
     records = results.store(players=schedule.get("players", []),
                             audit=partial(replay_problem, scoring=scoring_of(description.scoring))).load()
-    first = records[0] if records else {}
+    first = records[0] if records else None
     meta = {
         "name": description.name if description.name is not None else folder.name,
-        "game": schedule.get("game", first.get("game")),
-        "params": first.get("params", schedule.get("params", {})),
+        "game": schedule.get("game", first and first.game),
+        "params": first.params if first is not None else schedule.get("params", {}),
         "format": schedule.get("format"),
         "settings": {
             "games_per_pairing": schedule.get("games_per_pairing"),
@@ -94,7 +95,7 @@ def report_results(folder: Path, *, anchor: str | None = None) -> str:
     """Recompute and write the standings files of a results folder; return the text table."""
     records, meta = load_results(folder)
     players = meta.pop("players_listed")
-    if anchor is not None and anchor not in players and not any(anchor in r.get("names", []) for r in records):
+    if anchor is not None and anchor not in players and not any(anchor in r.seat_names() for r in records):
         raise UsageError(f"--anchor {anchor!r} is not a player of this tournament; players: {', '.join(players)}")
     standings = compute_standings(records, players=players, scoring=meta["scoring"], anchor=anchor)
     meta["totals"]["played"] = len(records)

@@ -16,7 +16,7 @@ from typing import Any, Sequence
 from tabulate import tabulate
 
 from ..games import CHANCE
-from ..records import game_places
+from ..records import GameRecord, game_places
 from ..stats import EloEstimate, elo_text, pairing_elo, plackett_luce
 from ..tournament.progress import ordinal
 from ..tournament.store import ResultsFolder
@@ -80,57 +80,50 @@ class Standings:
     pairing: tuple[str, str] | None = None
 
 
-def game_points(record: dict[str, Any], seat: int, scoring: dict[str, float]) -> float:
+def game_points(record: GameRecord, seat: int, scoring: dict[str, float]) -> float:
     """Points a seat earned in a record: stored `points` if present, else from the winner."""
-    if "points" in record:
-        return float(record["points"][seat])
-    winner = record["winner"]
-    if winner is None:
+    if record.points is not None:
+        return float(record.points[seat])
+    if record.winner is None:
         return scoring["draw"]
-    return scoring["win"] if winner == seat else scoring["loss"]
+    return scoring["win"] if record.winner == seat else scoring["loss"]
 
 
-def seat_names(record: dict[str, Any]) -> list[str]:
-    """Player names in seat order."""
-    return list(record.get("names") or [p["name"] for p in record["players"]])
-
-
-def game_score(record: dict[str, Any], name: str) -> float:
+def game_score(record: GameRecord, name: str) -> float:
     """The player's game score in a record: 1 win, 1/2 draw, 0 loss (whatever the points scoring)."""
-    winner = record["winner"]
-    return 0.5 if winner is None else float(seat_names(record)[winner] == name)
+    return 0.5 if record.winner is None else float(record.seat_names()[record.winner] == name)
 
 
-def pairing_estimate(records: Sequence[dict[str, Any]], first: str, second: str) -> EloEstimate:
+def pairing_estimate(records: Sequence[GameRecord], first: str, second: str) -> EloEstimate:
     """The Elo of `first` over `second` from their two-seat games, grouped by round and opening
     (each opening is played twice, the seats swapped): `stats.pairing_elo`."""
     openings: dict[tuple[Any, ...], list[float]] = {}
     for k, record in enumerate(records):
-        if sorted(seat_names(record)) != sorted((first, second)):
+        if sorted(record.seat_names()) != sorted((first, second)):
             continue
         # A record without a round (not from a tournament) is a group of its own.
-        key = ("round", record["round"], tuple(record.get("opening") or ())) if "round" in record else ("game", k)
+        key = ("round", record.round, tuple(record.opening or ())) if record.round is not None else ("game", k)
         openings.setdefault(key, []).append(game_score(record, first))
     return pairing_elo(list(openings.values()))
 
 
-def compute_standings(records: Sequence[dict[str, Any]], *, players: Sequence[str] = (),
+def compute_standings(records: Sequence[GameRecord], *, players: Sequence[str] = (),
                       scoring: dict[str, float] | None = None, anchor: str | None = None) -> Standings:
     """Standings from game records of any number of seats; `players` lists names to show even with no games."""
     scoring = scoring or {"win": 1.0, "draw": 0.5, "loss": 0.0}
-    seats = max((len(seat_names(record)) for record in records), default=2)
+    seats = max((len(record.seat_names()) for record in records), default=2)
     table: dict[str, PlayerStanding] = {name: PlayerStanding(name, places=[0] * seats) for name in players}
     cross: dict[str, dict[str, float]] = {}
     rankings: list[dict[str, int]] = []
     faults = 0
     for record in records:
-        names = seat_names(record)
+        names = record.seat_names()
         # From the result the tamper check replays (arbiter/tournament/audit.py), not the stored `places`.
-        places = game_places(record["scores"], record["winner"], record.get("offender"))
+        places = game_places(record.scores, record.winner, record.offender)
         for name in names:
             table.setdefault(name, PlayerStanding(name, places=[0] * seats))
         rankings.append(dict(zip(names, places)))
-        if record["termination"] != "normal":
+        if record.termination.is_fault:
             faults += 1
         points = [game_points(record, seat, scoring) for seat in range(len(names))]
         for seat, name in enumerate(names):
@@ -154,18 +147,18 @@ def compute_standings(records: Sequence[dict[str, Any]], *, players: Sequence[st
                     gained = 1.0 if places[seat] < places[other_seat] else 0.5 if places[seat] == places[other_seat] else 0.0
                 cross.setdefault(name, {}).setdefault(other, 0.0)
                 cross[name][other] += gained
-            if record.get("offender") == seat and record["termination"] in row.faults:
-                row.faults[record["termination"]] += 1
-            startup = (record.get("startup_ms") or [None] * len(names))[seat]
+            if record.offender == seat and record.termination.value in row.faults:
+                row.faults[record.termination.value] += 1
+            startup = (record.startup_ms or [None] * len(names))[seat]
             if startup is not None:
                 row.max_startup_ms = max(row.max_startup_ms or 0.0, startup)
-        for move in record["moves"]:
-            if move.get("forced") or move["seat"] == CHANCE:  # the arbiter's moves, not a player's
+        for move in record.moves:
+            if move.forced or move.seat == CHANCE:  # the arbiter's moves, not a player's
                 continue
-            row = table[names[move["seat"]]]
+            row = table[names[move.seat]]
             row.move_count += 1
-            row.move_ms_total += move["wall_ms"]
-            row.max_move_ms = max(row.max_move_ms, move["wall_ms"])
+            row.move_ms_total += move.wall_ms
+            row.max_move_ms = max(row.max_move_ms, move.wall_ms)
     ratings = plackett_luce(list(table), rankings, anchor=anchor)
     for name, rating in ratings.items():
         row = table[name]

@@ -13,33 +13,33 @@ from __future__ import annotations
 
 import math
 from dataclasses import fields
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..chance import ChanceDice
 from ..games import CHANCE, GameError, State, find_game
-from ..records import Termination, game_places
+from ..records import GameRecord, Termination, game_places
 from .config import Scoring
 
 
-def replay_problem(record: dict[str, Any], scoring: Scoring | None = None) -> str | None:
+def replay_problem(record: GameRecord, scoring: Scoring | None = None) -> str | None:
     """What in `record` contradicts its own moves under the rules (and, given the tournament's
     `scoring`, its places and points), or None when it holds."""
-    label = f"game {record.get('id', '?')}"
+    label = f"game {record.id or '?'}"
     try:
-        game = find_game(record["game"], **record.get("params", {}))
-        termination = Termination(record["termination"])
-    except (KeyError, TypeError, ValueError) as exc:  # GameError is a ValueError
+        game = find_game(record.game, **record.params)
+    except (TypeError, ValueError) as exc:  # GameError is a ValueError
         return f"{label}: its game cannot be rebuilt from the record ({exc})"
+    termination = record.termination
     state = game.new_state()
-    seed = record.get("chance_seed")
+    seed = record.chance_seed
     dice = ChanceDice(seed) if isinstance(seed, int) and not isinstance(seed, bool) and seed >= 0 else None
-    for number, move in enumerate(record["moves"], 1):
-        text = move.get("move")
+    for number, move in enumerate(record.moves, 1):
+        text = move.move
         if state.is_over():
             return f"{label}: move {number} ({text!r}) comes after the game was over"
-        if move["seat"] != state.current_player:
+        if move.seat != state.current_player:
             turn = "chance's draw" if state.current_player == CHANCE else f"seat {state.current_player}'s turn"
-            return f"{label}: move {number} ({text!r}) is recorded for seat {move['seat']}, but it was {turn}"
+            return f"{label}: move {number} ({text!r}) is recorded for seat {move.seat}, but it was {turn}"
         if state.current_player == CHANCE:  # the dice must be those of the recorded seed
             if dice is None:
                 return f"{label}: move {number} ({text!r}) is chance's, but the record has no chance_seed " \
@@ -51,22 +51,22 @@ def replay_problem(record: dict[str, Any], scoring: Scoring | None = None) -> st
             state.play(text)
         except (GameError, TypeError) as exc:
             return f"{label}: move {number} ({text!r}) does not replay: {exc}"
-    expected = _result(state, termination, record.get("offender"))
+    expected = _result(state, termination, record.offender)
     if isinstance(expected, str):
         return f"{label}: {expected}"
-    recorded = {key: record.get(key) for key in expected}
-    if "outcome" not in record:  # records from before outcomes were kept
-        recorded["outcome"] = expected["outcome"]
+    # Every record the arbiter wrote has its outcome; one written without (by hand) reads as none.
+    recorded = _Result(list(record.scores), record.winner, record.outcome)
     if recorded != expected:
-        shown = "; ".join(f"{key} {recorded[key]!r} where the moves give {expected[key]!r}"
-                          for key in expected if recorded[key] != expected[key])
+        shown = "; ".join(f"{name} {mine!r} where the moves give {theirs!r}"
+                          for name, mine, theirs in zip(_Result._fields, recorded, expected) if mine != theirs)
         return f"{label}: the recorded result contradicts its moves ({shown})"
     if scoring is not None:
-        offender = record.get("offender") if termination.is_fault else None
-        places = game_places(expected["scores"], expected["winner"], offender)
-        for key, value in (("places", places), ("points", scoring.points(places, expected["scores"]))):
-            if key in record and not _same_numbers(record[key], value):
-                return f"{label}: its {key} {record[key]!r} are not what its result gives under the tournament's " \
+        offender = record.offender if termination.is_fault else None
+        places = game_places(expected.scores, expected.winner, offender)
+        for key, kept, value in (("places", record.places, places),
+                                 ("points", record.points, scoring.points(places, expected.scores))):
+            if kept is not None and not _same_numbers(kept, value):
+                return f"{label}: its {key} {kept!r} are not what its result gives under the tournament's " \
                        f"scoring ({value!r})"
     return None
 
@@ -92,13 +92,21 @@ def _same_numbers(recorded: Any, expected: list[Any]) -> bool:
 _MOVER_FAULTS = (Termination.MALFORMED, Termination.ILLEGAL)
 
 
-def _result(state: State[Any], termination: Termination, offender: Any) -> dict[str, Any] | str:
+class _Result(NamedTuple):
+    """What a record says of how its game ended, and what its moves say."""
+
+    scores: list[int]
+    winner: int | None
+    outcome: str | None
+
+
+def _result(state: State[Any], termination: Termination, offender: Any) -> _Result | str:
     """The scores, winner and outcome the referee records for this ending of `state`, or why
     the ending cannot have happened there."""
     if termination is Termination.NORMAL:
         if not state.is_over():
             return f"it is recorded as ended normally, but after its {len(state.history)} moves the game is not over"
-        return {"scores": list(state.scores), "winner": state.winner(), "outcome": state.outcome}
+        return _Result(list(state.scores), state.winner(), state.outcome)
     if not isinstance(offender, int) or isinstance(offender, bool) or not 0 <= offender < state.game.num_players:
         return f"it is recorded as a fault ({termination.value}) without a seat as the offender ({offender!r})"
     # A move can only be malformed or illegal from the seat asked to move; a crash, output out
@@ -106,8 +114,8 @@ def _result(state: State[Any], termination: Termination, offender: Any) -> dict[
     if termination in _MOVER_FAULTS and (state.is_over() or offender != state.current_player):
         turn = "the game was over" if state.is_over() else f"it was seat {state.current_player}'s turn"
         return f"it is recorded as a fault ({termination.value}) by seat {offender}, but {turn}"
-    return {"scores": list(state.fault_scores(offender, termination.value)), "winner": state.fault_winner(offender),
-            "outcome": state.fault_outcome(offender, termination.value)}
+    return _Result(list(state.fault_scores(offender, termination.value)), state.fault_winner(offender),
+                   state.fault_outcome(offender, termination.value))
 
 
 __all__ = ["replay_problem", "scoring_of"]

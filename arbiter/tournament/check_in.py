@@ -17,7 +17,7 @@ def check_in_remote_players(config: TournamentConfig, note: Callable[[str], None
     if not any(p.transport == "remote" for p in config.players):
         return
     from ..transport.zmq import CHECK_IN_QUIET_MS, EndpointError, check_in_remote_seats  # loads ZeroMQ: only here
-    recorded = set() if fresh else {r["id"] for r in ResultsFolder(config.results_dir).store().load()}
+    recorded = set() if fresh else {r.id for r in ResultsFolder(config.results_dir).store().load()}
     players = {f"remote player {p.name}": p for p in remote_players_due(config, recorded)}
     if not players:
         return

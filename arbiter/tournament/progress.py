@@ -6,6 +6,8 @@ import sys
 import time
 from typing import Any, Sequence, TextIO
 
+from ..records import GameRecord
+
 
 class TolerantStream:
     """A text stream whose write errors stop the output, not the run: progress written into
@@ -47,7 +49,7 @@ class Progress:
         self.started = time.monotonic()
         self._line_shown = False
 
-    def start(self, planned: int, records: Sequence[dict[str, Any]]) -> None:
+    def start(self, planned: int, records: Sequence[GameRecord]) -> None:
         """Begin; `records` are the games already on disk (a resumed run)."""
         self.planned = planned
         self.done_before = self.done = len(records)
@@ -58,11 +60,11 @@ class Progress:
             self.note(f"resuming: {self.done_before} of {planned} games already recorded")
         self._draw()
 
-    def _count(self, record: dict[str, Any]) -> None:
-        for seat, name in enumerate(record["names"]):
-            self.points[name] = self.points.get(name, 0.0) + record["points"][seat]
+    def _count(self, record: GameRecord) -> None:
+        for name, gained in zip(record.seat_names(), record.points or ()):
+            self.points[name] = self.points.get(name, 0.0) + gained
 
-    def game_done(self, record: dict[str, Any], records: Sequence[dict[str, Any]]) -> None:
+    def game_done(self, record: GameRecord, records: Sequence[GameRecord]) -> None:
         """One more game is on disk."""
         self.done += 1
         self._count(record)
@@ -98,7 +100,7 @@ class Progress:
         self.stream.flush()
         self._line_shown = True
 
-    def finish(self, records: Sequence[dict[str, Any]]) -> None:
+    def finish(self, records: Sequence[GameRecord]) -> None:
         """The run is over (complete or not)."""
         if self._line_shown:
             self.stream.write("\n")
@@ -113,25 +115,25 @@ class Progress:
         print(message, file=self.stream, flush=True)
 
 
-def describe_result(record: dict[str, Any]) -> str:
+def describe_result(record: GameRecord) -> str:
     """`001-greedy-random: greedy beat random 6-3` (+ the fault, if any); the scores are
     in the order of the names before them, the winner's first. More seats list the ranking:
     `001-a-b-c: a 1st 5, c 2nd 3, b 3rd 1`."""
-    names, scores = record["names"], record["scores"]
-    if len(names) > 2 and "places" in record:
-        ranking = sorted(range(len(names)), key=lambda seat: (record["places"][seat], seat))
-        text = ", ".join(f"{names[seat]} {ordinal(record['places'][seat])} {scores[seat]}" for seat in ranking)
-    elif record["winner"] is None:
+    names, scores, places = record.seat_names(), record.scores, record.places
+    if len(names) > 2 and places is not None:
+        ranking = sorted(range(len(names)), key=lambda seat: (places[seat], seat))
+        text = ", ".join(f"{names[seat]} {ordinal(places[seat])} {scores[seat]}" for seat in ranking)
+    elif record.winner is None:
         text = f"{names[0]} drew {names[1]} {_score_line(scores)}"
     else:
-        win = record["winner"]
+        win = record.winner
         winner = names[win]
         loser = names[1 - win] if len(names) == 2 else "the field"
         others = [s for seat, s in enumerate(scores) if seat != win]
         text = f"{winner} beat {loser} {_score_line([scores[win], *others])}"
-    if record["termination"] != "normal":
-        text += f" ({record['termination']}: {record['detail']})"
-    return f"{record['id']}: {text}"
+    if record.termination.is_fault:
+        text += f" ({record.termination.value}: {record.detail})"
+    return f"{record.id}: {text}"
 
 
 def _score_line(scores: list[int]) -> str:

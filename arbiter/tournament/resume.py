@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from ..errors import UsageError
+from ..records import GameRecord
 from .config import COMMAND_LINE, TournamentConfig
 from .schedule import SEAT_ORDERS
 from .schema import CONDITION, SCHEDULE, TOP, OnResume, sandboxed_players
@@ -132,7 +133,7 @@ def refuse_changed_conditions(folder: Path, before: Any, now: dict[str, Any], ga
         )
 
 
-def refuse_changed_programs(folder: Path, records: Sequence[Mapping[str, Any]],
+def refuse_changed_programs(folder: Path, records: Sequence[GameRecord],
                             digests: Mapping[str, str | None], advice: str) -> None:
     """UsageError naming each player whose recorded games were played by another program than
     the one its files make now (`digests` by name), ending in `advice` (start_over_advice). A
@@ -140,9 +141,8 @@ def refuse_changed_programs(folder: Path, records: Sequence[Mapping[str, Any]],
     either way and is accepted."""
     changed: dict[str, tuple[str, int]] = {}  # name -> (the digest recorded first, games with another)
     for record in records:
-        for name, player in zip(record.get("names", ()), record.get("players", ())):
-            recorded = player.get("digest") if isinstance(player, Mapping) else None
-            now = digests.get(name)
+        for name, player in zip(record.seat_names(), record.players):
+            recorded, now = player.digest, digests.get(name)
             if recorded and now and recorded != now:
                 first, count = changed.get(name, (recorded, 0))
                 changed[name] = (first, count + 1)

@@ -53,7 +53,7 @@ MACHINERY_FAILURES = (OSError, SandboxError, RecursionError)
 class RunOutcome:
     """What a run did: records on disk now, and how many games this run played."""
 
-    records: list[dict[str, Any]]
+    records: list[GameRecord]
     played_now: int
     planned: int
 
@@ -132,18 +132,16 @@ def game_seed(seed: int, game_id: str) -> int:
 
 
 def tournament_record(config: TournamentConfig, scheduled: ScheduledGame, record: GameRecord,
-                      digests: Mapping[str, str | None] | None = None) -> dict[str, Any]:
+                      digests: Mapping[str, str | None] | None = None) -> GameRecord:
     """The referee's record plus the tournament's fields: id, round, opening, names, places,
     points, and each seat's program digest (`digests` by name: tournament/programs.py)."""
+    players = record.players
     if digests:
-        record.players = [replace(ref, digest=digests.get(name)) for ref, name in zip(record.players, scheduled.seats)]
+        players = [replace(ref, digest=digests.get(name)) for ref, name in zip(record.players, scheduled.seats)]
     places = game_places(record.scores, record.winner, record.offender)
-    record.extra.update({
-        "id": scheduled.id, "round": scheduled.round, "opening": list(scheduled.opening),
-        "names": list(scheduled.seats), "places": places, "points": config.scoring.points(places, record.scores),
-        "seed": game_seed(config.seed, scheduled.id),
-    })
-    return record.to_json()
+    return replace(record, players=players, id=scheduled.id, round=scheduled.round, opening=list(scheduled.opening),
+                   names=list(scheduled.seats), places=places, points=config.scoring.points(places, record.scores),
+                   seed=game_seed(config.seed, scheduled.id))
 
 
 class _Pending:
@@ -194,7 +192,7 @@ class TournamentRunner:
         self.cancel = threading.Event()
         self.records = store.load(repair=True)
         self.digests = store.digests  # prepare_results's
-        self.done_ids = {r["id"] for r in self.records}
+        self.done_ids = {r.id for r in self.records}
         self.game: Game[Any] = config.make_game()
         self.played_now = 0
         self.arbiter_faults = 0  # games the machinery failed this run (not recorded)
@@ -220,11 +218,11 @@ class TournamentRunner:
         met: set[frozenset[str]] = set()
         byes: set[str] = set()
         for record in self.records:
-            if record["round"] >= round_no:
+            if record.round is None or record.round >= round_no:
                 continue
-            for seat, name in enumerate(record["names"]):
-                points[name] = points.get(name, 0.0) + record["points"][seat]
-            met.add(frozenset(record["names"]))
+            for name, gained in zip(record.seat_names(), record.points or ()):
+                points[name] = points.get(name, 0.0) + gained
+            met.add(frozenset(record.seat_names()))
         for earlier in range(1, round_no):
             byes.update(self._byes.get(earlier, ()))
         games, sitting_out = swiss_round(self.config, round_no, points, met, byes)
@@ -352,12 +350,12 @@ class TournamentRunner:
                 self.watch.game_left(scheduled.id)
 
     def _record(self, scheduled: ScheduledGame, record: GameRecord) -> None:
-        data = tournament_record(self.config, scheduled, record, self.digests)
-        self.store.append(data)  # durable before it is counted
-        self.records.append(data)
+        stored = tournament_record(self.config, scheduled, record, self.digests)
+        self.store.append(stored)  # durable before it is counted
+        self.records.append(stored)
         self.done_ids.add(scheduled.id)
         self.played_now += 1
-        self.progress.game_done(data, self.records)
+        self.progress.game_done(stored, self.records)
 
 
 def stopped_note(results_dir: Path, again: str) -> str:

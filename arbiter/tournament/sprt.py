@@ -49,16 +49,16 @@ def sprt_pair(config: TournamentConfig, game: Game[Any], index: int) -> tuple[Sc
     )
 
 
-def candidate_points(record: dict[str, Any], candidate: str) -> float:
+def candidate_points(record: GameRecord, candidate: str) -> float:
     """The candidate's game score in a record: 1 win, 1/2 draw, 0 loss (the config's scoring aside)."""
-    seat = record["names"].index(candidate)
-    return 0.5 if record["winner"] is None else float(record["winner"] == seat)
+    seat = record.seat_names().index(candidate)
+    return 0.5 if record.winner is None else float(record.winner == seat)
 
 
-def is_fault_by(record: dict[str, Any], name: str) -> bool:
+def is_fault_by(record: GameRecord, name: str) -> bool:
     """Whether the game ended on a fault (timeout, crash, illegal...) by the player called `name`."""
-    offender = record.get("offender")
-    return record["termination"] != "normal" and offender is not None and record["names"][offender] == name
+    offender = record.offender
+    return record.termination.is_fault and offender is not None and record.seat_names()[offender] == name
 
 
 class SprtTest:
@@ -81,23 +81,25 @@ class SprtTest:
         self.games_recorded = 0
         self.state: SprtState = sprt_status(self.pentanomial, settings.elo0, settings.elo1,
                                             settings.alpha, settings.beta)
-        self.candidate_faults: list[dict[str, Any]] = []
-        self.baseline_faults: list[dict[str, Any]] = []
+        self.candidate_faults: list[GameRecord] = []
+        self.baseline_faults: list[GameRecord] = []
         self._games: dict[int, dict[bool, float]] = {}  # pair -> {candidate moved first: its points}
         self._counted: list[list[float]] = []  # the counted pairs' game scores, for `elo`
 
-    def add(self, record: dict[str, Any]) -> None:
+    def add(self, record: GameRecord) -> None:
         """Take one game record into account."""
-        names = record["names"]
+        names = record.seat_names()
         if sorted(names) != sorted((self.candidate, self.baseline)):
-            raise ValueError(f"record {record.get('id')} is a game of {names}, not of "
+            raise ValueError(f"record {record.id} is a game of {names}, not of "
                              f"{self.candidate} against {self.baseline}")
         self.games_recorded += 1
         if is_fault_by(record, self.candidate):
             self.candidate_faults.append(record)
         if is_fault_by(record, self.baseline):
             self.baseline_faults.append(record)
-        self._games.setdefault(int(record["round"]), {})[names[0] == self.candidate] = \
+        if record.round is None:
+            raise ValueError(f"record {record.id} has no round: it is not an SPRT's game")
+        self._games.setdefault(record.round, {})[names[0] == self.candidate] = \
             candidate_points(record, self.candidate)
         self._count_ready_pairs()
 
@@ -166,7 +168,7 @@ class LogScan:
         return self.lines_matched > 0
 
 
-def scan_logs(records: Sequence[dict[str, Any]], name: str, pattern: str, base: Path) -> LogScan:
+def scan_logs(records: Sequence[GameRecord], name: str, pattern: str, base: Path) -> LogScan:
     """Scan `name`'s stderr log of every record for lines matching `pattern` (case-insensitive).
 
     An empty pattern scans nothing. Relative log paths are taken from `base`. Games are
@@ -177,8 +179,8 @@ def scan_logs(records: Sequence[dict[str, Any]], name: str, pattern: str, base: 
     regex = re.compile(pattern, re.IGNORECASE)
     scanned = missing = lines = matched_logs = 0
     first: list[str] = []
-    for record in sorted(records, key=lambda r: (r["round"], r["id"])):
-        log = record["logs"][record["names"].index(name)] if record.get("logs") else None
+    for record in sorted(records, key=lambda r: (r.round or 0, r.id or "")):
+        log = record.logs[record.seat_names().index(name)] if record.logs else None
         path = None if log is None else (Path(log) if Path(log).is_absolute() else base / log)
         if path is None or not path.is_file():
             missing += 1

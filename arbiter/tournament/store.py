@@ -20,7 +20,7 @@ from datetime import datetime, timezone
 from typing import Any, Callable, Collection, Iterator, Mapping, Sequence
 
 from ..errors import UsageError, show_path
-from ..games import CHANCE
+from ..records import GameRecord, NewerRecordError, RecordError, read_record
 from ..referee import seat_log_name
 
 GAMES_FILE = "games.jsonl"
@@ -43,10 +43,11 @@ DESCRIPTION_SCHEMA = 1
 
 
 class GameStore:
-    """One JSON object per finished game, one per line, in the order games finished."""
+    """One JSON object per finished game, one per line, in the order games finished, read
+    and written as typed records (`records.GameRecord`, whose schema each line carries)."""
 
     def __init__(self, path: Path, players: Collection[str] = (),
-                 audit: Callable[[dict[str, Any]], str | None] | None = None) -> None:
+                 audit: Callable[[GameRecord], str | None] | None = None) -> None:
         self.path = path
         # Each player's program digest for the run that appends here (tournament/programs.py),
         # worked out once when the run's folder is prepared; stamped into each record.
@@ -54,20 +55,20 @@ class GameStore:
         self.players = tuple(players)  # the tournament's players, when known: records name only them
         self.audit = audit  # a further check of each record (audit.replay_problem: its moves give its result)
 
-    def load(self, *, repair: bool = False) -> list[dict[str, Any]]:
-        """Every complete record. A torn last line (a crash mid-write) is ignored, and with
-        `repair` cut off the file so the next append starts on a clean line. A record that is
-        not a game record, repeats a game id, or names someone not in `players` is a
-        UsageError naming its line, and so is one that fails the store's `audit`: records are
-        never dropped silently."""
+    def load(self, *, repair: bool = False) -> list[GameRecord]:
+        """Every complete record, typed. A torn last line (a crash mid-write) is ignored, and
+        with `repair` cut off the file so the next append starts on a clean line. A record
+        that is not a game record, repeats a game id, or names someone not in `players` is a
+        UsageError naming its line, and so is one that fails the store's `audit`, or that a
+        newer arbiter wrote: records are never dropped silently."""
         if not self.path.exists():
             return []
         try:
             data = self.path.read_bytes()
         except OSError as exc:
             raise UsageError(f"cannot read {self.path}: {exc.strerror}") from None
-        records: list[dict[str, Any]] = []
-        lines_of: dict[str, int] = {}  # game id -> its line
+        records: list[GameRecord] = []
+        lines_of: dict[str | None, int] = {}  # game id -> its line
         offset = 0
         for number, line in enumerate(data.splitlines(keepends=True), 1):
             complete = line.endswith(b"\n")
@@ -75,84 +76,52 @@ class GameStore:
                 offset += len(line)
                 continue
             try:
-                record = json.loads(line)
+                parsed = json.loads(line)
             except (json.JSONDecodeError, UnicodeDecodeError):
-                record = None
+                parsed = None
                 if complete and offset + len(line) < len(data):
                     raise UsageError(
                         f"{self.path}:{number}: this line is not a valid game record, and it is not "
                         "the last line, so it was not a torn write; fix or remove it"
                     ) from None
-            if record is None or not complete:
+            if parsed is None or not complete:
                 if line.strip() and repair:
                     with open(self.path, "r+b") as handle:
                         handle.truncate(offset)
                         os.fsync(handle.fileno())
                 break
-            problem = record_problem(record, self.players)
-            if problem is None and record["id"] in lines_of:
-                problem = f"game {record['id']} is recorded twice (first on line {lines_of[record['id']]})"
-            if problem is None and self.audit is not None:
-                problem = self.audit(record)
+            try:
+                record = read_record(parsed)
+                problem = self._problem(record, lines_of)
+            except NewerRecordError as exc:  # not to be fixed here: read by a newer arbiter
+                raise UsageError(f"{self.path}:{number}: {exc}") from None
+            except RecordError as exc:
+                problem = str(exc)
             if problem is not None:
                 raise UsageError(f"{self.path}:{number}: {problem}; fix or remove this line "
                                  "(the standings would not be what was played)")
-            lines_of[record["id"]] = number
+            lines_of[record.id] = number
             records.append(record)
             offset += len(line)
         return records
 
-    def append(self, record: dict[str, Any]) -> None:
+    def _problem(self, record: GameRecord, lines_of: Mapping[str | None, int]) -> str | None:
+        """What makes a well-formed record wrong here: a stranger, its id seen before, or the audit's finding."""
+        strangers = [name for name in record.seat_names() if self.players and name not in self.players]
+        if strangers:
+            return (f"game {record.id}: {', '.join(map(repr, strangers))} is not a player of this tournament "
+                    f"(players: {', '.join(self.players)})")
+        if record.id in lines_of:
+            return f"game {record.id} is recorded twice (first on line {lines_of[record.id]})"
+        return self.audit(record) if self.audit is not None else None
+
+    def append(self, record: GameRecord) -> None:
         """Write one record as a line and make it durable before returning."""
-        line = json.dumps(record, separators=(",", ":"), ensure_ascii=False) + "\n"
+        line = json.dumps(record.to_json(), separators=(",", ":"), ensure_ascii=False) + "\n"
         with open(self.path, "a", encoding="utf-8") as handle:
             handle.write(line)
             handle.flush()
             os.fsync(handle.fileno())
-
-
-RECORD_KEYS = ("id", "names", "winner", "termination", "moves")
-
-
-def record_problem(record: Any, players: Collection[str] = ()) -> str | None:
-    """What makes a parsed line unusable as a tournament's game record, or None."""
-    if not isinstance(record, dict):
-        return f"a game record is a JSON object, not {type(record).__name__}"
-    missing = [key for key in RECORD_KEYS if key not in record]
-    if missing:
-        return f"this game record lacks {', '.join(missing)}"
-    if not isinstance(record["id"], str) or not isinstance(record["moves"], list):
-        return "a game record's id is a string and its moves a list"
-    names = record["names"]
-    if not (isinstance(names, list) and len(names) >= 2 and all(isinstance(n, str) for n in names)):
-        return f"game {record['id']}: names must be the players' names in seat order, not {names!r}"
-    seats = range(len(names))
-    listed = ", ".join(map(str, seats))  # "0, 1" for two seats
-    if record["winner"] is not None and (record["winner"] not in seats or isinstance(record["winner"], bool)):
-        return f"game {record['id']}: winner must be {listed} or null, not {record['winner']!r}"
-    if not isinstance(record["termination"], str):
-        return f"game {record['id']}: termination must be a string, not {record['termination']!r}"
-    points = record.get("points", [0] * len(names))
-    if not (isinstance(points, list) and len(points) == len(names) and all(_is_number(p) for p in points)):
-        count = {2: "two", 3: "three", 4: "four"}.get(len(names), str(len(names)))
-        return f"game {record['id']}: points must be {count} numbers, not {points!r}"
-    places = record.get("places", [1] * len(names))
-    if not (isinstance(places, list) and len(places) == len(names)
-            and all(isinstance(p, int) and not isinstance(p, bool) and 1 <= p <= len(names) for p in places)):
-        return f"game {record['id']}: places must be {len(names)} places from 1 to {len(names)}, not {places!r}"
-    # A move's seat is a player's, or CHANCE's for a die the referee drew (docs/records.md).
-    if not all(isinstance(m, dict) and (m.get("seat") in seats or m.get("seat") == CHANCE) and _is_number(m.get("wall_ms"))
-               for m in record["moves"]):
-        return f"game {record['id']}: every move needs a seat ({listed.rpartition(', ')[0]} or {len(names) - 1}) and its wall_ms"
-    strangers = [name for name in names if players and name not in players]
-    if strangers:
-        return (f"game {record['id']}: {', '.join(map(repr, strangers))} is not a player of this tournament "
-                f"(players: {', '.join(players)})")
-    return None
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 @dataclass(frozen=True)
@@ -265,7 +234,7 @@ class ResultsFolder:
         return [self.logs / name for name in names]
 
     def store(self, players: Collection[str] = (),
-              audit: Callable[[dict[str, Any]], str | None] | None = None) -> GameStore:
+              audit: Callable[[GameRecord], str | None] | None = None) -> GameStore:
         """The records, checked to name only `players` (when given) and by `audit`."""
         return GameStore(self.games, players=players, audit=audit)
 
