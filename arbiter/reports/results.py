@@ -47,8 +47,8 @@ def sandbox_status(records: Sequence[GameRecord], described: Mapping[str, Any] |
 
 
 def _box_detail(machine: str) -> str:
-    """`bubblewrap, uid 61000; ...` from the machine's `bots are sandboxed (bubblewrap, uid 61000;
-    ...)`, so the standings line does not say 'sandboxed' twice in nested brackets."""
+    """What the brackets of the machine's `bots are sandboxed (...)` hold (the sandbox module's
+    own words), so the standings line does not say 'sandboxed' twice in nested brackets."""
     head = "bots are sandboxed ("
     if not machine.startswith(head):
         return machine

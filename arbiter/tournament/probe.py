@@ -1,7 +1,7 @@
 """What a config asks of this machine, checked after its schema is read.
 
 The readers in config.py only read: where a value needs the machine to be judged (does this
-command start from that folder, does this path exist, can bubblewrap make boxes here, is this
+command start from that folder, does this path exist, can the sandbox make boxes here, is this
 host this machine), they leave an ask in `Problems.asks`, and `probe` answers them all in one
 pass, each problem at the key that asked, with the reading's own problems.
 """

@@ -6,7 +6,7 @@ take checks and defaults from here, unknown keys are refused against the same ta
 `resume.schedule_identity` and `resume.play_conditions` are computed from the rows, so a new
 key is one row here (and its reading), never a list to remember elsewhere.
 
-Nothing here touches the machine: whether a command starts, a folder exists or bubblewrap
+Nothing here touches the machine: whether a command starts, a folder exists or the sandbox
 works is asked afterwards, in one pass (probe.py). Keys are documented in the page each table names;
 tests/test_config_schema.py checks that every row is classified and documented.
 """
