@@ -7,8 +7,10 @@ and duration, then the tests that failed in any run. Exit status 0 when every ru
     python benchmarks/suite_under_load.py --runs 3             # two burners per core
     python benchmarks/suite_under_load.py --runs 1 -- tests/test_startup.py
 
-Arguments after `--` go to pytest (default: the whole suite, `-q`). Not a timed test: it
-measures whether tests hold their timing margins, which only a loaded machine shows.
+Arguments after `--` go to pytest (default: the whole suite, `-q`). Each run's whole output
+is kept in `--logs` (default: a new temporary folder, printed), so that a failure seen once
+can be read. Not a timed test: it measures whether tests hold their timing margins, which
+only a loaded machine shows.
 """
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -34,13 +37,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--per-core", type=int, default=2, help="burners per core (default 2)")
+    parser.add_argument("--logs", type=Path, help="folder for each run's output (default: a new temporary one)")
     parser.add_argument("pytest_args", nargs="*", help="after --: pytest's arguments")
     args = parser.parse_args()
+    logs = args.logs or Path(tempfile.mkdtemp(prefix="suite-under-load-"))
+    logs.mkdir(parents=True, exist_ok=True)
     cores = len(os.sched_getaffinity(0))
     burners = [multiprocessing.Process(target=burn, daemon=True) for _ in range(cores * args.per_core)]
     for burner in burners:
         burner.start()
-    print(f"{len(burners)} burners on {cores} cores", flush=True)
+    print(f"{len(burners)} burners on {cores} cores; each run's output in {logs}", flush=True)
     failed_anywhere: dict[str, int] = {}
     passed_runs = 0
     try:
@@ -49,6 +55,7 @@ def main() -> int:
             result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                                      *(args.pytest_args or [])], cwd=ROOT, capture_output=True, text=True)
             took = time.monotonic() - started
+            (logs / f"run-{run}.txt").write_text(result.stdout + result.stderr)
             summary = (result.stdout.strip().splitlines() or ["(no output)"])[-1]
             failures = re.findall(r"^(?:FAILED|ERROR) (\S+)", result.stdout, re.MULTILINE)
             for test in failures:
