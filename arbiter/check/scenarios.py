@@ -279,7 +279,9 @@ def _plan(target: CheckTarget, game: Game[Any], rng: random.Random) -> tuple[lis
             games.append(_Game("opening", params, 1, opening=opening, time=base))
         if not dots:
             for duty in ("extra-move", "relayed-turn"):
-                skipped[duty] = f"no move of {game.name} keeps the turn"
+                # The positions are built from the dots games' rule (a completed cell keeps the
+                # turn); another game's moves may keep it too (a jump in Chinese checkers).
+                skipped[duty] = "its positions, where a move keeps the turn, are built for the dots games only"
         else:
             extra = _extra_move_position(game, rng)
             if extra is None:
