@@ -24,6 +24,7 @@ import re
 import shlex
 import threading
 import time
+import weakref
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from functools import partial
@@ -65,6 +66,21 @@ MIN_CPU_CHECK_S = 0.005  # under `clock: cpu`, the shortest wait between two CPU
 # After a game, how long a bot kept for its next game may take to read the last moves and
 # wait for its input again; one still busy then is ended as after any game.
 SETTLE_S = QUIT_GRACE_S
+# A game's rules read a move's text without looking at any position (`Game.parse_move`,
+# `format_move`), so each text a bot sends is read once per game object and the move and its
+# canonical text kept: up to this many texts per game, the moves that were applied.
+MAX_READINGS = 100_000
+_READINGS: weakref.WeakKeyDictionary[Game[Any], dict[str, tuple[Any, str]]] = weakref.WeakKeyDictionary()
+_READINGS_LOCK = threading.Lock()
+
+
+def _readings(game: Game[Any]) -> dict[str, tuple[Any, str]]:
+    """The texts already read as moves of `game`: text -> (move, canonical text)."""
+    with _READINGS_LOCK:
+        readings = _READINGS.get(game)
+        if readings is None:
+            readings = _READINGS[game] = {}
+        return readings
 
 
 @dataclass(frozen=True)
@@ -134,6 +150,7 @@ class _Seat:
         self.used_ms = 0.0  # clock used so far (wall or CPU ms, as `time.clock` says)
         self.cpu_mark_ms: float | None = None  # the bot's CPU time once it was last stopped
         self.suspended_cpu_ms = 0.0  # CPU time its bot used while stopped, charged to its clock
+        self.write_capped = spec.sandbox is not None and bool(spec.sandbox.write)  # its box's write folders
         self.launched_at = 0.0  # when its launch began (the referee's clock)
         self.startup_ms: float | None = None  # how long it took to start, when that was watched
         self.game_of_process: int | None = None  # which game of its process this is (1: launched for it)
@@ -291,6 +308,7 @@ class _Referee:
         self.moves: list[tuple[int, str, float, float, bool]] = []
         self.cleanup_problems: list[str] = []  # what the arbiter failed to tidy after the game: noted, blames no bot
         self.doubts: list[str] = []  # verdicts the arbiter's own lateness left open, given to the bot: noted
+        self.readings = _readings(game)
         replay = game.new_state()
         for text in opening:
             seat = replay.current_player
@@ -521,9 +539,13 @@ class _Referee:
         """Hand the turn to `seat` and apply its moves until the turn passes; a fault, or None."""
         channel, process, tc = seat.channel, seat.process, seat.time
         assert channel is not None
-        suspends = seat.suspends
+        suspends = tc.suspend_idle and process is not None  # `seat.suspends`, a call less a turn
         cpu_clock = tc.clock == "cpu"
-        cpu_ms = process.cpu_ms if process is not None else _no_cpu_ms  # a remote bot's is not known
+        if process is not None:
+            suspend, resume, cpu_ms = process.turn_calls()
+        else:
+            suspend = resume = None
+            cpu_ms = _no_cpu_ms  # a remote bot's is not known
         cpu_start = cpu_ms()
         if suspends and seat.cpu_mark_ms is not None and cpu_start > seat.cpu_mark_ms:
             # A stopped bot runs nothing (docs/security.md, Suspension); CPU it used anyway is
@@ -543,8 +565,8 @@ class _Referee:
             if sent is not None:
                 return self._send_fault(seat, sent)
         if suspends:
-            assert process is not None
-            process.resume()
+            assert resume is not None
+            resume()
         cpu_move_start = cpu_start
         # A bot stopped between turns has its CPU time read once per move, after the move is
         # applied and, when its turn ends, once it is stopped: that one reading is both the
@@ -600,8 +622,8 @@ class _Referee:
             to_move = None if over else state.current_player
             passes = over or to_move != seat.index
             if passes and suspends:
-                assert process is not None
-                process.suspend()
+                assert suspend is not None
+                suspend()
                 if cpu_clock:
                     seat.cpu_mark_ms = cpu_ms()  # read once stopped: any CPU after this was used suspended
             if not cpu_early:
@@ -618,7 +640,7 @@ class _Referee:
                 seat.used_ms += turn_used_ms
                 if not suspends and process is not None:
                     process.track_descendants()  # so that none escapes the end of the game
-                return self._check_write_cap(seat)
+                return self._check_write_cap(seat) if seat.write_capped else None
             move_start, cpu_move_start = arrived, cpu_now  # another move is due in the same turn
 
     def _note_doubt(self, seat: _Seat, what: str, earliest: float, latest: float, limit: float,
@@ -634,7 +656,7 @@ class _Referee:
     def _check_write_cap(seat: _Seat) -> _Ending | None:
         """After a boxed bot's turn (it is stopped: it writes only on its turn), its write
         folders must hold no more than their cap (docs/security.md); breaking it is its fault."""
-        if seat.process is None or seat.process.box is None or seat.spec.sandbox is None:
+        if seat.process is None or seat.process.box is None or not seat.write_capped:
             return None
         broken = seat.spec.sandbox.write_cap_broken()
         if broken is None:
@@ -685,13 +707,19 @@ class _Referee:
         """Parse and apply one move from the seat's bot: its canonical text, or a malformed or
         illegal fault."""
         text = line.strip()
-        if not text:
-            return _Ending(Termination.MALFORMED, seat.index, f"{seat.label} sent an empty line")
-        try:
-            move = self.game.parse_move(text)
-        except ValueError as exc:  # MalformedMove, or a game's own parse error on garbage
-            why = getattr(exc, "why", str(exc))
-            return _Ending(Termination.MALFORMED, seat.index, f"{seat.label} sent {text[:80]!r}, which is not a move: {why}")
+        reading = self.readings.get(text)
+        if reading is not None:
+            move, canonical = reading
+        else:
+            if not text:
+                return _Ending(Termination.MALFORMED, seat.index, f"{seat.label} sent an empty line")
+            try:
+                move = self.game.parse_move(text)
+            except ValueError as exc:  # MalformedMove, or a game's own parse error on garbage
+                why = getattr(exc, "why", str(exc))
+                return _Ending(Termination.MALFORMED, seat.index,
+                               f"{seat.label} sent {text[:80]!r}, which is not a move: {why}")
+            canonical = ""
         try:
             self.state.apply(move)
         except MalformedMove as exc:  # a text the game reads only once it sees the position
@@ -700,7 +728,11 @@ class _Referee:
         except GameError as exc:
             why = getattr(exc, "why", str(exc))
             return _Ending(Termination.ILLEGAL, seat.index, f"{seat.label} played {text[:80]!r}, which is illegal: {why}")
-        return self.game.format_move(move)
+        if reading is None:
+            canonical = self.game.format_move(move)
+            if len(self.readings) < MAX_READINGS:  # a move once applied is a move of this game
+                self.readings[text] = (move, canonical)
+        return canonical
 
     def _draw_chance(self) -> None:
         """At a chance node, draw its outcome from the game's dice, apply it, record it (seat

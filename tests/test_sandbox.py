@@ -279,6 +279,7 @@ def test_cpu_used_while_suspended_is_charged_to_the_thief_and_recorded(monkeypat
     from arbiter.transport.process import BotProcess
     monkeypatch.setattr(BotProcess, "suspend", lambda self: None)
     monkeypatch.setattr(BotProcess, "resume", lambda self: None)
+    monkeypatch.setattr(BotProcess, "turn_calls", lambda self: (lambda: None, lambda: None, self.cpu_ms))
     marker = new_marker()
     thief = bot("fork_hop_thief_bot.py", "thief", marker, time=TimeControl(time_ms=20000))
     victim = bot("cpu_child_bot.py", "victim", marker, CHILD_CPU_MS="20")

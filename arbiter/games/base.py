@@ -245,9 +245,14 @@ class State(ABC, Generic[Move]):
         """Whether the move is allowed now."""
         return self.illegal_reason(move) is None
 
-    def apply(self, move: Move) -> None:
-        """Validate then apply a move; raises IllegalMove (naming the move) if not allowed."""
-        self._checked_apply(move, None)
+    def apply(self, move: Move, text: str | None = None) -> None:
+        """Validate then apply a move; raises IllegalMove (naming the move, as `text` when
+        given) if not allowed. The one place a move is checked, applied and recorded."""
+        reason = "the game is over" if self.is_over() else self.illegal_reason(move)
+        if reason is not None:
+            raise IllegalMove(self._text_of(move) if text is None else text, reason)
+        self._apply(move)
+        self.history.append(move)
 
     def play(self, text: str) -> Move:
         """Parse, validate and apply a move given as text; returns the parsed move.
@@ -260,7 +265,7 @@ class State(ABC, Generic[Move]):
             move = self._chance_move(text, outcomes)
         else:
             move = self.game.parse_move(text)
-        self._checked_apply(move, text)
+        self.apply(move, text)
         return move
 
     def _chance_move(self, text: str, outcomes: list[tuple[Move, float]]) -> Move:
@@ -270,14 +275,6 @@ class State(ABC, Generic[Move]):
                 return move
         shown = ", ".join(self.game.format_move(m) for m, _ in outcomes[:3])
         raise IllegalMove(text, f"it is not an outcome of chance here ({len(outcomes)} are: {shown}, ...)")
-
-    def _checked_apply(self, move: Move, text: str | None) -> None:
-        """The one place a move is checked, applied and recorded."""
-        reason = "the game is over" if self.is_over() else self.illegal_reason(move)
-        if reason is not None:
-            raise IllegalMove(self._text_of(move) if text is None else text, reason)
-        self._apply(move)
-        self.history.append(move)
 
     def _text_of(self, move: Move) -> str:
         """The move's notation, or its repr when it is not even a move of this game."""

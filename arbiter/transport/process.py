@@ -592,6 +592,9 @@ class BotProcess:
         self._box_cpu = box.cpu_reader() if box is not None else None
         # A box with a freezer is suspended whole by its keeper (`suspend`).
         self._box_freezes = box is not None and box.freezes
+        # What a referee calls every turn, as one call each (`turn_calls`).
+        freezer = box.freezer_calls() if box is not None else None
+        self._turn_calls = (*(freezer or (self.suspend, self.resume)), self._box_cpu or self.cpu_ms)
 
     @classmethod
     def launch(cls, command: Sequence[str], *, cwd: str | None = None,
@@ -664,6 +667,12 @@ class BotProcess:
         return popen
 
     # --- control ---------------------------------------------------------------------
+    def turn_calls(self) -> tuple[Callable[[], None], Callable[[], None], Callable[[], float]]:
+        """(`suspend`, `resume`, `cpu_ms`) as the calls that do them, for a caller that makes
+        them every turn: a box's freezer and CPU reading are then called directly, one call
+        deep instead of three (a few microseconds a turn)."""
+        return self._turn_calls
+
     def suspend(self) -> None:
         """Stop the bot and all it started: it cannot think while it is not its turn.
 
@@ -914,10 +923,7 @@ class BotProcess:
         """
         box_cpu = self._box_cpu
         if box_cpu is not None:
-            try:
-                return box_cpu()
-            except OSError:
-                return 0.0
+            return box_cpu()
         last_pid = pread_proc(self._last_pid_fd, _LAST_PID_PATH, 32)
         now = time.monotonic()
         self._last_pid_seen, self._last_pid_at = last_pid, now

@@ -289,6 +289,12 @@ def _cgroup_places() -> dict[str, CgroupPlace]:
     mounts = _cgroup_mounts()
     own = _own_cgroups()
     found: dict[str, CgroupPlace] = {}
+    # The CPU time from v1's `cpuacct.usage` where that controller is mounted beside the
+    # unified hierarchy: v2's `cpu.stat` flushes the group's statistics at every reading (a
+    # boxed game reads it twice a move; 2.5 us a move dearer, docs/performance.md).
+    cpuacct = _v1_place(mounts, own, "cpuacct")
+    if cpuacct is not None:
+        found["cpu"] = cpuacct
     v2 = mounts.get("")  # the unified hierarchy, if mounted
     if v2 is not None and "" in own:
         parent = v2 + own[""].rstrip("/")
@@ -298,18 +304,25 @@ def _cgroup_places() -> dict[str, CgroupPlace]:
             for feature in ("memory", "pids"):
                 if feature in enabled:
                     found[feature] = CgroupPlace(2, parent)
-            found["cpu"] = CgroupPlace(2, parent)  # cpu.stat's usage is in every v2 group
+            found.setdefault("cpu", CgroupPlace(2, parent))  # cpu.stat's usage is in every v2 group
             if "cgroup.kill" in files:  # Linux 5.14 and later
                 found["kill"] = CgroupPlace(2, parent)
             if "cgroup.freeze" in files:  # Linux 5.2 and later
                 found["freezer"] = CgroupPlace(2, parent)
-    for feature, controller in (("memory", "memory"), ("pids", "pids"), ("cpu", "cpuacct"), ("freezer", "freezer")):
-        if feature in found or controller not in mounts or controller not in own:
-            continue
-        parent = mounts[controller] + own[controller].rstrip("/")
-        if _group_files(parent) is not None:
-            found[feature] = CgroupPlace(1, parent)
+    for feature, controller in (("memory", "memory"), ("pids", "pids"), ("freezer", "freezer")):
+        place = None if feature in found else _v1_place(mounts, own, controller)
+        if place is not None:
+            found[feature] = place
     return found
+
+
+def _v1_place(mounts: dict[str, str], own: dict[str, str], controller: str) -> CgroupPlace | None:
+    """Where boxes' groups of a v1 controller go: under the arbiter's own group, when that
+    controller is mounted and the arbiter may make groups there."""
+    if controller not in mounts or controller not in own:
+        return None
+    parent = mounts[controller] + own[controller].rstrip("/")
+    return CgroupPlace(1, parent) if _group_files(parent) is not None else None
 
 
 def _cgroup_mounts() -> dict[str, str]:
@@ -536,11 +549,15 @@ class _Groups:
         self.memory_mb = memory_mb
 
     def cpu_ms(self) -> float:
-        """The whole box's CPU time so far (every process it ever had); OSError once the
-        group is removed."""
-        if self._cpu_fd is None:
-            raise OSError("the box's control group is removed")
-        data = os.pread(self._cpu_fd, 256, 0)
+        """The whole box's CPU time so far (every process it ever had); 0.0 once the group is
+        removed (no process of it runs then). Read every turn: one call, no deeper."""
+        fd = self._cpu_fd
+        if fd is None:
+            return 0.0
+        try:
+            data = os.pread(fd, 256, 0)
+        except OSError:
+            return 0.0
         if self._cpu_v2:  # "usage_usec N" is the first line
             return int(data.split(None, 2)[1]) / 1000
         return int(data) / 1e6
@@ -722,9 +739,14 @@ class Box:
 
     def cpu_reader(self) -> Callable[[], float] | None:
         """What reads the box's CPU time in ms from its control group (every process it ever
-        had; raises OSError once the group is gone), or None when there is no such group.
-        Handed out once, so that a reading a move is one call deep."""
+        had; 0.0 once the group is gone), or None when there is no such group. Handed out
+        once, so that a reading a move is one call deep."""
         return self.groups.cpu_ms if self.groups.reads_cpu else None
+
+    def freezer_calls(self) -> tuple[Callable[[], None], Callable[[], None]] | None:
+        """(suspend, resume) as the freezer's own calls, or None without a freezer. Handed out
+        once, so that a turn's suspension is one call deep."""
+        return (self.groups.freeze, self.groups.thaw) if self.groups.freezes else None
 
     def exit_status(self, status: int) -> int:
         """The bot's own status from bubblewrap's: it exits 128+N when the bot died of signal N."""
