@@ -69,7 +69,7 @@ SETTLE_S = QUIT_GRACE_S
 # A game's rules read a move's text without looking at any position (`Game.parse_move`,
 # `format_move`), so each text a bot sends is read once per game object and the move and its
 # canonical text kept: up to this many texts per game, the moves that were applied.
-MAX_READINGS = 100_000
+MAX_READINGS = 10_000
 _READINGS: weakref.WeakKeyDictionary[Game[Any], dict[str, tuple[Any, str]]] = weakref.WeakKeyDictionary()
 _READINGS_LOCK = threading.Lock()
 
@@ -328,15 +328,17 @@ class _Referee:
         self.seats[state.current_player].pending.append(START)
         # The turns' looks at a bot's clock are made when its deadline falls (priority.py). Not
         # the start-up's: its looks cost CPU every millisecond, which would be the starting bots'.
+        seats, cancel, on_turn = self.seats, self.cancel, self.on_turn
+        check_quiet, play_turn = self._check_quiet, self._play_turn
         with punctual():
             while not state.is_over():
-                if self.cancel is not None and self.cancel.is_set():  # bots that answer at once never
-                    raise GameAborted("the game was cancelled")      # leave the read loop's wake-ups
-                fault = self._check_quiet(game_over=False) or self._play_turn(self.seats[state.current_player])
+                if cancel is not None and cancel.is_set():  # bots that answer at once never
+                    raise GameAborted("the game was cancelled")  # leave the read loop's wake-ups
+                fault = check_quiet() or play_turn(seats[state.current_player])
                 if fault:
                     return fault
-                if self.on_turn is not None:
-                    self.on_turn(state)
+                if on_turn is not None:
+                    on_turn(state)
         fault = self._check_quiet(game_over=True)
         if fault:
             return fault
@@ -515,15 +517,14 @@ class _Referee:
                 exited = BotProcess.wait_any_exit([processes[seat.index] for seat in starting], pause)
         return None
 
-    def _check_quiet(self, *, game_over: bool) -> _Ending | None:
+    def _check_quiet(self, game_over: bool = False) -> _Ending | None:
         """Between turns, no bot may have written anything: a line found now is a protocol fault.
 
         Runs before every hand-off and after the game's last move. A bot whose output has
         closed by then has crashed, unless the game is over.
         """
         for seat in self.seats:
-            assert seat.channel is not None
-            result = seat.channel.read_line(0.0)
+            result = seat.channel.read_line(0.0)  # type: ignore[union-attr]  # every seat has one by now
             if result is TIMEOUT:
                 continue
             if isinstance(result, Closed):

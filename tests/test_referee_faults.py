@@ -2,6 +2,7 @@
 budget plus a small margin, and no process of the game left alive (checked in /proc)."""
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from pathlib import Path
@@ -11,7 +12,7 @@ import pytest
 from arbiter import referee
 from arbiter.games import find_game
 from arbiter.records import Termination
-from arbiter.referee import QUIT_GRACE_S, TERM_GRACE_S, GameAborted, TimeControl, play_game
+from arbiter.referee import QUIT_GRACE_S, TERM_GRACE_S, GameAborted, PlayerSpec, TimeControl, play_game
 from arbiter.transport.process import LOG_CAP_BYTES
 from referee_support import SHARED_FAULTS, Fault, bot, honest, live_marked, new_marker, play_fault, process_state
 
@@ -239,3 +240,21 @@ def _wait_for(condition, timeout_s: float = 5.0) -> None:
     while not condition():
         assert time.monotonic() < deadline, "timed out waiting for the process table"
         time.sleep(0.01)
+
+
+# Answers `Start` and every `1 1` it is sent with `1 1`.
+ONE_ONE = ("import sys\nfor line in sys.stdin:\n    if line in ('Start\\n', '1 1\\n'):\n"
+           "        print('1 1', flush=True)\n")
+
+
+def test_a_move_text_read_before_is_judged_again_where_it_is_played() -> None:
+    """The referee reads each move text once per game (a game's notation needs no position),
+    but every move is judged in its own position: `1 1` takes the only stone of pile 1 for
+    seat 0, and the same `1 1` from seat 1 is then illegal."""
+    taker = PlayerSpec(name="taker", command=(sys.executable, "-c", ONE_ONE))
+    game = find_game("limit-nim", piles="1/1,3/1")
+    for _ in range(2):  # the second game reads `1 1` from what the first one read
+        record = play_game(game, [taker, taker], time=GAME_TIME)
+        assert record.termination is Termination.ILLEGAL and record.offender == 1, record.detail
+        assert "played '1 1', which is illegal: pile 1 is empty" in record.detail
+        assert [move.move for move in record.moves] == ["1 1"]

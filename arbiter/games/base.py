@@ -170,7 +170,9 @@ class Game(ABC, Generic[Move]):
 
     @abstractmethod
     def parse_move(self, text: str) -> Move:
-        """Text to move; raises MalformedMove. Does not look at any position."""
+        """Text to move; raises MalformedMove. Does not look at any position, and the move is
+        a value never changed once made (the referee reads each text once per game object and
+        applies the same move again when the text comes again)."""
 
     @abstractmethod
     def format_move(self, move: Move) -> str:
