@@ -40,6 +40,7 @@ from typing import Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
 
 from .priority import let_others_run
 from .procfs import STAT_MAX_BYTES, children, is_running, kill, open_proc, pread_proc, read_proc, reap, stat_fields
+from . import spawn
 from .sandbox import Box, SandboxError, SandboxSpec, support
 
 LOG_CAP_BYTES = 1 << 20  # a bot's stderr log keeps this much, then a note, then discards
@@ -551,6 +552,35 @@ def _prepare_child(parent_pid: int, memory_bytes: int | None, prctl: object) -> 
         resource.setrlimit(resource.RLIMIT_DATA, (memory_bytes, memory_bytes))
 
 
+def _spawn(helper: str, command: Sequence[str], parent_pid: int, memory_bytes: int | None,
+           options: dict[str, object], where: str) -> subprocess.Popen[bytes]:
+    """Start `command` through the launch helper (`spawn.py`), which subprocess starts with
+    vfork; what the helper could not do comes back as an errno on a pipe it closes on exec."""
+    report_r, report_w = os.pipe()
+    try:
+        try:
+            popen = subprocess.Popen([helper, str(parent_pid), "-" if memory_bytes is None else str(memory_bytes),
+                                      str(report_w), *command], pass_fds=(report_w,),
+                                     **options)  # type: ignore[call-overload]
+        except (OSError, subprocess.SubprocessError) as exc:
+            raise LaunchError(f"cannot start {command[0]!r}{where}: {exc}") from None
+        finally:
+            os.close(report_w)
+        report = b""
+        while chunk := os.read(report_r, 64):  # end of file: the program has started
+            report += chunk
+    finally:
+        os.close(report_r)
+    if report:
+        popen.wait()
+        for stream in (popen.stdin, popen.stdout, popen.stderr):
+            if stream is not None:
+                stream.close()
+        code = int(report) if report.isdigit() else 0
+        raise LaunchError(f"cannot start {command[0]!r}{where}: {OSError(code, os.strerror(code), command[0])}")
+    return popen
+
+
 class BotProcess:
     """A launched bot: its process tree, suspension, CPU time and exit status.
 
@@ -638,7 +668,8 @@ class BotProcess:
     def _launch_unboxed(command: Sequence[str], *, cwd: str | None, env: Mapping[str, str] | None,
                         memory_mb: int | None) -> subprocess.Popen[bytes]:
         """Start an unsandboxed bot in its own session, with its parent-death signal, the
-        subreaper flag and its memory cap set between fork and exec (`_prepare_child`), and
+        subreaper flag and its memory cap set between fork and exec (by the launch helper,
+        `spawn.py`, where this machine could build it; else by `_prepare_child`), and
         registered with the guardian."""
         memory_bytes = None
         if memory_mb is not None:
@@ -646,18 +677,21 @@ class BotProcess:
             memory_bytes = memory_mb << 20
             if hard != resource.RLIM_INFINITY:
                 memory_bytes = min(memory_bytes, hard)
-        prctl = _libc().prctl  # looked up here, not between fork and exec
         parent_pid = os.getpid()
-        try:
-            popen = subprocess.Popen(
-                list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                cwd=cwd, env={**os.environ, **(env or {})}, bufsize=0, close_fds=True,
-                start_new_session=True,
-                preexec_fn=lambda: _prepare_child(parent_pid, memory_bytes, prctl),
-            )
-        except (OSError, subprocess.SubprocessError) as exc:
-            where = f" in {cwd}" if cwd else ""
-            raise LaunchError(f"cannot start {command[0]!r}{where}: {exc}") from None
+        options: dict[str, object] = dict(stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                          cwd=cwd, env={**os.environ, **(env or {})}, bufsize=0, close_fds=True,
+                                          start_new_session=True)
+        where = f" in {cwd}" if cwd else ""
+        helper = spawn.helper()
+        if helper is None:  # no launch helper here: the same steps in Python, in a copy of the arbiter
+            prctl = _libc().prctl  # looked up here, not between fork and exec
+            try:
+                popen = subprocess.Popen(list(command), **options,  # type: ignore[call-overload]
+                                         preexec_fn=lambda: _prepare_child(parent_pid, memory_bytes, prctl))
+            except (OSError, subprocess.SubprocessError) as exc:
+                raise LaunchError(f"cannot start {command[0]!r}{where}: {exc}") from None
+        else:
+            popen = _spawn(helper, command, parent_pid, memory_bytes, options, where)
         try:
             GUARDIAN.register(popen.pid)
         except OSError as exc:  # no guardian, no bot: it could outlive a killed arbiter

@@ -1,0 +1,114 @@
+"""The launch helper (arbiter/transport/spawn.py): an unboxed bot started through it gets what
+a launch from Python gives it (parent-death signal, child subreaper, memory cap, its own
+session), a bot that cannot start is refused the same way, and a helper someone else could
+replace is never run."""
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from arbiter.transport import process, spawn
+from arbiter.transport.process import BotProcess, LaunchError
+
+# Prints, one a line: its parent-death signal, whether it is a child subreaper, its RLIMIT_DATA
+# (soft) and whether it leads its own session.
+REPORT_BOT = r"""
+import ctypes, os, resource
+libc = ctypes.CDLL(None, use_errno=True)
+value = ctypes.c_int()
+libc.prctl(2, ctypes.byref(value), 0, 0, 0)   # PR_GET_PDEATHSIG
+print(value.value)
+libc.prctl(37, ctypes.byref(value), 0, 0, 0)  # PR_GET_CHILD_SUBREAPER
+print(value.value)
+print(resource.getrlimit(resource.RLIMIT_DATA)[0])
+print(os.getsid(0) == os.getpid())
+"""
+
+needs_compiler = pytest.mark.skipif(not (shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")),
+                                    reason="no C compiler on this machine: launches go without the helper")
+
+
+@pytest.fixture(params=["helper", "python"])
+def launch_way(request, monkeypatch):
+    """Each test runs with the launch helper and with the launch from Python it replaces."""
+    if request.param == "helper":
+        if spawn.helper() is None:
+            pytest.skip("the launch helper cannot be built here (no C compiler or no cache folder)")
+    else:
+        monkeypatch.setattr(spawn, "helper", lambda: None)
+    return request.param
+
+
+def report(memory_mb: int | None) -> list[str]:
+    bot, stdin_fd, stdout_fd = BotProcess.launch([sys.executable, "-c", REPORT_BOT], memory_mb=memory_mb)
+    os.close(stdin_fd)
+    with os.fdopen(stdout_fd, "rb") as out:
+        lines = out.read().decode().split()
+    assert bot.wait_exit(10.0) == 0
+    bot.close()
+    return lines
+
+
+def test_an_unboxed_bot_gets_its_parent_death_signal_subreaper_flag_memory_cap_and_session(launch_way):
+    assert report(memory_mb=300) == ["9", "1", str(300 << 20), "True"]  # 9: SIGKILL
+
+
+def test_without_a_memory_cap_the_bot_keeps_the_arbiters_limit(launch_way):
+    import resource
+    assert report(memory_mb=None)[2] == str(resource.getrlimit(resource.RLIMIT_DATA)[0])
+
+
+def test_a_program_that_cannot_start_is_refused_naming_it(launch_way, tmp_path):
+    with pytest.raises(LaunchError, match=r"cannot start '/no/such/bot': \[Errno 2\] No such file"):
+        BotProcess.launch(["/no/such/bot"])
+    not_executable = tmp_path / "bot.sh"
+    not_executable.write_text("echo hi\n")
+    with pytest.raises(LaunchError, match=r"Permission denied"):
+        BotProcess.launch([str(not_executable)])
+    with pytest.raises(LaunchError, match="no_such_bot_on_path"):
+        BotProcess.launch(["no_such_bot_on_path"])
+
+
+@needs_compiler
+def test_the_helper_is_built_once_into_the_users_cache_and_reused(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    built = spawn._build()
+    assert built is not None and Path(built).parent == tmp_path / "arbiter"
+    made = os.stat(built).st_mtime_ns
+    assert spawn._build() == built and os.stat(built).st_mtime_ns == made  # found, not built again
+    assert [p.name for p in (tmp_path / "arbiter").iterdir()] == [Path(built).name]  # no partial file left
+
+
+@needs_compiler
+def test_a_helper_others_may_write_is_never_run(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    built = Path(spawn._build() or "")
+    for mode, node in ((0o777, built), (0o777, built.parent)):
+        os.chmod(node, mode)
+        assert not spawn._trusted(built)
+        os.chmod(node, 0o755 if node == built else 0o700)
+    assert spawn._trusted(built)
+    link = tmp_path / "arbiter" / "link"
+    link.symlink_to(built)
+    assert not spawn._trusted(link)
+
+
+def test_without_a_cache_folder_there_is_no_helper_and_bots_still_start(monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/not/allowed")
+    assert spawn._build() is None
+    monkeypatch.setattr(spawn, "helper", spawn._build)
+    assert report(memory_mb=None)[:2] == ["9", "1"]
+
+
+def test_the_launch_uses_the_helper_when_there_is_one(monkeypatch):
+    if spawn.helper() is None:
+        pytest.skip("the launch helper cannot be built here")
+    used = []
+    real = process._spawn
+    monkeypatch.setattr(process, "_spawn", lambda *args: used.append(args[0]) or real(*args))
+    report(memory_mb=None)
+    assert used == [spawn.helper()]
