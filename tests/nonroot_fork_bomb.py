@@ -16,5 +16,5 @@ marker = new_marker()
 record = play_game(find_game("limit-nim"), [bot("fork_bomb_bot.py", "bomb", marker), honest(marker)],
                    time=TimeControl(time_ms=10000), log_dir=logs)
 report = [line for line in Path(record.logs[0]).read_text().splitlines() if line.startswith("ATTACK")]
-print(json.dumps({"header": support().describe(), "processes": support().enforced()["processes"],
+print(json.dumps({"header": support().describe(), "helper": support().spawn is not None, "processes": support().enforced()["processes"],
                   "termination": record.termination.value, "detail": record.detail, "report": report}))

@@ -392,10 +392,12 @@ def test_a_shown_path_that_leads_to_the_results_is_refused(tmp_path: Path) -> No
     assert f"players[1].sandbox.read: {config} shows {config}, which holds {config}" in text
 
 
-def test_an_ordinary_user_gets_a_process_cap_and_a_fork_bomb_stops_at_it() -> None:
+@pytest.mark.parametrize("launch", ["helper", "shell and setpriv"])
+def test_an_ordinary_user_gets_a_process_cap_and_a_fork_bomb_stops_at_it(launch: str) -> None:
     """Run as an ordinary user (most people's first run) there is no control group to use: the
     box's process cap is RLIMIT_NPROC set inside the box's own user namespace, which counts the
-    box's tasks alone, and the run's header says so."""
+    box's tasks alone, and the run's header says so; whether the launch helper sets it (built
+    into the user's cache) or the box's shell does (no cache folder: no helper)."""
     import json
     import pwd
     import subprocess
@@ -403,20 +405,25 @@ def test_an_ordinary_user_gets_a_process_cap_and_a_fork_bomb_stops_at_it() -> No
         pytest.skip("needs root to become another user, and the system's Python")
     import shutil
     import tempfile
+    if launch == "helper" and not (shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")):
+        pytest.skip("no C compiler: the launch helper cannot be built here")
     user = pwd.getpwnam("nobody")
     logs = Path(tempfile.mkdtemp(prefix="arbiter-nonroot-"))  # pytest's own folders are root's alone
     os.chown(logs, user.pw_uid, user.pw_gid)
+    cache = str(logs / "cache") if launch == "helper" else "no/cache"  # a relative one is never used
     try:
         done = subprocess.run(["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups",
                                "/usr/bin/python3", str(ROOT / "tests" / "nonroot_fork_bomb.py"), str(logs)],
                               capture_output=True, text=True, timeout=120, cwd="/",
-                              env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "HOME": "/tmp"})
+                              env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "HOME": "/tmp",
+                                   "XDG_CACHE_HOME": cache})
     finally:
         shutil.rmtree(logs, ignore_errors=True)
     assert done.returncode == 0, done.stderr[-3000:]
     seen = json.loads(done.stdout.splitlines()[-1])
     if "NOT sandboxed" in seen["header"]:
         pytest.skip(f"an ordinary user cannot make a box here: {seen['header']}")
+    assert seen["helper"] == (launch == "helper")
     assert "processes by RLIMIT_NPROC=128 in the box's user namespace" in seen["header"]
     assert seen["processes"] == "RLIMIT_NPROC=128 in the box's own user namespace"
     assert seen["termination"] == "normal", seen["detail"]

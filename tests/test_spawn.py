@@ -112,3 +112,43 @@ def test_the_launch_uses_the_helper_when_there_is_one(monkeypatch):
     monkeypatch.setattr(process, "_spawn", lambda *args: used.append(args[0]) or real(*args))
     report(memory_mb=None)
     assert used == [spawn.helper()]
+
+
+# What a boxed bot is: its user and groups, every capability set, no_new_privs, the system-call
+# filter, its open descriptors and limits.
+IDENTITY = ("id -u; id -g; id -G; grep -E '^(Cap[A-Za-z]+|NoNewPrivs|Seccomp):' /proc/self/status; "
+            "ls /proc/self/fd; ulimit -n; ulimit -f; ulimit -c; echo $$")
+
+
+def boxed_identity(monkeypatch, helper: str | None) -> list[str]:
+    from dataclasses import replace
+
+    from arbiter.transport import sandbox
+    from arbiter.transport.sandbox import SandboxSpec, support
+    monkeypatch.setattr(sandbox, "_SUPPORT", replace(support(), spawn=helper))
+    bot, stdin_fd, stdout_fd = BotProcess.launch(["/bin/sh", "-c", IDENTITY], sandbox=SandboxSpec())
+    os.close(stdin_fd)
+    with os.fdopen(stdout_fd, "rb") as out:
+        lines = out.read().decode().splitlines()
+    assert bot.wait_exit(10.0) == 0
+    bot.close()
+    return lines
+
+
+def test_in_a_box_the_helper_drops_every_right_as_the_shell_and_setpriv_do(monkeypatch):
+    from arbiter.transport.sandbox import BOX_UID, support
+    if not support().usable or support().spawn is None:
+        pytest.skip("no box, or no launch helper, on this machine")
+    by_helper = boxed_identity(monkeypatch, support().spawn)
+    assert by_helper == boxed_identity(monkeypatch, None)
+    status = dict(line.split(":", 1) for line in by_helper if ":" in line)
+    assert {key: value.strip() for key, value in status.items()} == {
+        "CapInh": "0000000000000000", "CapPrm": "0000000000000000", "CapEff": "0000000000000000",
+        "CapBnd": "0000000000000000" if os.geteuid() == 0 else status["CapBnd"].strip(),
+        "CapAmb": "0000000000000000", "NoNewPrivs": "1", "Seccomp": "2"}
+    if os.geteuid() == 0:
+        assert by_helper[:3] == [str(BOX_UID)] * 3  # the box's user, its group alone
+    fds = by_helper[by_helper.index("Seccomp:\t2") + 1:-4]
+    assert fds == ["0", "1", "2", "3"]  # 3 is ls's own: the bot holds no other descriptor
+    assert by_helper[-4:-1] == ["256", str((64 << 20) // 512), "0"]  # files, file size (512-byte blocks), cores
+    assert by_helper[-1] == "2"  # the bot is the PID namespace's second process: the box's init is the first

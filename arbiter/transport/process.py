@@ -559,7 +559,7 @@ def _spawn(helper: str, command: Sequence[str], parent_pid: int, memory_bytes: i
     report_r, report_w = os.pipe()
     try:
         try:
-            popen = subprocess.Popen([helper, str(parent_pid), "-" if memory_bytes is None else str(memory_bytes),
+            popen = subprocess.Popen([helper, "bot", str(parent_pid), "-" if memory_bytes is None else str(memory_bytes),
                                       str(report_w), *command], pass_fds=(report_w,),
                                      **options)  # type: ignore[call-overload]
         except (OSError, subprocess.SubprocessError) as exc:

@@ -62,6 +62,7 @@ from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
 from .procfs import children, read_proc
+from . import spawn as spawn_helper
 from .seccomp import filter_file, unsupported_reason
 
 BOX_UID = BOX_GID = 61000  # the unprivileged user a boxed bot runs as when the arbiter is root
@@ -147,6 +148,9 @@ class Support:
     kill: CgroupPlace | None = None  # cgroup v2's cgroup.kill
     freezer: CgroupPlace | None = None  # cgroup v2's cgroup.freeze, or the v1 freezer controller
     seccomp: str | None = None  # the file holding the system-call filter (seccomp.py), if there is one
+    # The launch helper (spawn.py) that puts the bot's pipes in place and drops its rights in
+    # the box; None: a /bin/sh shim and util-linux's setpriv do it.
+    spawn: str | None = None
     missing: tuple[str, ...] = ()  # a sentence per thing that is not enforced, and why
 
     @property
@@ -238,9 +242,12 @@ def _probe() -> Support:
     seccomp_file = filter_file()
     if seccomp_file is None:
         missing.append(unsupported_reason() or "no system-call filter")
+    spawn = spawn_helper.helper()
     if bwrap is not None and setpriv is not None:
-        why = _try_box(bwrap, setpriv, as_root, seccomp_file)
-        if why is not None and seccomp_file is not None and _try_box(bwrap, setpriv, as_root, None) is None:
+        if spawn is not None and _try_box(bwrap, setpriv, as_root, seccomp_file, spawn) is not None:
+            spawn = None  # a box it cannot start in: the shell and setpriv do its work
+        why = _try_box(bwrap, setpriv, as_root, seccomp_file, spawn)
+        if why is not None and seccomp_file is not None and _try_box(bwrap, setpriv, as_root, None, spawn) is None:
             missing.append(f"no system-call filter: bubblewrap cannot load it here ({why})")
             seccomp_file = None
         elif why is not None:
@@ -259,13 +266,13 @@ def _probe() -> Support:
                        "with SIGSTOP passes until one finds nothing running)")
     return Support(bwrap=bwrap, setpriv=setpriv, as_root=as_root, memory=memory, pids=pids,
                    cpu=places.get("cpu"), kill=places.get("kill"), freezer=places.get("freezer"),
-                   seccomp=seccomp_file, missing=tuple(missing))
+                   seccomp=seccomp_file, spawn=spawn, missing=tuple(missing))
 
 
-def _try_box(bwrap: str, setpriv: str, as_root: bool, seccomp: str | None) -> str | None:
+def _try_box(bwrap: str, setpriv: str, as_root: bool, seccomp: str | None, spawn: str | None) -> str | None:
     """Run `true` in a box like a bot's, started the same way; None if it worked, else why not."""
     box = _bwrap_argv(bwrap, setpriv, as_root, ["/bin/true"], cwd="/tmp", read=(), write=(),
-                      seccomp=seccomp is not None)
+                      seccomp=seccomp is not None, spawn=spawn)
     script_r, script_w = os.pipe()
     try:
         with open(script_w, "wb") as script:
@@ -679,7 +686,7 @@ class Box:
         self.groups.limit_memory(memory_mb)
         # Without a memory group the cap is on address space (mmap included).
         address_space_mb = None if self.groups.memory_mb is not None else memory_mb
-        bwrap = _box_view(places.bwrap, places.setpriv, places.as_root, places.seccomp is not None,
+        bwrap = _box_view(places.bwrap, places.setpriv, places.as_root, places.seccomp is not None, places.spawn,
                           tuple(command), workdir, tuple(read), tuple(write), spec.hide)
         script = _bot_script(bwrap, {"PATH": BOX_PATH, "HOME": "/tmp", "LANG": "C.UTF-8", **env},
                              address_space_mb=address_space_mb, seccomp=places.seccomp)
@@ -774,8 +781,8 @@ class Box:
 
 
 @functools.lru_cache(maxsize=256)
-def _box_view(bwrap: str, setpriv: str, as_root: bool, seccomp: bool, command: tuple[str, ...], cwd: str,
-              read: tuple[str, ...], write: tuple[str, ...], hide: tuple[str, ...] = ()) -> tuple[str, ...]:
+def _box_view(bwrap: str, setpriv: str, as_root: bool, seccomp: bool, spawn: str | None, command: tuple[str, ...],
+              cwd: str, read: tuple[str, ...], write: tuple[str, ...], hide: tuple[str, ...] = ()) -> tuple[str, ...]:
     """`_bwrap_argv` for a player's box, worked out once per arbiter process: the same player's
     box shows the same paths in every game, and finding them (the interpreter's installation,
     every path resolved through its links) took 0.5 ms of the arbiter's CPU a launch, 40% of a
@@ -783,13 +790,16 @@ def _box_view(bwrap: str, setpriv: str, as_root: bool, seccomp: bool, command: t
     the first (the box shows what was resolved then)."""
     return tuple(_bwrap_argv(bwrap, setpriv, as_root, command, cwd=cwd,
                              read=(*read, *_named_paths(command, cwd, write, as_root)), write=write, seccomp=seccomp,
-                             hide=hide))
+                             hide=hide, spawn=spawn))
 
 
 def _bwrap_argv(bwrap: str, setpriv: str, as_root: bool, command: Sequence[str], *, cwd: str,
-                read: Sequence[str], write: Sequence[str], seccomp: bool, hide: Sequence[str] = ()) -> list[str]:
+                read: Sequence[str], write: Sequence[str], seccomp: bool, hide: Sequence[str] = (),
+                spawn: str | None = None) -> list[str]:
     """bubblewrap's command line for a box around `command`, run from `cwd` (with the
-    system-call filter read from SECCOMP_FD when `seccomp`), the `hide` paths covered."""
+    system-call filter read from SECCOMP_FD when `seccomp`), the `hide` paths covered. The
+    bot's pipes are moved to 0 and 1 and its rights dropped by the launch helper `spawn`
+    (shown read-only at SPAWN_IN_BOX), or, without one, by a /bin/sh shim and setpriv."""
     argv = [bwrap, "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
             "--die-with-parent", "--hostname", "box"]
     if seccomp:
@@ -816,6 +826,12 @@ def _bwrap_argv(bwrap: str, setpriv: str, as_root: bool, command: Sequence[str],
         argv += [option, path] if option == "--dir" else [option, path, path]
     argv += _masks(binds, hide)
     argv += ["--chdir", cwd]
+    if spawn is not None:
+        argv += ["--dir", os.path.dirname(SPAWN_IN_BOX), "--ro-bind", spawn, SPAWN_IN_BOX]
+        if as_root:  # root in the box only to become the box's user; the helper drops it all
+            argv += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
+        return [*argv, "--", SPAWN_IN_BOX, "box", str(BOX_UID) if as_root else "-",
+                "-" if as_root else str(MAX_PROCESSES), *command]
     prefix = [setpriv, "--no-new-privs", "--inh-caps=-all"]
     if as_root:  # root in the box only to become the box's user; setpriv drops it all
         argv += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
@@ -835,6 +851,7 @@ def _bwrap_argv(bwrap: str, setpriv: str, as_root: bool, command: Sequence[str],
 STDIN_FD, STDOUT_FD = 3, 4
 SECCOMP_FD = 5  # the filter's file, which bubblewrap reads and closes before the bot starts
 _STDIO_SHIM = 'exec 0<&3 1>&4 3<&- 4>&- && exec "$@"'
+SPAWN_IN_BOX = "/run/arbiter/spawn"  # where a box shows the launch helper
 
 
 def _prelude_argv(joins: Sequence[str], script: str) -> list[str]:

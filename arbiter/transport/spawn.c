@@ -1,47 +1,126 @@
-/* The launch helper (arbiter/transport/spawn.py): starts an unboxed bot with what its launch
- * must set between fork and exec, so that the arbiter itself can start this with vfork instead
- * of copying its whole process to run Python there (docs/performance.md, Throughput).
+/* The launch helper (arbiter/transport/spawn.py): what a bot's launch must do between fork and
+ * exec, done by a small program instead of Python in a copy of the arbiter, or instead of a
+ * shell and util-linux's setpriv in a box (docs/performance.md, Throughput; docs/security.md).
  *
- *     spawn PARENT_PID DATA_BYTES REPORT_FD PROGRAM [ARGUMENT...]
+ *     spawn bot PARENT_PID DATA_BYTES REPORT_FD PROGRAM [ARGUMENT...]
  *
- * It asks the kernel for SIGKILL when the thread that started it ends (PR_SET_PDEATHSIG),
- * makes itself a child subreaper (kept across exec: the bot's orphans stay in its tree), exits
- * 125 if its parent is no longer PARENT_PID (the arbiter died before the signal was armed),
- * caps RLIMIT_DATA at DATA_BYTES ("-": no cap), and becomes PROGRAM, found on PATH as execvp
- * does. What failed is written to REPORT_FD as an errno in decimal, then it exits 127;
- * REPORT_FD is closed on exec, so the arbiter reads end of file when the program started. */
+ * An unboxed bot, started by the arbiter with vfork: asks the kernel for SIGKILL when the thread
+ * that started it ends (PR_SET_PDEATHSIG), makes itself a child subreaper (kept across exec: the
+ * bot's orphans stay in its tree), exits 125 if its parent is no longer PARENT_PID (the arbiter
+ * died before the signal was armed), caps RLIMIT_DATA at DATA_BYTES ("-": no cap) and becomes
+ * PROGRAM, found on PATH as execvp does. What failed is written to REPORT_FD as an errno in
+ * decimal, then it exits 127; REPORT_FD is closed on exec, so the arbiter reads end of file when
+ * the program has started.
+ *
+ *     spawn box UID NPROC PROGRAM [ARGUMENT...]
+ *
+ * The first program in a box, run by bubblewrap's init under the box's system-call filter: puts
+ * the bot's pipes, descriptors 3 and 4, on 0 and 1 (so that bubblewrap's own processes, which
+ * close 3 and 4, do not hold them), caps RLIMIT_NPROC at NPROC ("-": none), and drops every
+ * right, as `setpriv --no-new-privs --inh-caps=-all [--reuid=UID --regid=UID --clear-groups
+ * --bounding-set=-all]` does: with UID ("-": keep the user, as in a user namespace), the
+ * bounding set emptied while CAP_SETPCAP allows it, no supplementary groups, group and user
+ * UID (which empties the permitted and effective sets); then the inheritable and ambient sets
+ * emptied and no_new_privs. It checks that no capability is left, then becomes PROGRAM. On any
+ * failure it says what on stderr (the bot's log) and exits 126, so the bot never runs with
+ * more than it should. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <linux/capability.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
-int main(int argc, char **argv) {
-    if (argc < 5)
+static int bot(int argc, char **argv) {
+    if (argc < 6)
         return 126;
-    int report = atoi(argv[3]);
+    int report = atoi(argv[4]);
     int failed = 0;
     if (fcntl(report, F_SETFD, FD_CLOEXEC) != 0)
         return 126;
     if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0)
         failed = errno;
-    else if (getppid() != (pid_t)strtol(argv[1], NULL, 10))
+    else if (getppid() != (pid_t)strtol(argv[2], NULL, 10))
         _exit(125);
-    if (!failed && strcmp(argv[2], "-") != 0) {
+    if (!failed && strcmp(argv[3], "-") != 0) {
         struct rlimit limit;
-        limit.rlim_cur = limit.rlim_max = (rlim_t)strtoull(argv[2], NULL, 10);
+        limit.rlim_cur = limit.rlim_max = (rlim_t)strtoull(argv[3], NULL, 10);
         if (setrlimit(RLIMIT_DATA, &limit) != 0)
             failed = errno;
     }
     if (!failed) {
-        execvp(argv[4], argv + 4);
+        execvp(argv[5], argv + 5);
         failed = errno;
     }
     dprintf(report, "%d", failed);
     _exit(127);
+}
+
+static void refuse(const char *what) {
+    fprintf(stderr, "arbiter box: %s: %s\n", what, strerror(errno));
+    _exit(126);
+}
+
+static int box(int argc, char **argv) {
+    if (argc < 5) {
+        errno = EINVAL;
+        refuse("usage");
+    }
+    int change_user = strcmp(argv[2], "-") != 0;
+    uid_t uid = (uid_t)strtoul(argv[2], NULL, 10);
+    if (dup2(3, 0) < 0 || dup2(4, 1) < 0 || close(3) != 0 || close(4) != 0)
+        refuse("the bot's pipes (descriptors 3 and 4)");
+    if (strcmp(argv[3], "-") != 0) {
+        struct rlimit limit;
+        limit.rlim_cur = limit.rlim_max = (rlim_t)strtoull(argv[3], NULL, 10);
+        if (setrlimit(RLIMIT_NPROC, &limit) != 0)
+            refuse("RLIMIT_NPROC");
+    }
+    if (change_user) {
+        for (int cap = 0; prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; cap++)
+            if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0)
+                refuse("emptying the capability bounding set");
+        if (setgroups(0, NULL) != 0)
+            refuse("clearing the supplementary groups");
+        if (setresgid(uid, uid, uid) != 0)
+            refuse("changing the group");
+        if (setresuid(uid, uid, uid) != 0)
+            refuse("changing the user");
+    }
+    struct __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};
+    struct __user_cap_data_struct data[2];
+    if (syscall(SYS_capget, &header, data) != 0)
+        refuse("reading the capabilities");
+    data[0].inheritable = data[1].inheritable = 0;
+    if (syscall(SYS_capset, &header, data) != 0)
+        refuse("emptying the inheritable capabilities");
+    if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL)
+        refuse("emptying the ambient capabilities");
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+        refuse("no_new_privs");
+    if (syscall(SYS_capget, &header, data) != 0)
+        refuse("reading the capabilities");
+    if (data[0].inheritable | data[1].inheritable ||
+        (change_user && (data[0].permitted | data[1].permitted | data[0].effective | data[1].effective))) {
+        errno = EPERM;
+        refuse("capabilities left after dropping them");
+    }
+    execvp(argv[4], argv + 4);
+    refuse(argv[4]);
+    return 126;
+}
+
+int main(int argc, char **argv) {
+    if (argc > 1 && strcmp(argv[1], "bot") == 0)
+        return bot(argc, argv);
+    if (argc > 1 && strcmp(argv[1], "box") == 0)
+        return box(argc, argv);
+    return 126;
 }

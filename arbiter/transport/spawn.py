@@ -102,7 +102,7 @@ def _works(path: str) -> bool:
     another kind, a build that went wrong)."""
     report_r, report_w = os.pipe()
     try:
-        done = subprocess.run([path, str(os.getpid()), "-", str(report_w), "true"], pass_fds=(report_w,),
+        done = subprocess.run([path, "bot", str(os.getpid()), "-", str(report_w), "true"], pass_fds=(report_w,),
                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                               timeout=_COMPILE_TIMEOUT_S)
     except (OSError, subprocess.SubprocessError):
