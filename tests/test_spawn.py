@@ -1,7 +1,8 @@
-"""The launch helper (arbiter/transport/spawn.py): an unboxed bot started through it gets what
-a launch from Python gives it (parent-death signal, child subreaper, memory cap, its own
-session), a bot that cannot start is refused the same way, and a helper someone else could
-replace is never run."""
+"""The launch helper (arbiter/transport/spawn.py): an unboxed bot started through it gets what a
+launch from Python gives it (parent-death signal, child subreaper, memory cap, its own session),
+a boxed one exactly the rights the shell and setpriv left it, a bot that cannot start is refused
+the same way, and a helper someone else could replace is never run. Also what every launch
+does first: the kit's bytecode written (process.py)."""
 from __future__ import annotations
 
 import os
@@ -152,3 +153,28 @@ def test_in_a_box_the_helper_drops_every_right_as_the_shell_and_setpriv_do(monke
     assert fds == ["0", "1", "2", "3"]  # 3 is ls's own: the bot holds no other descriptor
     assert by_helper[-4:-1] == ["256", str((64 << 20) // 512), "0"]  # files, file size (512-byte blocks), cores
     assert by_helper[-1] == "2"  # the bot is the PID namespace's second process: the box's init is the first
+
+
+def test_the_kits_bytecode_is_written_before_the_first_launch_where_the_arbiter_may(tmp_path, monkeypatch):
+    """A box shows the kit read-only, so a boxed bot cannot write its `__pycache__` (nor any bot
+    under PYTHONDONTWRITEBYTECODE): the arbiter writes it once, or every start of a Python bot
+    compiles the kit again."""
+    import importlib.util
+    import shutil
+
+    from tournament_helpers import ROOT
+    kit, players = tmp_path / "arbiter", tmp_path / "players"
+    shutil.copytree(ROOT / "arbiter", kit, ignore=shutil.ignore_patterns("__pycache__", "reports", "tournament", "cli"))
+    shutil.copytree(ROOT / "players", players, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(process, "PACKAGE_DIR", kit)
+    monkeypatch.setattr(process, "PLAYERS_DIR", players)
+    wanted = [kit / "bot.py", kit / "protocol.py", kit / "games" / "dots_and_triangles.py",
+              players / "random_bot.py", players / "strategies" / "perfect.py"]
+    assert not any(Path(importlib.util.cache_from_source(str(path))).exists() for path in wanted)
+    process._write_kit_bytecode.__wrapped__()
+    assert all(Path(importlib.util.cache_from_source(str(path))).exists() for path in wanted)
+    assert not (kit / "transport" / "__pycache__").exists()  # what no bot imports is left alone
+    shutil.rmtree(players / "__pycache__")
+    (players / "__pycache__").write_text("")  # a cache the arbiter cannot write: nothing raised, nothing changed
+    process._write_kit_bytecode.__wrapped__()
+    assert (players / "__pycache__").read_text() == ""

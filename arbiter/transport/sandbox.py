@@ -74,8 +74,8 @@ BOX_PATH = "/usr/local/bin:/usr/bin:/bin"
 # The system's runtime, read-only in every box (the /bin, /sbin and /lib* links of a merged
 # /usr are recreated as links).
 SYSTEM_DIRS = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
-_PACKAGE_DIR = Path(__file__).resolve().parents[1]  # the `arbiter` package: the bot kit
-_PLAYERS_DIR = _PACKAGE_DIR.parent / "players"  # the bundled players, beside it in a checkout
+PACKAGE_DIR = Path(__file__).resolve().parents[1]  # the `arbiter` package: the bot kit
+PLAYERS_DIR = PACKAGE_DIR.parent / "players"  # the bundled players, beside it in a checkout
 _PROBE_TIMEOUT_S = 10.0
 
 
@@ -977,9 +977,9 @@ def _named_paths(command: Sequence[str], cwd: str, write: Sequence[str] = (), as
     too), and the arbiter's bot kit and bundled players. A home the box's own user could
     not list (a private 0700 folder, when the arbiter is root) is not shown as a folder: its
     program is still shown as a file, the folders above it made reachable."""
-    paths = [str(_PACKAGE_DIR)]
-    if (_PLAYERS_DIR / "__init__.py").is_file():
-        paths.append(str(_PLAYERS_DIR))
+    paths = [str(PACKAGE_DIR)]
+    if (PLAYERS_DIR / "__init__.py").is_file():
+        paths.append(str(PLAYERS_DIR))
     home = player_home(command, cwd, write)
     if home is not None and (not as_root or _others_may_list(home)):
         paths.append(home)
@@ -1081,7 +1081,7 @@ class ShownPaths:
         paths; never the arbiter's bot kit or bundled players, which every box shows."""
         folders = []
         for key, _, path in self.named():
-            if _system_path(path) or any(_within(path, str(kit)) for kit in (_PACKAGE_DIR, _PLAYERS_DIR)):
+            if _system_path(path) or any(_within(path, str(kit)) for kit in (PACKAGE_DIR, PLAYERS_DIR)):
                 continue
             named_folder = os.path.isdir(path) and not os.path.islink(path)
             folders.append(path if key != "command" or named_folder else os.path.dirname(path))
