@@ -178,3 +178,16 @@ def test_the_kits_bytecode_is_written_before_the_first_launch_where_the_arbiter_
     (players / "__pycache__").write_text("")  # a cache the arbiter cannot write: nothing raised, nothing changed
     process._write_kit_bytecode.__wrapped__()
     assert (players / "__pycache__").read_text() == ""
+
+
+def test_a_helper_that_cannot_start_a_box_leaves_the_work_to_the_shell_and_setpriv(monkeypatch, tmp_path):
+    from arbiter.transport import sandbox
+    if not sandbox.support().usable:
+        pytest.skip("no box on this machine")
+    broken = tmp_path / "spawn"
+    broken.write_text("#!/bin/sh\nexit 126\n")
+    broken.chmod(0o755)
+    monkeypatch.setattr(spawn, "helper", lambda: str(broken))
+    found = sandbox._probe()
+    assert found.usable and found.spawn is None, found.describe()
+    assert found.seccomp == sandbox.support().seccomp  # the filter is not blamed for the helper

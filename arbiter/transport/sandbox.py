@@ -244,9 +244,10 @@ def _probe() -> Support:
         missing.append(unsupported_reason() or "no system-call filter")
     spawn = spawn_helper.helper()
     if bwrap is not None and setpriv is not None:
-        if spawn is not None and _try_box(bwrap, setpriv, as_root, seccomp_file, spawn) is not None:
-            spawn = None  # a box it cannot start in: the shell and setpriv do its work
         why = _try_box(bwrap, setpriv, as_root, seccomp_file, spawn)
+        if why is not None and spawn is not None:
+            spawn = None  # a box the helper cannot start in: the shell and setpriv do its work
+            why = _try_box(bwrap, setpriv, as_root, seccomp_file, spawn)
         if why is not None and seccomp_file is not None and _try_box(bwrap, setpriv, as_root, None, spawn) is None:
             missing.append(f"no system-call filter: bubblewrap cannot load it here ({why})")
             seccomp_file = None
