@@ -1,14 +1,17 @@
-"""The launch helper: a C program of a few lines (`spawn.c`) that starts an unboxed bot with
-its parent-death signal, the child-subreaper flag and its memory cap, so that `process.py`
-starts it with vfork instead of running Python between fork and exec (which copies the whole
-arbiter, threads and page tables, at every launch: 1 to 2 ms of the arbiter's CPU and more of
-the kernel's, docs/performance.md, Throughput).
+"""The launch helper: a C program of a few lines (`spawn.c`) that does what a bot's launch must
+do between fork and exec, so that no Python runs there. `spawn bot` starts an unboxed bot with
+its parent-death signal, the child-subreaper flag and its memory cap, and `process.py` starts
+it with vfork instead of copying the whole arbiter (threads, page tables) at every launch;
+`spawn box` is a box's first program under its filter, moving the bot's pipes to 0 and 1 and
+dropping every right, in place of a `/bin/sh` shim and util-linux `setpriv` (`sandbox.py`;
+docs/security.md, The programs of a box; docs/performance.md, Throughput).
 
 It is compiled once per machine with the system's C compiler into the user's cache
 (`$XDG_CACHE_HOME/arbiter` or `~/.cache/arbiter`), named by a digest of its source, and
 used only when it is a regular file of the arbiter's own user that nobody else may write.
 Where there is no compiler, or the cache cannot be written (a user without a home), `helper()`
-says None and a launch sets the same things from Python, as before: slower, never different.
+says None and a launch does the same from Python, and a box with the shell and `setpriv`, as
+before: slower, never different.
 """
 from __future__ import annotations
 
