@@ -393,6 +393,7 @@ def test_a_worker_refuses_a_game_whose_bot_it_cannot_start_instead_of_recording_
 @pytest.mark.parametrize("change, same", [
     ("nothing", True), ("a text file added", True), ("a compiled file added", True),
     ("a comment added to a module", False), ("a module renamed", False), ("an empty module added", False),
+    ("the launch helper's source changed", False),
 ])
 def test_the_source_digest_follows_every_python_file_of_the_package_and_nothing_else(
         tmp_path: Path, change: str, same: bool) -> None:
@@ -408,6 +409,7 @@ def test_the_source_digest_follows_every_python_file_of_the_package_and_nothing_
      "a comment added to a module": lambda: module.write_text(module.read_text() + "#\n"),
      "a module renamed": lambda: module.rename(module.with_name("limit_nim2.py")),
      "an empty module added": lambda: (copy / "extra.py").write_text(""),
+     "the launch helper's source changed": lambda: (copy / "transport" / "spawn.c").write_text("int main(){}\n"),
      }[change]()
     assert (source_digest(copy) == source_digest(base)) is same
 

@@ -333,9 +333,11 @@ def worker_report(players: tuple[PlayerSpec, ...], arbiter_python: str) -> Worke
 @functools.cache
 def source_digest(package: Path = Path(__file__).resolve().parent.parent) -> str:
     """A SHA-256 of the arbiter package's own source (by default the one running), once per
-    process: every .py file under `package`, in the order of their paths relative to it, each
-    path and content hashed. Two installs of one version number with other code differ here."""
-    files = sorted((path.relative_to(package).as_posix(), path) for path in package.rglob("*.py"))
+    process: every .py file under `package` and the launch helper's C source
+    (`transport/spawn.c`), in the order of their paths relative to it, each path and content
+    hashed. Two installs of one version number with other code differ here."""
+    files = sorted((path.relative_to(package).as_posix(), path) for pattern in ("*.py", "*.c")
+                   for path in package.rglob(pattern))
     digest = hashlib.sha256()
     for relative, path in files:
         digest.update(relative.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
