@@ -1022,6 +1022,27 @@ class BotProcess:
             select.select([self._pidfd], [], [], timeout_s)
         return self.exit_status()
 
+    def wait_box_exit(self, timeout_s: float) -> None:
+        """In a box, once the bot's process has ended, wait up to `timeout_s` for bubblewrap's
+        init too, whose end takes the box's last processes with it: bubblewrap's first process
+        can end a moment before it, and an init found still ending was signalled and waited for
+        by pauses (a millisecond or more at most games' end). Awaited on its pidfd; only the
+        init seen in the bot's tree (the same start time), never a process that took its pid."""
+        if self.box is None:
+            return
+        for pid in self.box.keepers() - {self.pid}:
+            started = self._descendants.get(pid)
+            try:
+                fd = os.pidfd_open(pid)
+            except OSError:
+                continue  # gone
+            try:
+                stat = stat_fields(pid)
+                if started is not None and stat is not None and stat[19] == started:
+                    select.select([fd], [], [], max(0.0, timeout_s))
+            finally:
+                os.close(fd)
+
     @staticmethod
     def wait_any_exit(processes: Sequence[BotProcess], timeout_s: float) -> set[BotProcess]:
         """Wait up to `timeout_s` for any of `processes` to exit (a pause that a bot's exit cuts
@@ -1188,7 +1209,8 @@ def end_all(processes: Sequence[BotProcess], *, grace_s: float, term_grace_s: fl
     """
     deadline = time.monotonic() + grace_s
     for process in processes:
-        process.wait_exit(deadline - time.monotonic())
+        if process.wait_exit(deadline - time.monotonic()) is not None:
+            process.wait_box_exit(deadline - time.monotonic())
     stages = ((signal.SIGTERM, term_grace_s),) if term_grace_s > 0 else ()
     for signum, wait_s in (*stages, (signal.SIGKILL, kill_wait_s)):
         alive = _live(processes)
