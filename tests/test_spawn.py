@@ -72,6 +72,11 @@ def test_a_program_that_cannot_start_is_refused_naming_it(launch_way, tmp_path):
         BotProcess.launch([str(not_executable)])
     with pytest.raises(LaunchError, match="no_such_bot_on_path"):
         BotProcess.launch(["no_such_bot_on_path"])
+    no_first_line = tmp_path / "bot"
+    no_first_line.write_text("echo hi\n")  # no #! line: the kernel cannot run it, and no shell is tried
+    no_first_line.chmod(0o755)
+    with pytest.raises(LaunchError, match=r"Exec format error"):
+        BotProcess.launch([str(no_first_line)])
 
 
 @needs_compiler

@@ -8,9 +8,10 @@
  * that started it ends (PR_SET_PDEATHSIG), makes itself a child subreaper (kept across exec: the
  * bot's orphans stay in its tree), exits 125 if its parent is no longer PARENT_PID (the arbiter
  * died before the signal was armed), caps RLIMIT_DATA at DATA_BYTES ("-": no cap) and becomes
- * PROGRAM, found on PATH as execvp does. What failed is written to REPORT_FD as an errno in
- * decimal, then it exits 127; REPORT_FD is closed on exec, so the arbiter reads end of file when
- * the program has started.
+ * PROGRAM, found on PATH as Python's subprocess finds it (`run`: no shell for a file that is
+ * not a program, unlike execvp). What failed is written to REPORT_FD as an errno in decimal, then
+ * it exits 127; REPORT_FD is closed on exec, so the arbiter reads end of file when the program
+ * has started.
  *
  *     spawn box UID NPROC PROGRAM [ARGUMENT...]
  *
@@ -38,6 +39,43 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+/* Become argv[0] as Python's subprocess would: a name with a slash as it is, else each folder of
+ * PATH (or /bin:/usr/bin) in turn; never a shell for a file the kernel cannot run (ENOEXEC), as
+ * execvp would. Returns only on failure, with errno: the first error but "not there", else ENOENT. */
+static void run(char **argv) {
+    const char *file = argv[0];
+    if (strchr(file, '/') != NULL) {
+        execv(file, argv);
+        return;
+    }
+    const char *path = getenv("PATH");
+    if (path == NULL)
+        path = "/bin:/usr/bin";
+    int first = 0;
+    size_t length = strlen(file);
+    char candidate[4096];
+    for (const char *start = path;; start++) {
+        const char *end = strchr(start, ':');
+        size_t folder = end ? (size_t)(end - start) : strlen(start);
+        if (folder == 0) {  /* an empty entry is the current folder */
+            start = ".";
+            folder = 1;
+        }
+        if (folder + 1 + length < sizeof candidate) {
+            memcpy(candidate, start, folder);
+            candidate[folder] = '/';
+            memcpy(candidate + folder + 1, file, length + 1);
+            execv(candidate, argv);
+            if (first == 0 && errno != ENOENT && errno != ENOTDIR)
+                first = errno;
+        }
+        if (end == NULL)
+            break;
+        start = end;
+    }
+    errno = first ? first : ENOENT;
+}
+
 static int bot(int argc, char **argv) {
     if (argc < 6)
         return 126;
@@ -56,7 +94,7 @@ static int bot(int argc, char **argv) {
             failed = errno;
     }
     if (!failed) {
-        execvp(argv[5], argv + 5);
+        run(argv + 5);
         failed = errno;
     }
     dprintf(report, "%d", failed);
