@@ -4,6 +4,7 @@ newer arbiter."""
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from arbiter.errors import UsageError
 from arbiter.games import find_game
 from arbiter.records import RECORD_SCHEMA, GameRecord, PlayerRef, Termination
 from arbiter.reports.results import report_results
-from arbiter.tournament.store import DESCRIPTION_SCHEMA, ResultsFolder, TournamentDescription
+from arbiter.tournament.store import DESCRIPTION_SCHEMA, NewRecords, ResultsFolder, TournamentDescription
 
 from tournament_helpers import game_won_by
 
@@ -114,3 +115,67 @@ def test_a_record_from_before_the_schema_loads_and_reports(tmp_path: Path) -> No
     rows = {line.split()[1]: line.split()[2:7] for line in text.splitlines()[2:4]}
     assert rows == {"a": ["2", "1", "0", "1", "1"], "b": ["2", "1", "0", "1", "1"]}  # games W D L points
     assert "2 of 2 games do not say whether their bots were sandboxed (recorded by an older arbiter)" in text
+
+
+# -- following games.jsonl as a run appends to it (the live page's reader) --
+
+def line_of(record: GameRecord) -> bytes:
+    return (json.dumps(record.to_json()) + "\n").encode()
+
+
+def test_a_tail_returns_the_records_appended_since_its_last_read(tmp_path: Path) -> None:
+    store = ResultsFolder(tmp_path).store()
+    tail = store.tail()
+    assert tail.read() == NewRecords([])  # no games.jsonl yet: nothing, and nothing to start over
+    first, second, third = (won_game(f"00{n}-a-b", ["a", "b"], n % 2) for n in range(1, 4))
+    store.append(first)
+    store.append(second)
+    assert tail.read() == NewRecords([first, second])
+    assert tail.read() == NewRecords([])
+    store.append(third)
+    assert tail.read() == NewRecords([third])
+
+
+def test_a_torn_last_line_is_read_with_the_rest_of_it_next_time(tmp_path: Path) -> None:
+    games = tmp_path / "games.jsonl"
+    first, second = won_game("001-a-b", ["a", "b"], 0), won_game("002-b-a", ["b", "a"], 1)
+    line = line_of(second)
+    games.write_bytes(line_of(first) + line[:40])  # the run is writing the second record
+    tail = ResultsFolder(tmp_path).store().tail()
+    assert tail.read() == NewRecords([first])
+    with games.open("ab") as file:
+        file.write(line[40:-1])
+    assert tail.read() == NewRecords([])  # still no newline: still being written
+    with games.open("ab") as file:
+        file.write(b"\n")
+    assert tail.read() == NewRecords([second])
+
+
+def test_a_file_that_shrank_or_was_replaced_is_read_again_from_its_start(tmp_path: Path) -> None:
+    games = tmp_path / "games.jsonl"
+    records = [won_game(f"00{n}-a-b", ["a", "b"], n % 2) for n in range(1, 5)]
+    games.write_bytes(line_of(records[0]) + line_of(records[1]))
+    tail = ResultsFolder(tmp_path).store().tail()
+    assert tail.read() == NewRecords(records[:2])
+    games.write_bytes(line_of(records[2]))  # shorter: the folder was started again (--fresh)
+    assert tail.read() == NewRecords([records[2]], started_over=True)
+    other = tmp_path / "other.jsonl"  # a longer file put in its place (another inode)
+    other.write_bytes(line_of(records[2]) + line_of(records[3]) + line_of(records[0]))
+    os.replace(other, games)
+    assert tail.read() == NewRecords([records[2], records[3], records[0]], started_over=True)
+    games.unlink()  # moved away: started again, nothing to show yet
+    assert tail.read() == NewRecords([], started_over=True)
+    games.write_bytes(line_of(records[1]))
+    assert tail.read() == NewRecords([records[1]])
+
+
+def test_a_line_that_is_not_a_record_is_skipped_by_the_tail_and_named_by_load(tmp_path: Path) -> None:
+    first, second = won_game("001-a-b", ["a", "b"], 0), won_game("002-b-a", ["b", "a"], 1)
+    newer = {**second.to_json(), "id": "003-a-b", "schema": RECORD_SCHEMA + 1}
+    (tmp_path / "games.jsonl").write_bytes(line_of(first) + b"{not json\n" + b'{"game": "limit-nim"}\n\n'
+                                           + (json.dumps(newer) + "\n").encode() + line_of(second))
+    store = ResultsFolder(tmp_path).store()
+    assert store.tail().read() == NewRecords([first, second])
+    with pytest.raises(UsageError, match=r"games\.jsonl:2: this line is not a valid game record, and it is not the "
+                                         r"last line"):
+        store.load()

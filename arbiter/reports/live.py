@@ -2,8 +2,8 @@
 
 `LiveServer` serves one results folder read-only over HTTP (aiohttp, in a thread of its own):
 `/` is the same page as report.html with the data of the moment, `/events` pushes what changes
-as server-sent events. Records come from the folder's `games.jsonl`, read as it grows, so `arbiter serve`
-watches a run started elsewhere exactly as `arbiter run --serve` watches its own. The running
+as server-sent events. Records come from the folder's `games.jsonl`, read as it grows (the store's
+`RecordTail`), so `arbiter serve` watches a run started elsewhere exactly as `arbiter run --serve` watches its own. The running
 games come only from the run itself: `RunFeed` is the runner's `GameWatch`, and its `on_turn`
 callback, which runs on the referee's hot path, does nothing but append the new moves and a
 timestamp to a deque; the server thread replays them into boards and clocks. docs/live.md
@@ -143,14 +143,13 @@ class LiveState:
         # Set when the folder was read again from its start: every page must start again from a
         # snapshot (its games and running games index boards of the page data just replaced).
         self.restarted = False
+        self.tail = self.results.store().tail()
         self._reset()
 
     def _reset(self) -> None:
         self.page = PageData()
         self.records: list[GameRecord] = []
         self.record_ids: set[str] = set()
-        self.offset = 0
-        self.partial = b""
         self.identity_stamp: tuple[int, int] | None | str = "unread"  # the description's mtime and size
         self.meta: dict[str, Any] | None = None
         self.tables: dict[str, Any] = {}
@@ -165,28 +164,26 @@ class LiveState:
     # -- reading the folder --
     def scan(self) -> None:
         """Take in a changed description and the records appended since the last scan."""
-        games = self.results.games
         try:
             stat = self.results.description_file.stat()
             stamp: tuple[int, int] | None = (stat.st_mtime_ns, stat.st_size)
         except OSError:
             stamp = None
-        try:
-            size = games.stat().st_size
-        except OSError:
-            size = 0
-        # Started again (--fresh: the description went away) or another tournament (another
-        # description): read it from the start. A description appearing where there was none is
-        # the run preparing its folder, not a new tournament.
+        # Started again (--fresh: the description went away, the records shrank or were
+        # replaced) or another tournament (another description): read it from the start. A
+        # description appearing where there was none is the run preparing its folder, not a new
+        # tournament.
         replaced = isinstance(self.identity_stamp, tuple) and stamp != self.identity_stamp
-        if size < self.offset or replaced:
+        if replaced:
+            self.tail.rewind()
+        landed = self.tail.read()
+        if replaced or landed.started_over:
             self._reset()
             self.restarted = True
         if stamp != self.identity_stamp:
             self.identity_stamp = stamp
             self._read_meta()
-        if size > self.offset:
-            self._read_records(games, size)
+        self._take_records(landed.records)
         if self.rate_base is None:  # the ETA counts the games that land while this server watches
             self.rate_base = (time.monotonic(), len(self.records))
 
@@ -200,23 +197,9 @@ class LiveState:
             self.page.player(name)
         self.results_dirty = True
 
-    def _read_records(self, games: Path, size: int) -> None:
-        try:
-            with games.open("rb") as file:
-                file.seek(self.offset)
-                data = self.partial + file.read(size - self.offset)
-        except OSError:
-            return
-        self.offset = size
-        lines = data.split(b"\n")
-        self.partial = lines.pop()  # a record being written: read with the rest of it next time
-        for line in lines:
-            if not line.strip():
-                continue
-            try:
-                record = GameRecord.from_json(json.loads(line))
-            except ValueError:  # RecordError, or not JSON
-                continue  # `arbiter report` names a broken line; the page shows the records it can read
+    def _take_records(self, records: list[GameRecord]) -> None:
+        """Put newly read records on the page, each game once (a repeated id is shown as first read)."""
+        for record in records:
             game_id = record.id if record.id is not None else str(len(self.records) + 1)
             if game_id in self.record_ids:
                 continue

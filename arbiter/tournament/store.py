@@ -124,6 +124,73 @@ class GameStore:
             os.fsync(handle.fileno())
 
 
+    def tail(self) -> RecordTail:
+        """A reader of the records appended here from now on, one batch a call (the live page's)."""
+        return RecordTail(self.path)
+
+
+@dataclass(frozen=True)
+class NewRecords:
+    """What a `RecordTail` read in one call: the complete records appended since the last call,
+    in file order, or, when `started_over`, every record from the file's start (it shrank or
+    was replaced since: the folder was started again, or is another tournament's)."""
+
+    records: list[GameRecord]
+    started_over: bool = False
+
+
+class RecordTail:
+    """Follows `games.jsonl` as a run appends to it, for a page that shows the records as they
+    land: each `read` returns the records completed since the last one. A torn last line (a
+    record being written) is kept and read with the rest of it next time. A line that is not a
+    record this arbiter can read is skipped: the page shows what it can read, and `load`
+    (`arbiter report`, a resume) names the line. A record is read as `GameRecord.from_json`
+    reads it, without the tournament's checks (players, repeated ids, the audit): whoever
+    shows them decides what to make of a repeated id."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.rewind()
+
+    def rewind(self) -> None:
+        """Read from the file's start next time (the caller is starting over)."""
+        self.offset = 0  # bytes of the file read so far, the torn last line included
+        self.partial = b""  # the torn last line read so far
+        self.identity: tuple[int, int] | None = None  # the file read (st_dev, st_ino), once read from
+
+    def read(self) -> NewRecords:
+        """The records completed since the last call; a file that cannot be read now is read next time."""
+        try:
+            stat = self.path.stat()
+            size, identity = stat.st_size, (stat.st_dev, stat.st_ino)
+        except OSError:  # gone (moved away by --fresh), or not written yet
+            size, identity = 0, None
+        started_over = size < self.offset or (self.identity is not None and identity is not None
+                                             and identity != self.identity)
+        if started_over:
+            self.rewind()
+        if size <= self.offset:
+            return NewRecords([], started_over)
+        try:
+            with self.path.open("rb") as file:
+                file.seek(self.offset)
+                data = self.partial + file.read(size - self.offset)
+        except OSError:
+            return NewRecords([], started_over)
+        self.offset, self.identity = size, identity
+        lines = data.split(b"\n")
+        self.partial = lines.pop()  # a record being written: read with the rest of it next time
+        records = []
+        for line in lines:
+            if not line.strip():
+                continue
+            try:
+                records.append(GameRecord.from_json(json.loads(line)))
+            except ValueError:  # RecordError, or not JSON
+                continue
+        return NewRecords(records, started_over)
+
+
 @dataclass(frozen=True)
 class TournamentDescription:
     """What `tournament.json` holds: the tournament's name, what fixed its schedule and the
