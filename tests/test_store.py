@@ -13,7 +13,7 @@ import pytest
 from arbiter.cli import main
 from arbiter.errors import UsageError
 from arbiter.games import find_game
-from arbiter.records import RECORD_SCHEMA, GameRecord, PlayerRef, Termination
+from arbiter.records import RECORD_SCHEMA, GameRecord, MoveRecord, PlayerRef, Termination
 from arbiter.reports.results import report_results
 from arbiter.tournament.store import DESCRIPTION_SCHEMA, NewRecords, ResultsFolder, TournamentDescription
 
@@ -179,3 +179,20 @@ def test_a_line_that_is_not_a_record_is_skipped_by_the_tail_and_named_by_load(tm
     with pytest.raises(UsageError, match=r"games\.jsonl:2: this line is not a valid game record, and it is not the "
                                          r"last line"):
         store.load()
+
+
+def test_keys_this_arbiter_does_not_know_and_moves_written_by_hand_read_as_before(tmp_path: Path) -> None:
+    # A newer arbiter's extra key is kept and written back; a move written by hand needs only its
+    # seat and wall_ms (the rest at their defaults), and a key a move does not have is dropped.
+    record = won_game("001-a-b", ["a", "b"], 0)
+    data = {**record.to_json(), "judge": {"name": "x"}, "extra": 1}
+    data["moves"] = [{"seat": 0, "wall_ms": 5}, {**data["moves"][1], "note": "late"}, *data["moves"][2:]]
+    data["players"] = [{"name": "a"}, {"name": "b", "command": "python b.py", "digest": "d", "team": "t"}]
+    (tmp_path / "games.jsonl").write_text(json.dumps(data) + "\n")
+    [loaded] = ResultsFolder(tmp_path).store().load()
+    assert loaded.extra == {"judge": {"name": "x"}, "extra": 1}
+    assert loaded.moves[0] == MoveRecord(0, "", 5, 0.0, False)
+    assert loaded.moves[1:] == record.moves[1:]
+    assert loaded.players == [PlayerRef("a", ""), PlayerRef("b", "python b.py", "d")]
+    assert {k: v for k, v in loaded.to_json().items() if k in ("judge", "extra")} == {"judge": {"name": "x"}, "extra": 1}
+    assert GameRecord.from_json(data) == loaded

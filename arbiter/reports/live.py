@@ -2,12 +2,13 @@
 
 `LiveServer` serves one results folder read-only over HTTP (aiohttp, in a thread of its own):
 `/` is the same page as report.html with the data of the moment, `/events` pushes what changes
-as server-sent events. Records come from the folder's `games.jsonl`, read as it grows (the store's
-`RecordTail`), so `arbiter serve` watches a run started elsewhere exactly as `arbiter run --serve` watches its own. The running
-games come only from the run itself: `RunFeed` is the runner's `GameWatch`, and its `on_turn`
-callback, which runs on the referee's hot path, does nothing but append the new moves and a
-timestamp to a deque; the server thread replays them into boards and clocks. docs/live.md
-explains the page; docs/performance.md measures the callback's cost.
+as server-sent events. Records come from the folder's `games.jsonl`, read as it grows by the
+store's `RecordTail`, so `arbiter serve` watches a run started elsewhere exactly as `arbiter run
+--serve` watches its own. The running games come only from the run itself: `RunFeed` is the
+runner's `GameWatch`, and its `on_turn` callback, which runs on the referee's hot path, does
+nothing but append the new moves and a timestamp to a deque; the server thread replays them
+into boards and clocks. docs/live.md explains the page; docs/performance.md measures the
+callback's cost.
 """
 from __future__ import annotations
 

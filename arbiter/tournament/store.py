@@ -123,7 +123,6 @@ class GameStore:
             handle.flush()
             os.fsync(handle.fileno())
 
-
     def tail(self) -> RecordTail:
         """A reader of the records appended here from now on, one batch a call (the live page's)."""
         return RecordTail(self.path)
