@@ -223,7 +223,7 @@ def record_problem(data: Any) -> str | None:
     winner = data["winner"]
     if winner is not None and (winner not in seats or isinstance(winner, bool)):
         return f"{label}: winner must be {listed} or null, not {winner!r}"
-    if data["termination"] not in _TERMINATIONS:
+    if not isinstance(data["termination"], str) or data["termination"] not in _TERMINATIONS:
         return f"{label}: termination must be one of {', '.join(t.value for t in Termination)}, " \
                f"not {data['termination']!r}"
     points = data.get("points", [0] * len(names))
