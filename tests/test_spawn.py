@@ -9,6 +9,7 @@ import os
 import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -44,14 +45,19 @@ def launch_way(request, monkeypatch):
     return request.param
 
 
-def report(memory_mb: int | None) -> list[str]:
-    bot, stdin_fd, stdout_fd = BotProcess.launch([sys.executable, "-c", REPORT_BOT], memory_mb=memory_mb)
+def output_of(command: list[str], **launch: Any) -> str:
+    """Everything a bot launched with `launch`'s settings writes, once it has exited 0."""
+    bot, stdin_fd, stdout_fd = BotProcess.launch(command, **launch)
     os.close(stdin_fd)
     with os.fdopen(stdout_fd, "rb") as out:
-        lines = out.read().decode().split()
+        text = out.read().decode()
     assert bot.wait_exit(10.0) == 0
     bot.close()
-    return lines
+    return text
+
+
+def report(memory_mb: int | None) -> list[str]:
+    return output_of([sys.executable, "-c", REPORT_BOT], memory_mb=memory_mb).split()
 
 
 def test_an_unboxed_bot_gets_its_parent_death_signal_subreaper_flag_memory_cap_and_session(launch_way):
@@ -132,13 +138,7 @@ def boxed_identity(monkeypatch, helper: str | None) -> list[str]:
     from arbiter.transport import sandbox
     from arbiter.transport.sandbox import SandboxSpec, support
     monkeypatch.setattr(sandbox, "_SUPPORT", replace(support(), spawn=helper))
-    bot, stdin_fd, stdout_fd = BotProcess.launch(["/bin/sh", "-c", IDENTITY], sandbox=SandboxSpec())
-    os.close(stdin_fd)
-    with os.fdopen(stdout_fd, "rb") as out:
-        lines = out.read().decode().splitlines()
-    assert bot.wait_exit(10.0) == 0
-    bot.close()
-    return lines
+    return output_of(["/bin/sh", "-c", IDENTITY], sandbox=SandboxSpec()).splitlines()
 
 
 def test_in_a_box_the_helper_drops_every_right_as_the_shell_and_setpriv_do(monkeypatch):
