@@ -8,7 +8,7 @@ records by attribute.
 from __future__ import annotations
 
 import enum
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from functools import cache
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
@@ -64,7 +64,7 @@ class PlayerRef:
     digest: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class MoveRecord:
     """One move: who made it, its canonical text, and the time it took (0 for forced moves).
     `seat` is CHANCE (-1) for an outcome of chance the referee drew (its times are 0)."""
@@ -169,32 +169,95 @@ class GameRecord:
         _check_schema(data)
         if not isinstance(data, dict):
             raise RecordError(f"a game record is a JSON object, not {type(data).__name__}")
-        missing = [key for key in ("game", "moves", "winner", "termination") if key not in data]
-        if missing:
-            raise RecordError(f"this game record lacks {', '.join(missing)}")
-        core = {k: v for k, v in data.items() if k in _KNOWN_FIELDS}
         try:
-            core["players"] = [PlayerRef(p["name"], p.get("command", ""), p.get("digest")) for p in data.get("players", [])]
-            core["moves"] = _moves(data["moves"])
-            core["termination"] = Termination(data["termination"])
+            moves = _read_moves(data["moves"]) if "moves" in data else None
         except (KeyError, TypeError, AttributeError, ValueError) as exc:
-            raise RecordError(f"this is not a game record ({type(exc).__name__}: {exc})") from None
-        for name, value in READ_DEFAULTS.items():
-            core.setdefault(name, value() if callable(value) else value)
-        return cls(**core, extra={k: v for k, v in data.items() if k not in _KNOWN_FIELDS and k != "schema"})
+            moves, damage = None, exc
+        else:
+            damage = None
+        return _build(data, moves, damage)
 
 
-def _moves(moves: list[dict[str, Any]]) -> list[MoveRecord]:
-    """The moves of a record as read: each with all its fields (every record the arbiter wrote),
-    or, in one written by hand, with seat and wall_ms at least (record_problem)."""
+def _build(data: dict[str, Any], moves: list[MoveRecord] | None, damage: Exception | None) -> GameRecord:
+    """The GameRecord of a JSON object whose moves were read (`moves`, or what stopped
+    reading them: `damage`); RecordError for what else makes it no record."""
+    missing = [key for key in ("game", "moves", "winner", "termination") if key not in data]
+    if missing:
+        raise RecordError(f"this game record lacks {', '.join(missing)}")
+    values = dict(_ABSENT_CONSTANTS)
+    for name, make in _ABSENT_FACTORIES:
+        if name not in data:
+            values[name] = make()
+    values.update(data)
+    extra: dict[str, Any] = {}
+    if _READ_KEYS.issuperset(data):  # as the arbiter writes it: its schema, and fields
+        values.pop("schema", None)
+    else:  # keys this arbiter does not know, kept in `extra`
+        unknown = data.keys() - _KNOWN_FIELDS
+        for name in unknown:
+            del values[name]
+        extra = {k: v for k, v in data.items() if k in unknown and k != "schema"}
+    values["extra"] = extra
     try:
-        return [MoveRecord(**move) for move in moves]
-    except TypeError:
-        return [MoveRecord(m["seat"], m.get("move", ""), m["wall_ms"], m.get("cpu_ms", 0.0), m.get("forced", False))
-                for m in moves]
+        values["players"] = [_read_player(p) for p in data.get("players", [])]
+        if damage is not None:
+            raise damage
+        values["moves"] = moves
+        termination = data["termination"]
+        values["termination"] = _TERMINATION_OF.get(termination) if type(termination) is str else None
+        if values["termination"] is None:
+            values["termination"] = Termination(termination)  # ValueError, or the member given
+    except (KeyError, TypeError, AttributeError, ValueError) as exc:
+        raise RecordError(f"this is not a game record ({type(exc).__name__}: {exc})") from None
+    return GameRecord(**values)
+
+
+def _read_player(player: Any) -> PlayerRef:
+    """A record's player (command "" and digest None when a record written by hand lacks them)."""
+    return PlayerRef(player["name"], player.get("command", ""), player.get("digest"))
+
+
+def _read_moves(moves: Any, seats: range | None = None) -> list[MoveRecord] | None:
+    """A record's moves as MoveRecords, each checked as it is built (one walk over them): with
+    `seats`, record_problem's check of a move, and None at the first that fails it.
+
+    A move as the arbiter writes it (a dict of exactly MoveRecord's five fields, its seat an
+    int and its wall_ms a number where they are checked) is built from them at once; any other
+    move, one written by hand with seat and wall_ms at least, is checked first and built as
+    `MoveRecord(**move)` would be, its missing fields at their defaults. (Reading a folder
+    cost twice what the JSON did when the check and the build each walked every move,
+    docs/performance.md.)"""
+    allowed = _seats_allowed(len(seats)) if seats is not None else None
+    read: list[MoveRecord] = []
+    for move in moves:
+        if (type(move) is dict and len(move) == 5 and "seat" in move and "move" in move and "wall_ms" in move
+                and "cpu_ms" in move and "forced" in move):  # exactly MoveRecord's fields (checked below)
+            seat, wall_ms = move["seat"], move["wall_ms"]
+            if allowed is None or (type(seat) is int and seat in allowed
+                                   and (type(wall_ms) is float or type(wall_ms) is int)):
+                read.append(MoveRecord(seat, move["move"], wall_ms, move["cpu_ms"], move["forced"]))
+                continue
+        if seats is not None and not _usable_move(move, seats):
+            return None
+        read.append(MoveRecord(move["seat"], move.get("move", ""), move["wall_ms"], move.get("cpu_ms", 0.0),
+                               move.get("forced", False)))
+    return read
+
+
+# _read_moves names MoveRecord's fields one by one, which costs less than a set's check of
+# each move (5% of reading a folder): a field added to MoveRecord must be added there too.
+if tuple(f.name for f in fields(MoveRecord)) != ("seat", "move", "wall_ms", "cpu_ms", "forced"):
+    raise TypeError("records._read_moves names MoveRecord's fields: give it the new ones")
+
+
+@cache
+def _seats_allowed(players: int) -> frozenset[int]:
+    """The seats a move of a game of `players` seats may name: a player's, or CHANCE's."""
+    return frozenset(range(players)) | {CHANCE}
 
 
 _KNOWN_FIELDS = frozenset(f.name for f in fields(GameRecord)) - {"extra"}
+_READ_KEYS = _KNOWN_FIELDS | {"schema"}
 TOURNAMENT_FIELDS = ("id", "round", "opening", "names", "places", "points", "seed")
 # What a field without a default of its own reads as when a record lacks it (one written by
 # hand, or before the field was kept; docs/records.md); `from_json` requires game, moves,
@@ -205,8 +268,27 @@ READ_DEFAULTS: dict[str, Any] = {
 }
 
 
+# What each field a record may lack reads as (READ_DEFAULTS, else the field's own default),
+# split into values shared by every record and the factories of those each record owns.
+_ABSENT = {**{f.name: f.default_factory if f.default_factory is not MISSING else f.default
+              for f in fields(GameRecord) if f.name != "extra"
+              and (f.default is not MISSING or f.default_factory is not MISSING)}, **READ_DEFAULTS}
+_ABSENT_CONSTANTS = {name: value for name, value in _ABSENT.items() if not callable(value)}
+_ABSENT_FACTORIES = tuple((name, value) for name, value in _ABSENT.items() if callable(value))
+
+
 def record_problem(data: Any) -> str | None:
     """What makes a parsed line of `games.jsonl` unusable as a tournament's game record, or None."""
+    problem = _fields_problem(data)
+    if problem is None:
+        seats = range(len(data["names"]))
+        if not all(_usable_move(move, seats) for move in data["moves"]):
+            return _moves_problem(data["id"], seats)
+    return problem
+
+
+def _fields_problem(data: Any) -> str | None:
+    """record_problem but for the moves, which `read_record` checks as it reads them."""
     if not isinstance(data, dict):
         return f"a game record is a JSON object, not {type(data).__name__}"
     missing = [key for key in RECORD_KEYS if key not in data]
@@ -214,45 +296,60 @@ def record_problem(data: Any) -> str | None:
         return f"this game record lacks {', '.join(missing)}"
     if not isinstance(data["id"], str) or not isinstance(data["moves"], list):
         return "a game record's id is a string and its moves a list"
-    label = f"game {data['id']}"
+    label = data["id"]  # "game ID: ..." in each message, made only when one is
     names = data["names"]
     if not (isinstance(names, list) and len(names) >= 2 and all(isinstance(n, str) for n in names)):
-        return f"{label}: names must be the players' names in seat order, not {names!r}"
+        return f"game {label}: names must be the players' names in seat order, not {names!r}"
     seats = range(len(names))
-    listed = ", ".join(map(str, seats))  # "0, 1" for two seats
     winner = data["winner"]
     if winner is not None and (winner not in seats or isinstance(winner, bool)):
-        return f"{label}: winner must be {listed} or null, not {winner!r}"
-    if not isinstance(data["termination"], str) or data["termination"] not in _TERMINATIONS:
-        return f"{label}: termination must be one of {', '.join(t.value for t in Termination)}, " \
-               f"not {data['termination']!r}"
+        return f"game {label}: winner must be {', '.join(map(str, seats))} or null, not {winner!r}"
+    termination = data["termination"]
+    if not isinstance(termination, str) or termination not in _TERMINATIONS:
+        return f"game {label}: termination must be one of {', '.join(t.value for t in Termination)}, " \
+               f"not {termination!r}"
     points = data.get("points", [0] * len(names))
     if not (isinstance(points, list) and len(points) == len(names) and all(_is_number(p) for p in points)):
         count = {2: "two", 3: "three", 4: "four"}.get(len(names), str(len(names)))
-        return f"{label}: points must be {count} numbers, not {points!r}"
+        return f"game {label}: points must be {count} numbers, not {points!r}"
     places = data.get("places", [1] * len(names))
     if not (isinstance(places, list) and len(places) == len(names)
             and all(isinstance(p, int) and not isinstance(p, bool) and 1 <= p <= len(names) for p in places)):
-        return f"{label}: places must be {len(names)} places from 1 to {len(names)}, not {places!r}"
-    # A move's seat is a player's, or CHANCE's for a die the referee drew (docs/records.md).
-    if not all(isinstance(m, dict) and (m.get("seat") in seats or m.get("seat") == CHANCE) and _is_number(m.get("wall_ms"))
-               for m in data["moves"]):
-        return f"{label}: every move needs a seat ({listed.rpartition(', ')[0]} or {len(names) - 1}) and its wall_ms"
+        return f"game {label}: places must be {len(names)} places from 1 to {len(names)}, not {places!r}"
     return None
+
+
+def _usable_move(move: Any, seats: range) -> bool:
+    """Whether a move names its seat and its wall_ms: a seat is a player's, or CHANCE's for a
+    die the referee drew (docs/records.md)."""
+    return (isinstance(move, dict) and (move.get("seat") in seats or move.get("seat") == CHANCE)
+            and _is_number(move.get("wall_ms")))
+
+
+def _moves_problem(game_id: str, seats: range) -> str:
+    listed = ", ".join(map(str, seats))
+    return f"game {game_id}: every move needs a seat ({listed.rpartition(', ')[0]} or {len(seats) - 1}) and its wall_ms"
 
 
 RECORD_KEYS = ("id", "names", "winner", "termination", "moves")
 _TERMINATIONS = frozenset(t.value for t in Termination)
+_TERMINATION_OF = {t.value: t for t in Termination}
 
 
 def read_record(data: Any) -> GameRecord:
     """A parsed line of `games.jsonl` as a tournament's game record: NewerRecordError for a
-    record of a newer schema, RecordError naming what else makes it unusable."""
+    record of a newer schema, RecordError naming what else makes it unusable (record_problem's
+    finding, else what `GameRecord.from_json` refuses). The moves are checked as they are read,
+    in one walk."""
     _check_schema(data)
-    problem = record_problem(data)
+    problem = _fields_problem(data)
     if problem is not None:
         raise RecordError(problem)
-    return GameRecord.from_json(data)
+    seats = range(len(data["names"]))
+    moves = _read_moves(data["moves"], seats)
+    if moves is None:
+        raise RecordError(_moves_problem(data["id"], seats))
+    return _build(data, moves, None)
 
 
 def _check_schema(data: Any) -> None:

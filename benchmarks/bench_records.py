@@ -12,16 +12,19 @@ is shared: wall time would measure the neighbours), the best of `--repeat` runs 
 - audited: GameStore.load with the tamper check (audit.replay_problem), as `arbiter report`,
   the end of a run and a resume read a folder;
 - standings: reports.standings.compute_standings over the typed records.
+The four take turns, run by run, so that the machine's load weighs on each alike.
 """
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import sys
 import tempfile
+import tracemalloc
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -31,7 +34,6 @@ from arbiter.records import record_problem  # noqa: E402
 from arbiter.reports.standings import compute_standings  # noqa: E402
 from arbiter.tournament.audit import replay_problem  # noqa: E402
 from arbiter.tournament.store import GameStore  # noqa: E402
-from bench_report import best_seconds  # noqa: E402
 from report_samples import write_sample_tournament  # noqa: E402
 
 PLAYERS = tuple(f"bot{n}" for n in range(1, 9))
@@ -41,6 +43,20 @@ def json_objects(path: Path) -> list[Any]:
     objects = [json.loads(line) for line in path.read_bytes().splitlines()]
     assert all(record_problem(data) is None for data in objects)
     return objects
+
+
+def best_interleaved(actions: dict[str, Callable[[], Any]], repeat: int) -> dict[str, float]:
+    """Each action's best of `repeat` runs in CPU seconds, the actions taking turns run by run,
+    so that a neighbour's burst on the shared machine weighs on all of them alike, each run
+    after a full collection, so that none pays for the garbage of the one before."""
+    best = {name: float("inf") for name in actions}
+    for _ in range(repeat):
+        for name, action in actions.items():
+            gc.collect()  # each starts from the same heap: no garbage of the one before to collect
+            started = time.process_time()
+            action()
+            best[name] = min(best[name], time.process_time() - started)
+    return best
 
 
 def main() -> None:
@@ -58,18 +74,28 @@ def main() -> None:
         moves = sum(len(r.moves) for r in records)
         print(f"{len(records)} games, {moves} moves (games.jsonl {games.stat().st_size / 1e6:.1f} MB), "
               f"best of {args.repeat}, CPU seconds")
-        baseline = best_seconds(lambda: json_objects(games), args.repeat, time.process_time)
-        figures = {
-            "typed (GameStore.load)": best_seconds(lambda: GameStore(games).load(), args.repeat, time.process_time),
-            "audited (load with replay_problem)": best_seconds(
-                lambda: GameStore(games, audit=replay_problem).load(), args.repeat, time.process_time),
-            "standings (compute_standings)": best_seconds(
-                lambda: compute_standings(records, players=PLAYERS), args.repeat, time.process_time),
-        }
+        timed = best_interleaved({
+            "baseline": lambda: json_objects(games),
+            "typed (GameStore.load)": lambda: GameStore(games).load(),
+            "audited (load with replay_problem)": lambda: GameStore(games, audit=replay_problem).load(),
+            "standings (compute_standings)": lambda: compute_standings(records, players=PLAYERS),
+        }, args.repeat)
+        baseline = timed.pop("baseline")
+        figures = timed
         print(f"  {'baseline (json.loads + record_problem)':40} {baseline:6.3f} s")
         for name, seconds in figures.items():
             print(f"  {name:40} {seconds:6.3f} s = {seconds / baseline:4.2f} x baseline "
                   f"({(seconds - baseline) / len(records) * 1e6:+.0f} us a game)")
+        del records
+        for name, read in (("the JSON objects", lambda: json_objects(games)),
+                           ("the typed records", lambda: GameStore(games).load())):
+            gc.collect()
+            tracemalloc.start()
+            held = read()
+            size = tracemalloc.get_traced_memory()[0]
+            tracemalloc.stop()
+            del held
+            print(f"  memory held by {name:26} {size / 1e6:6.1f} MB")
 
 
 if __name__ == "__main__":

@@ -72,7 +72,7 @@ class GameStore:
         offset = 0
         for number, line in enumerate(data.splitlines(keepends=True), 1):
             complete = line.endswith(b"\n")
-            if complete and not line.strip():
+            if complete and line.isspace():
                 offset += len(line)
                 continue
             try:
@@ -107,7 +107,7 @@ class GameStore:
 
     def _problem(self, record: GameRecord, lines_of: Mapping[str | None, int]) -> str | None:
         """What makes a well-formed record wrong here: a stranger, its id seen before, or the audit's finding."""
-        strangers = [name for name in record.seat_names() if self.players and name not in self.players]
+        strangers = [name for name in record.seat_names() if name not in self.players] if self.players else []
         if strangers:
             return (f"game {record.id}: {', '.join(map(repr, strangers))} is not a player of this tournament "
                     f"(players: {', '.join(self.players)})")
