@@ -8,7 +8,7 @@ records by attribute.
 from __future__ import annotations
 
 import enum
-from dataclasses import MISSING, asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields
 from functools import cache
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
@@ -184,32 +184,22 @@ def _build(data: dict[str, Any], moves: list[MoveRecord] | None, damage: Excepti
     missing = [key for key in ("game", "moves", "winner", "termination") if key not in data]
     if missing:
         raise RecordError(f"this game record lacks {', '.join(missing)}")
-    values = dict(_ABSENT_CONSTANTS)
-    for name, make in _ABSENT_FACTORIES:
-        if name not in data:
-            values[name] = make()
-    values.update(data)
-    extra: dict[str, Any] = {}
-    if _READ_KEYS.issuperset(data):  # as the arbiter writes it: its schema, and fields
-        values.pop("schema", None)
-    else:  # keys this arbiter does not know, kept in `extra`
-        unknown = data.keys() - _KNOWN_FIELDS
-        for name in unknown:
-            del values[name]
-        extra = {k: v for k, v in data.items() if k in unknown and k != "schema"}
-    values["extra"] = extra
+    core = {k: v for k, v in data.items() if k in _KNOWN_FIELDS}
     try:
-        values["players"] = [_read_player(p) for p in data.get("players", [])]
+        core["players"] = [_read_player(p) for p in data.get("players", [])]
         if damage is not None:
             raise damage
-        values["moves"] = moves
+        core["moves"] = moves
         termination = data["termination"]
-        values["termination"] = _TERMINATION_OF.get(termination) if type(termination) is str else None
-        if values["termination"] is None:
-            values["termination"] = Termination(termination)  # ValueError, or the member given
+        known = _TERMINATION_OF.get(termination) if type(termination) is str else None
+        core["termination"] = known if known is not None else Termination(termination)  # ValueError, or the member
     except (KeyError, TypeError, AttributeError, ValueError) as exc:
         raise RecordError(f"this is not a game record ({type(exc).__name__}: {exc})") from None
-    return GameRecord(**values)
+    for name, value in READ_DEFAULTS.items():
+        if name not in core:
+            core[name] = value() if callable(value) else value
+    extra = {} if _READ_KEYS.issuperset(data) else {k: v for k, v in data.items() if k not in _READ_KEYS}
+    return GameRecord(**core, extra=extra)
 
 
 def _read_player(player: Any) -> PlayerRef:
@@ -268,13 +258,6 @@ READ_DEFAULTS: dict[str, Any] = {
 }
 
 
-# What each field a record may lack reads as (READ_DEFAULTS, else the field's own default),
-# split into values shared by every record and the factories of those each record owns.
-_ABSENT = {**{f.name: f.default_factory if f.default_factory is not MISSING else f.default
-              for f in fields(GameRecord) if f.name != "extra"
-              and (f.default is not MISSING or f.default_factory is not MISSING)}, **READ_DEFAULTS}
-_ABSENT_CONSTANTS = {name: value for name, value in _ABSENT.items() if not callable(value)}
-_ABSENT_FACTORIES = tuple((name, value) for name, value in _ABSENT.items() if callable(value))
 
 
 def record_problem(data: Any) -> str | None:
