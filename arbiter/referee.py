@@ -24,7 +24,6 @@ import re
 import shlex
 import threading
 import time
-import weakref
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from functools import partial
@@ -66,21 +65,6 @@ MIN_CPU_CHECK_S = 0.005  # under `clock: cpu`, the shortest wait between two CPU
 # After a game, how long a bot kept for its next game may take to read the last moves and
 # wait for its input again; one still busy then is ended as after any game.
 SETTLE_S = QUIT_GRACE_S
-# A game's rules read a move's text without looking at any position (`Game.parse_move`,
-# `format_move`), so each text a bot sends is read once per game object and the move and its
-# canonical text kept: up to this many texts per game, the moves that were applied.
-MAX_READINGS = 10_000
-_READINGS: weakref.WeakKeyDictionary[Game[Any], dict[str, tuple[Any, str]]] = weakref.WeakKeyDictionary()
-_READINGS_LOCK = threading.Lock()
-
-
-def _readings(game: Game[Any]) -> dict[str, tuple[Any, str]]:
-    """The texts already read as moves of `game`: text -> (move, canonical text)."""
-    with _READINGS_LOCK:
-        readings = _READINGS.get(game)
-        if readings is None:
-            readings = _READINGS[game] = {}
-        return readings
 
 
 @dataclass(frozen=True)
@@ -308,7 +292,6 @@ class _Referee:
         self.moves: list[tuple[int, str, float, float, bool]] = []
         self.cleanup_problems: list[str] = []  # what the arbiter failed to tidy after the game: noted, blames no bot
         self.doubts: list[str] = []  # verdicts the arbiter's own lateness left open, given to the bot: noted
-        self.readings = _readings(game)
         replay = game.new_state()
         for text in opening:
             seat = replay.current_player
@@ -708,19 +691,13 @@ class _Referee:
         """Parse and apply one move from the seat's bot: its canonical text, or a malformed or
         illegal fault."""
         text = line.strip()
-        reading = self.readings.get(text)
-        if reading is not None:
-            move, canonical = reading
-        else:
-            if not text:
-                return _Ending(Termination.MALFORMED, seat.index, f"{seat.label} sent an empty line")
-            try:
-                move = self.game.parse_move(text)
-            except ValueError as exc:  # MalformedMove, or a game's own parse error on garbage
-                why = getattr(exc, "why", str(exc))
-                return _Ending(Termination.MALFORMED, seat.index,
-                               f"{seat.label} sent {text[:80]!r}, which is not a move: {why}")
-            canonical = ""
+        if not text:
+            return _Ending(Termination.MALFORMED, seat.index, f"{seat.label} sent an empty line")
+        try:
+            move, canonical = self.game.read_move(text)
+        except ValueError as exc:  # MalformedMove, or a game's own parse error on garbage
+            why = getattr(exc, "why", str(exc))
+            return _Ending(Termination.MALFORMED, seat.index, f"{seat.label} sent {text[:80]!r}, which is not a move: {why}")
         try:
             self.state.apply(move)
         except MalformedMove as exc:  # a text the game reads only once it sees the position
@@ -729,10 +706,6 @@ class _Referee:
         except GameError as exc:
             why = getattr(exc, "why", str(exc))
             return _Ending(Termination.ILLEGAL, seat.index, f"{seat.label} played {text[:80]!r}, which is illegal: {why}")
-        if reading is None:
-            canonical = self.game.format_move(move)
-            if len(self.readings) < MAX_READINGS:  # a move once applied is a move of this game
-                self.readings[text] = (move, canonical)
         return canonical
 
     def _draw_chance(self) -> None:

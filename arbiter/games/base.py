@@ -29,6 +29,9 @@ else:
 
 
 CHANCE = -1  # the seat of chance: `current_player` at a chance node, and a chance outcome's seat in a record
+# At most this many move texts a game object keeps read (`Game.read_move`): every text of a
+# board's moves, not every string a hostile bot can make up.
+MAX_READINGS = 10_000
 
 
 class GameError(ValueError):
@@ -135,6 +138,7 @@ class Game(ABC, Generic[Move]):
         self.params: dict[str, Any] = {
             p.name: p.read(self.name, params.get(p.name, p.default)) for p in self.parameters
         }
+        self._readings: dict[str, tuple[Move, str]] = {}  # `read_move`'s texts
         self._setup()
 
     def _setup(self) -> None:
@@ -171,12 +175,25 @@ class Game(ABC, Generic[Move]):
     @abstractmethod
     def parse_move(self, text: str) -> Move:
         """Text to move; raises MalformedMove. Does not look at any position, and the move is
-        a value never changed once made (the referee reads each text once per game object and
-        applies the same move again when the text comes again)."""
+        a value never changed once made (`read_move` reads each text once per game object and
+        hands out the same move when the text comes again)."""
 
     @abstractmethod
     def format_move(self, move: Move) -> str:
         """Move to its canonical text: `format_move(parse_move(t))` is canonical."""
+
+    def read_move(self, text: str) -> tuple[Move, str]:
+        """`parse_move(text)` and the move's canonical text; raises as `parse_move` does.
+        Neither looks at a position, so each text is read once per game object (up to
+        MAX_READINGS texts) and the same move handed out again: a referee reads every line
+        a bot sends, a replay every move of every record."""
+        reading = self._readings.get(text)
+        if reading is None:
+            move = self.parse_move(text)
+            reading = (move, self.format_move(move))
+            if len(self._readings) < MAX_READINGS:
+                self._readings[text] = reading
+        return reading
 
 
 class State(ABC, Generic[Move]):
@@ -266,7 +283,7 @@ class State(ABC, Generic[Move]):
         if outcomes:
             move = self._chance_move(text, outcomes)
         else:
-            move = self.game.parse_move(text)
+            move = self.game.read_move(text)[0]
         self.apply(move, text)
         return move
 
