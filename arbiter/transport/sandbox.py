@@ -827,15 +827,14 @@ def _bwrap_argv(bwrap: str, setpriv: str, as_root: bool, command: Sequence[str],
         argv += [option, path] if option == "--dir" else [option, path, path]
     argv += _masks(binds, hide)
     argv += ["--chdir", cwd]
+    if as_root:  # root in the box only to become the box's user; the helper or setpriv drops it all
+        argv += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
     if spawn is not None:
         argv += ["--dir", os.path.dirname(SPAWN_IN_BOX), "--ro-bind", spawn, SPAWN_IN_BOX]
-        if as_root:  # root in the box only to become the box's user; the helper drops it all
-            argv += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
         return [*argv, "--", SPAWN_IN_BOX, "box", str(BOX_UID) if as_root else "-",
                 "-" if as_root else str(MAX_PROCESSES), *command]
     prefix = [setpriv, "--no-new-privs", "--inh-caps=-all"]
-    if as_root:  # root in the box only to become the box's user; setpriv drops it all
-        argv += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
+    if as_root:
         prefix += [f"--reuid={BOX_UID}", f"--regid={BOX_GID}", "--clear-groups", "--bounding-set=-all"]
     # Not root: the process cap is RLIMIT_NPROC, set inside the box (so after bubblewrap made
     # its user namespace, whose own count then holds only the box's tasks; set before, it would
