@@ -36,7 +36,7 @@ from .kept_bots import KeptBots, LiveBot
 from .protocol import QUIT, START, Dialect, find_dialect, format_chance_line
 from .records import GameRecord, MoveRecord, PlayerRef, Termination
 from .transport import TIMEOUT, BadLine, Channel, Closed, ReadResult
-from .transport.pipe import launch_pipe_bot
+from .transport.pipe import launch_pipe_bot, output_look
 from .transport.priority import punctual
 from .transport.process import BotProcess, LaunchError, end_all, launch_side_by_side
 from .transport.sandbox import SandboxSpec, not_shown_hint
@@ -292,6 +292,7 @@ class _Referee:
         self.moves: list[tuple[int, str, float, float, bool]] = []
         self.cleanup_problems: list[str] = []  # what the arbiter failed to tidy after the game: noted, blames no bot
         self.doubts: list[str] = []  # verdicts the arbiter's own lateness left open, given to the bot: noted
+        self._output_look: Callable[[], list[int]] | None = None  # made at the first check, every seat having its channel
         replay = game.new_state()
         for text in opening:
             seat = replay.current_player
@@ -506,8 +507,12 @@ class _Referee:
         Runs before every hand-off and after the game's last move. A bot whose output has
         closed by then has crashed, unless the game is over.
         """
-        for seat in self.seats:
-            result = seat.channel.read_line(0.0)  # type: ignore[union-attr]  # every seat has one by now
+        look = self._output_look
+        if look is None:  # every seat has its channel by now
+            look = self._output_look = output_look([seat.channel for seat in self.seats])  # type: ignore[misc]
+        for index in look():  # the seats that may have written something: usually none
+            seat = self.seats[index]
+            result = seat.channel.read_line(0.0)  # type: ignore[union-attr]
             if result is TIMEOUT:
                 continue
             if isinstance(result, Closed):

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from arbiter.transport import MAX_LINE_BYTES, TIMEOUT, BadLine, Closed
-from arbiter.transport.pipe import PipeChannel
+from arbiter.transport.pipe import PipeChannel, output_look
 from arbiter.transport.priority import punctual
 from arbiter.transport import process as process_module
 from arbiter.transport.process import BotProcess, end_all
@@ -60,6 +60,36 @@ def test_a_look_with_a_past_deadline_finds_what_has_arrived_and_never_waits(pipe
         looked = time.monotonic() - started
     if on_time:  # looks, never a wait: for a thread the machine runs when it wakes (priority.py)
         assert looked < 0.05
+
+
+def test_one_look_at_every_seat_names_the_seats_that_wrote_out_of_turn(pipes) -> None:
+    """The referee's check between turns: one look over every pipe names the channels that
+    hold something, notes the quiet ones as seen empty, and names everyone when a channel
+    already holds bytes or has finished (each is then read on its own, as before)."""
+    first, _, first_out = pipes
+    second_in_r, second_in_w = os.pipe()
+    second_out_r, second_out_w = os.pipe()
+    second = PipeChannel(second_in_w, second_out_r)
+    try:
+        look = output_look([first, second])
+        before = time.monotonic()
+        assert look() == []
+        assert first._empty_at >= before and second._empty_at >= before
+        os.write(second_out_w, b"1 1\n")
+        assert look() == [1]
+        assert second.read_line(0.0) == "1 1"
+        assert look() == []
+        os.write(first_out, b"2 2\n2 ")
+        assert look() == [0]
+        assert first.read_line(0.0) == "2 2"  # "2 " stays behind in the channel's buffer
+        assert look() == [0, 1]
+        assert first.read_line(0.0) is TIMEOUT and second.read_line(0.0) is TIMEOUT  # half a line is no line
+        os.close(second_out_w)
+        assert look() == [0, 1]  # the end of file is for `read_line` to say
+        assert isinstance(second.read_line(0.0), Closed)
+    finally:
+        second.close()
+        os.close(second_in_r)
 
 
 def test_a_read_returns_at_its_deadline_not_before_and_barely_after(pipes) -> None:

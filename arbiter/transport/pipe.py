@@ -9,9 +9,9 @@ import select
 import termios
 import time
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
-from . import MAX_LINE_BYTES, TIMEOUT, BadLine, Closed, ReadResult, SendResult, decode_line
+from . import MAX_LINE_BYTES, TIMEOUT, BadLine, Channel, Closed, ReadResult, SendResult, decode_line
 from .process import BotProcess
 from .sandbox import SandboxSpec
 
@@ -166,6 +166,47 @@ class PipeChannel:
         self._write_fd = self._read_fd = -1
         if self._finished is None:
             self._finished = Closed("the arbiter closed the channel")
+
+
+def output_look(channels: Sequence[Channel]) -> Callable[[], list[int]]:
+    """A look at every channel's output at once, for the referee's check between turns: the
+    call returns the indices of the channels that may hold something, which the caller reads
+    with `read_line(0.0)` (a partial line still reads as TIMEOUT there).
+
+    The pipe channels with nothing buffered are looked at with one `poll` over all their
+    pipes (one system call a turn instead of one a seat), and each found empty is noted as
+    seen empty then, as its own look would have. Any other channel (a socket) is always
+    named. Made for the channels of one game: a channel closed since counts as named (its
+    `read_line` says it is finished)."""
+    pipes = [(index, channel) for index, channel in enumerate(channels) if isinstance(channel, PipeChannel)]
+    others = [index for index, channel in enumerate(channels) if not isinstance(channel, PipeChannel)]
+    poller = select.poll()
+    by_fd: dict[int, int] = {}
+    for index, channel in pipes:
+        poller.register(channel._read_fd, select.POLLIN)
+        by_fd[channel._read_fd] = index
+    monotonic, poll = time.monotonic, poller.poll
+
+    everyone = list(range(len(channels)))
+    pipe_channels = [channel for _, channel in pipes]
+
+    def look() -> list[int]:
+        for channel in pipe_channels:
+            if channel._buffer or channel._finished is not None:
+                return everyone  # the rare case: each read on its own, as before
+        now = monotonic()
+        ready = poll(0)
+        if not ready:  # the usual case
+            for channel in pipe_channels:
+                channel._empty_at = now
+            return others
+        found = {by_fd[fd] for fd, _ in ready}
+        for index, channel in pipes:
+            if index not in found:
+                channel._empty_at = now
+        return sorted(found.union(others))
+
+    return look
 
 
 def launch_pipe_bot(command: Sequence[str], *, cwd: str | None = None,
