@@ -7,8 +7,9 @@ records by attribute.
 """
 from __future__ import annotations
 
+import copy
 import enum
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from functools import cache
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
@@ -153,12 +154,19 @@ class GameRecord:
     def to_json(self) -> dict[str, Any]:
         """A plain dict for JSON: its schema first, then every field (tournament fields only
         when set), then the unknown keys it was read with, all at the top level."""
-        data: dict[str, Any] = {"schema": RECORD_SCHEMA, **asdict(self)}
-        data["termination"] = self.termination.value
-        for name in TOURNAMENT_FIELDS:
-            if data[name] is None:
-                del data[name]
-        data.update(data.pop("extra"))
+        data: dict[str, Any] = {"schema": RECORD_SCHEMA}
+        for name in _RECORD_FIELDS:  # built field by field: `asdict` took most of a record's write
+            value = getattr(self, name)
+            if name == "moves":
+                data[name] = [{"seat": m.seat, "move": m.move, "wall_ms": m.wall_ms, "cpu_ms": m.cpu_ms,
+                               "forced": m.forced} for m in value]
+            elif name == "termination":
+                data[name] = value.value
+            elif value is None and name in TOURNAMENT_FIELDS:
+                continue
+            elif name != "extra":
+                data[name] = _plain(value)
+        data.update(_plain(self.extra))
         return data
 
     @classmethod
@@ -249,6 +257,23 @@ def _seats_allowed(players: int) -> frozenset[int]:
 _KNOWN_FIELDS = frozenset(f.name for f in fields(GameRecord)) - {"extra"}
 _READ_KEYS = _KNOWN_FIELDS | {"schema"}
 TOURNAMENT_FIELDS = ("id", "round", "opening", "names", "places", "points", "seed")
+_RECORD_FIELDS = tuple(f.name for f in fields(GameRecord))
+
+
+def _plain(value: Any) -> Any:
+    """`value` as JSON's values, copied (a dataclass as a dict of its fields): what `asdict`
+    makes of a field, for the few kinds a record holds."""
+    if value is None or isinstance(value, (str, int, float)):
+        return value
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, tuple):
+        return tuple(_plain(item) for item in value)
+    if hasattr(value, "__dataclass_fields__"):
+        return {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
+    return copy.deepcopy(value)
 # What a field without a default of its own reads as when a record lacks it (one written by
 # hand, or before the field was kept; docs/records.md); `from_json` requires game, moves,
 # winner and termination.

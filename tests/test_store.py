@@ -81,6 +81,25 @@ def test_a_record_is_written_with_its_schema_and_reads_back_as_written(tmp_path:
     assert store.load() == written
 
 
+def test_a_record_line_holds_every_field_as_the_dataclass_has_it_and_copies_nothing_it_shares(tmp_path: Path) -> None:
+    """`to_json` builds the line field by field (asdict took most of a record's write): the
+    same keys in the same order as `dataclasses.asdict` gives, a game's own record without the
+    tournament's fields, unknown keys kept at the top level, and containers copied."""
+    import dataclasses
+    record = dataclasses.replace(won_game("001-a-b", ["a", "b"], 0), extra={"judge": {"name": "x"}},
+                                 time_controls=[{"time_ms": 1000, "nested": [1, (2, 3)]}])
+    expected = {"schema": RECORD_SCHEMA, **dataclasses.asdict(record)}
+    expected["termination"] = "normal"
+    expected.update(expected.pop("extra"))
+    data = record.to_json()
+    assert list(data) == list(expected) and data == expected
+    data["time_controls"][0]["nested"].append(4)
+    data["judge"]["name"] = "y"
+    assert record.time_controls == [{"time_ms": 1000, "nested": [1, (2, 3)]}] and record.extra["judge"] == {"name": "x"}
+    alone = dataclasses.replace(record, id=None, round=None, opening=None, names=None, places=None, points=None, seed=None)
+    assert not {"id", "round", "opening", "names", "places", "points", "seed"} & set(alone.to_json())
+
+
 def test_a_record_of_a_newer_schema_is_refused_naming_its_file_and_line(tmp_path: Path,
                                                                         capsys: pytest.CaptureFixture[str]) -> None:
     older, newer = won_game("001-a-b", ["a", "b"], 0).to_json(), won_game("001-b-a", ["b", "a"], 1).to_json()
