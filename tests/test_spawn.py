@@ -160,6 +160,43 @@ def test_in_a_box_the_helper_drops_every_right_as_the_shell_and_setpriv_do(monke
     assert by_helper[-1] == "2"  # the bot is the PID namespace's second process: the box's init is the first
 
 
+def test_the_helpers_prelude_gives_the_bot_what_the_shells_did(monkeypatch):
+    """The box's first process is the helper (`spawn prelude`, reading its script as data) or
+    `/bin/sh`: the bot gets the same environment (a name no shell takes is left out both ways, a
+    value with quotes, spaces and a newline kept whole), the same caps and the address-space cap
+    where there is no memory group (the groups it joins are the sandbox tests' subject: limits,
+    freezing, CPU time)."""
+    from dataclasses import replace
+
+    from arbiter.transport import sandbox
+    from arbiter.transport.sandbox import SandboxSpec, support
+    places = support()
+    if not places.usable or places.spawn is None:
+        pytest.skip("no box, or no launch helper, on this machine")
+    seen = []
+    for helper in (places.spawn, None):
+        monkeypatch.setattr(sandbox, "_SUPPORT", replace(places, spawn=helper, memory=None))
+        box = sandbox.Box()
+        assert (box.argv[:2] == [helper, "prelude"]) == (helper is not None)
+        box.abandon()
+        box.remove()
+        seen.append(output_of(["/bin/sh", "-c", "env | sort; ulimit -v; ulimit -n; ulimit -f; ulimit -c"],
+                              sandbox=SandboxSpec(), memory_mb=300,
+                              env={"QUOTED": "it's \"a\" $HOME\nline two", "my.setting": "dropped"}))
+    by_helper, by_shell = seen
+    assert by_helper == by_shell
+    assert "QUOTED=it's \"a\" $HOME\nline two\n" in by_helper and "my.setting" not in by_helper
+    assert by_helper.splitlines()[-4:] == [str(300 << 10), "256", str((64 << 20) // 512), "0"]
+
+
+def test_a_nul_in_a_bots_environment_is_refused_before_its_box_is_given_it() -> None:
+    from arbiter.transport.sandbox import SandboxError, _bot_data
+    assert _bot_data(["/usr/bin/bwrap", "--", "bot"], {"A": "1"}, address_space_mb=2, seccomp="/f") == (
+        b"v2097152\0s/f\0eA=1\0a/usr/bin/bwrap\0a--\0abot\0")
+    with pytest.raises(SandboxError, match="NUL"):
+        _bot_data(["/usr/bin/bwrap", "--", "bot"], {"A": "1\0abash"}, address_space_mb=None, seccomp=None)
+
+
 def test_the_kits_bytecode_is_written_before_the_first_launch_where_the_arbiter_may(tmp_path, monkeypatch):
     """A box shows the kit read-only, so a boxed bot cannot write its `__pycache__` (nor any bot
     under PYTHONDONTWRITEBYTECODE): the arbiter writes it once, or every start of a Python bot

@@ -2,10 +2,10 @@
 
 This module owns every privilege and every limit of a sandboxed bot, and nothing else
 knows how the box is made. `process.py` (the only place that starts a process) asks it for
-a `Box`, whose first process it starts before the bot is known (a `/bin/sh` prelude that
-joins the box's control groups, sets its limits and waits), then has it `enter` the bot's
-command (the rest of the prelude's script: the bot's limits and environment, then bubblewrap
-around the bot). While the bot lives the box is its keeper: it finds the bot's own process and
+a `Box`, whose first process it starts before the bot is known (a prelude, the launch helper
+or else `/bin/sh`, that joins the box's control groups, sets its limits and waits), then has
+it `enter` the bot's command (what the prelude reads next: the bot's limits and environment,
+then bubblewrap around the bot). While the bot lives the box is its keeper: it finds the bot's own process and
 its own two (`keepers`), freezes and thaws it, reads its CPU time and kills it whole;
 afterwards it says why it was stopped (memory, process count) and is removed.
 
@@ -277,8 +277,9 @@ def _try_box(bwrap: str, setpriv: str, as_root: bool, seccomp: str | None, spawn
     script_r, script_w = os.pipe()
     try:
         with open(script_w, "wb") as script:
-            script.write(_bot_script(box, {"PATH": BOX_PATH}, address_space_mb=None, seccomp=seccomp))
-        done = subprocess.run(_prelude_argv((), f"/proc/{os.getpid()}/fd/{script_r}"), stdin=subprocess.DEVNULL,
+            script.write((_bot_script if spawn is None else _bot_data)(box, {"PATH": BOX_PATH}, address_space_mb=None,
+                                                                         seccomp=seccomp))
+        done = subprocess.run(_prelude_argv((), f"/proc/{os.getpid()}/fd/{script_r}", spawn), stdin=subprocess.DEVNULL,
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=_PROBE_TIMEOUT_S, env={})
     except (OSError, subprocess.SubprocessError) as exc:
         return str(exc)
@@ -667,7 +668,7 @@ class Box:
         # arbiter keeps the read end until `remove` (its number cannot be reused meanwhile).
         self._script_r, self._script_w = os.pipe()
         self._script_w_open = True
-        self.argv = _prelude_argv(self.groups.joins, f"/proc/{os.getpid()}/fd/{self._script_r}")
+        self.argv = _prelude_argv(self.groups.joins, f"/proc/{os.getpid()}/fd/{self._script_r}", places.spawn)
         self.env: dict[str, str] = {}  # the prelude's; the bot's own is set by its script
 
     def enter(self, command: Sequence[str], *, cwd: str | None, env: Mapping[str, str], spec: SandboxSpec,
@@ -689,8 +690,9 @@ class Box:
         address_space_mb = None if self.groups.memory_mb is not None else memory_mb
         bwrap = _box_view(places.bwrap, places.setpriv, places.as_root, places.seccomp is not None, places.spawn,
                           tuple(command), workdir, tuple(read), tuple(write), spec.hide)
-        script = _bot_script(bwrap, {"PATH": BOX_PATH, "HOME": "/tmp", "LANG": "C.UTF-8", **env},
-                             address_space_mb=address_space_mb, seccomp=places.seccomp)
+        script = (_bot_script if places.spawn is None else _bot_data)(
+            bwrap, {"PATH": BOX_PATH, "HOME": "/tmp", "LANG": "C.UTF-8", **env},
+            address_space_mb=address_space_mb, seccomp=places.seccomp)
         try:
             view = memoryview(script)
             while view:  # more than a pipe holds waits for the prelude to read it
@@ -854,14 +856,17 @@ _STDIO_SHIM = 'exec 0<&3 1>&4 3<&- 4>&- && exec "$@"'
 SPAWN_IN_BOX = "/run/arbiter/spawn"  # where a box shows the launch helper
 
 
-def _prelude_argv(joins: Sequence[str], script: str) -> list[str]:
-    """The command the arbiter starts for a box: a `/bin/sh` prelude that moves itself into the
-    box's control groups (writing `0` to each of `joins`), sets the limits every box has, puts
-    the bot's pipes (its standard input and output) on descriptors 3 and 4 with /dev/null on 0
-    and 1, and runs the script it reads from the file `script` (`_bot_script`), which makes it
-    bubblewrap. A prelude rather than Python between fork and exec, so that the arbiter starts it
-    with vfork instead of copying itself (docs/performance.md, Sandbox); every process of the box
-    descends from it, so all of them are in the groups."""
+def _prelude_argv(joins: Sequence[str], script: str, spawn: str | None = None) -> list[str]:
+    """The command the arbiter starts for a box: a prelude that moves itself into the box's
+    control groups (writing `0` to each of `joins`), sets the limits every box has, puts the
+    bot's pipes (its standard input and output) on descriptors 3 and 4 with /dev/null on 0 and
+    1, and reads from the file `script` what makes it bubblewrap. The launch helper `spawn`
+    (`spawn prelude`, reading `_bot_data`), else `/bin/sh` (running `_bot_script`). A prelude
+    rather than Python between fork and exec, so that the arbiter starts it with vfork instead
+    of copying itself (docs/performance.md, Sandbox); every process of the box descends from it,
+    so all of them are in the groups."""
+    if spawn is not None:
+        return [spawn, "prelude", "0", str(MAX_FILE_MB << 20), str(MAX_OPEN_FILES), script, *joins]
     steps = ["set -e"]
     steps += [f"echo 0 >{shlex.quote(path)}" for path in joins]
     steps += ["ulimit -c 0", f"ulimit -f {(MAX_FILE_MB << 20) // 512}", f"ulimit -n {MAX_OPEN_FILES}"]
@@ -888,6 +893,25 @@ def _bot_script(bwrap: Sequence[str], env: Mapping[str, str], *, address_space_m
     lines += [f"export {name}={shlex.quote(value)}" for name, value in env.items() if _SHELL_NAME.fullmatch(name)]
     lines.append(f"exec {shlex.join(bwrap)}")
     return ("\n".join(lines) + "\n").encode("utf-8", "surrogateescape")
+
+
+def _bot_data(bwrap: Sequence[str], env: Mapping[str, str], *, address_space_mb: int | None,
+              seccomp: str | None) -> bytes:
+    """`_bot_script`'s steps as the launch helper's prelude reads them (spawn.c): NUL-terminated
+    entries, a tag and its text each; the same environment (names a shell would take), the same
+    address-space cap and filter, then bubblewrap's command line. A NUL inside one would end it
+    early and start another entry, so none is let through."""
+    entries = []
+    if address_space_mb is not None:
+        entries.append(f"v{address_space_mb << 20}")
+    if seccomp is not None:
+        entries.append(f"s{seccomp}")
+    entries += [f"e{name}={value}" for name, value in env.items() if _SHELL_NAME.fullmatch(name)]
+    entries += [f"a{argument}" for argument in bwrap]
+    for entry in entries:
+        if "\0" in entry:
+            raise SandboxError(f"a bot's command or environment cannot hold a NUL character: {entry[1:80]!r}")
+    return b"".join(entry.encode("utf-8", "surrogateescape") + b"\0" for entry in entries)
 
 
 def _binds(read: Sequence[str], write: Sequence[str], hide: Sequence[str] = ()) -> list[tuple[str, str]]:

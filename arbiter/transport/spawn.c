@@ -24,7 +24,20 @@
  * UID (which empties the permitted and effective sets); then the inheritable and ambient sets
  * emptied and no_new_privs. It checks that no capability is left, then becomes PROGRAM. On any
  * failure it says what on stderr (the bot's log) and exits 126, so the bot never runs with
- * more than it should. */
+ * more than it should.
+ *
+ *     spawn prelude CORE_BYTES FILE_BYTES OPEN_FILES SCRIPT [JOIN_FILE...]
+ *
+ * A box's first process, started by the arbiter before its bot is known (sandbox.py, Box): joins
+ * the box's control groups by writing 0 to each JOIN_FILE, caps core files, file size and open
+ * descriptors (soft and hard), puts the bot's pipes (its 0 and 1) on descriptors 3 and 4 with
+ * /dev/null on 0 and 1, then reads SCRIPT to its end (the arbiter writes it once the bot is known;
+ * empty: the box was not used, exit 0). SCRIPT is data, not a shell's text: NUL-terminated
+ * entries, each a tag and its text: 'v' the address-space cap in bytes, 's' the system-call
+ * filter's file (opened on descriptor 5 for bubblewrap), 'e' one NAME=VALUE of the environment,
+ * 'a' one argument of the command to become (bubblewrap's, its program first). It becomes that
+ * command with that environment alone. On any failure it says what on stderr (the bot's log)
+ * and exits 126, as the shell prelude it replaces did with `set -e`. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -155,10 +168,110 @@ static int box(int argc, char **argv) {
     return 126;
 }
 
+static void join(const char *file) {
+    int fd = open(file, O_WRONLY | O_CLOEXEC);
+    if (fd < 0 || write(fd, "0", 1) != 1)
+        refuse(file);
+    close(fd);
+}
+
+static void cap(int resource, const char *bytes, const char *what) {
+    struct rlimit limit;
+    limit.rlim_cur = limit.rlim_max = (rlim_t)strtoull(bytes, NULL, 10);
+    if (setrlimit(resource, &limit) != 0)
+        refuse(what);
+}
+
+/* The script's bytes, read to the end of file (NUL-terminated once more), or NULL. */
+static char *slurp(const char *path, size_t *length) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    size_t size = 0, room = 8192;
+    char *data = malloc(room + 1);
+    for (;;) {
+        if (data == NULL)
+            return NULL;
+        if (size == room) {
+            room *= 2;
+            data = realloc(data, room + 1);
+            continue;
+        }
+        ssize_t got = read(fd, data + size, room - size);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            return NULL;
+        if (got == 0)
+            break;
+        size += (size_t)got;
+    }
+    close(fd);
+    data[size] = '\0';
+    *length = size;
+    return data;
+}
+
+static int prelude(int argc, char **argv) {
+    if (argc < 6) {
+        errno = EINVAL;
+        refuse("usage");
+    }
+    for (int i = 6; i < argc; i++)
+        join(argv[i]);
+    cap(RLIMIT_CORE, argv[2], "RLIMIT_CORE");
+    cap(RLIMIT_FSIZE, argv[3], "RLIMIT_FSIZE");
+    cap(RLIMIT_NOFILE, argv[4], "RLIMIT_NOFILE");
+    if (dup2(0, 3) < 0 || dup2(1, 4) < 0)  /* 3 and up are free: the arbiter closes them */
+        refuse("the bot's pipes (descriptors 3 and 4)");
+    int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || close(null) != 0)
+        refuse("/dev/null on descriptors 0 and 1");
+    size_t length = 0;
+    char *script = slurp(argv[5], &length);
+    if (script == NULL)
+        refuse("reading the box's script");
+    if (length == 0)
+        _exit(0);  /* a box given no bot */
+    size_t entries = 0;
+    for (size_t at = 0; at < length; at++)
+        entries += script[at] == '\0';
+    char **command = calloc(entries + 1, sizeof *command);
+    char **environment = calloc(entries + 1, sizeof *environment);
+    if (command == NULL || environment == NULL)
+        refuse("reading the box's script");
+    size_t arguments = 0, variables = 0;
+    for (char *entry = script; entry < script + length; entry += strlen(entry) + 1) {
+        switch (entry[0]) {
+        case 'a': command[arguments++] = entry + 1; break;
+        case 'e': environment[variables++] = entry + 1; break;
+        case 'v': cap(RLIMIT_AS, entry + 1, "RLIMIT_AS"); break;
+        case 's': {
+            int filter = open(entry + 1, O_RDONLY);
+            if (filter < 0 || (filter != 5 && (dup2(filter, 5) < 0 || close(filter) != 0)))
+                refuse(entry + 1);
+            break;
+        }
+        default:
+            errno = EINVAL;
+            refuse("an entry of the box's script");
+        }
+    }
+    if (arguments == 0) {
+        errno = EINVAL;
+        refuse("the box's script names no command");
+    }
+    execve(command[0], command, environment);
+    refuse(command[0]);
+    return 126;
+}
+
 int main(int argc, char **argv) {
     if (argc > 1 && strcmp(argv[1], "bot") == 0)
         return bot(argc, argv);
     if (argc > 1 && strcmp(argv[1], "box") == 0)
         return box(argc, argv);
+    if (argc > 1 && strcmp(argv[1], "prelude") == 0)
+        return prelude(argc, argv);
     return 126;
 }
