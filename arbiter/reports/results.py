@@ -64,8 +64,7 @@ def load_results(folder: Path) -> tuple[list[GameRecord], dict[str, Any]]:
     if not folder.is_dir():
         raise UsageError(f"{show_path(folder)} is a file, not a results folder "
                          f"(give the folder that holds {results.games.name})")
-    # A run stopped before its first game has a description and no records.
-    if not results.games.is_file() and not results.description_file.is_file():
+    if not results.holds_results():
         raise UsageError(f"{show_path(folder)} is not a results folder: it has no {results.games.name}")
     description = results.read_description() or TournamentDescription()
     schedule = description.schedule

@@ -244,6 +244,11 @@ class ResultsFolder:
         """`tournament.json`; read and written with `read_description` and `write_description`."""
         return self.path / DESCRIPTION_FILE
 
+    def holds_results(self) -> bool:
+        """Whether this is a results folder: it has records, or at least the description of a
+        run (one stopped before its first game has no records yet)."""
+        return self.games.is_file() or self.description_file.is_file()
+
     @property
     def logs(self) -> Path:
         """The folder of the bots' stderr logs, one file per seat per game, named after the game id."""
