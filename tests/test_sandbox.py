@@ -495,13 +495,13 @@ REPORTER = ("import json, os, sys\nsys.stdin.readline()\nfds = os.listdir('/proc
             "print(json.dumps({'env': dict(os.environ), 'fds': extra}), flush=True)\nsys.stdin.readline()\n")
 
 
-def boxed_report(env: dict[str, str]) -> dict:
-    """What a boxed REPORTER bot says about itself, given `env`."""
+def boxed_report(env: dict[str, str], program: str = REPORTER) -> dict:
+    """What a boxed REPORTER bot (or `program`) says about itself, given `env`."""
     import json
     import time
     from arbiter.transport.pipe import launch_pipe_bot
     from arbiter.transport.process import end_all
-    channel, process = launch_pipe_bot((sys.executable, "-c", REPORTER), env=env, sandbox=SandboxSpec())
+    channel, process = launch_pipe_bot((sys.executable, "-c", program), env=env, sandbox=SandboxSpec())
     try:
         assert channel.send_lines(["go"], time.monotonic() + 10) is None
         line = channel.read_line(time.monotonic() + 10)
@@ -522,6 +522,68 @@ def test_a_boxed_bot_gets_exactly_its_environment_whatever_the_names_and_values(
     assert set(seen) - set(env) == {"PATH", "HOME", "LANG", "PWD"}, sorted(seen)
 
 
+def test_a_box_built_ahead_gives_each_bot_its_own_environment_and_a_fresh_box(tmp_path: Path) -> None:
+    """A box built ahead for a player's next game has run nothing of its bot: each launch of
+    the same command gets the environment of its own game (the seed differs), and no file a
+    bot left in its box's /tmp, nor any descriptor, reaches the next bot."""
+    assert support().usable, support().describe()
+    leaver = ("import json, os, sys\nsys.stdin.readline()\nfound = os.listdir('/tmp')\n"
+              "open('/tmp/left-behind', 'w').write('x')\n"
+              "print(json.dumps({'seed': os.environ.get('ARBITER_SEED'), 'tmp': found}), flush=True)\n")
+    seen = [boxed_report({"ARBITER_SEED": seed}, leaver) for seed in ("1", "2", "3")]
+    assert seen == [{"seed": seed, "tmp": []} for seed in ("1", "2", "3")]
+    assert boxed_report({})["fds"] == []
+
+
+def test_a_box_built_ahead_serves_only_a_launch_that_shows_the_same(tmp_path: Path) -> None:
+    """Boxes are built ahead for what they show: a bot whose command names another file (so
+    its box shows another folder) never gets a box built for the first, and reads its own file."""
+    import time
+    from arbiter.transport.pipe import launch_pipe_bot
+    from arbiter.transport.process import end_all
+    assert support().usable, support().describe()
+    for name in ("first", "second", "first", "second"):
+        folder = tmp_path / name
+        folder.mkdir(exist_ok=True)
+        (folder / "words.txt").write_text(f"{name}\n")
+        channel, process = launch_pipe_bot(["/bin/cat", str(folder / "words.txt")], sandbox=SandboxSpec())
+        try:
+            assert channel.read_line(time.monotonic() + 10) == name
+        finally:
+            channel.close()
+            end_all([process], grace_s=1.0, term_grace_s=0.3)
+
+
+def test_a_bot_in_a_box_built_ahead_is_not_taken_for_started_before_its_program_runs() -> None:
+    """In a box built ahead, the helper waits in the box's PID namespace, asleep, where the bot
+    will be: it is not the bot until the bot's program runs (start-up is judged on the bot)."""
+    import time
+    from arbiter.transport import process as process_module
+    if not support().usable or support().spawn is None:
+        pytest.skip("no box, or no launch helper (no box is built ahead), on this machine")
+    view = sandbox_module.box_view(["/bin/cat"], cwd=None, spec=SandboxSpec(), memory_mb=None)
+    started = process_module._READY_BOXES.take()
+    try:
+        started.box.build(view)
+        deadline = time.monotonic() + 10
+        waiting = []
+        while not waiting and time.monotonic() < deadline:  # bubblewrap has made the box and run the helper
+            inits = sandbox_module.children(started.popen.pid)
+            waiting = sandbox_module.children(inits[0]) if inits else []
+            time.sleep(0.01)
+        assert waiting, "the helper never ran in the box"
+        time.sleep(0.05)
+        assert started.box.bot_pid() is None
+        started.box.give({}, None)
+        while started.box.bot_pid() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert started.box.bot_pid() == waiting[0]
+    finally:
+        started.box.abandon()
+        started.popen.kill()
+        started.discard()
+
+
 def test_a_boxed_bot_holds_no_descriptor_but_its_standard_three() -> None:
     """The pipe a box's prelude reads its script from is opened close-on-exec by the shell:
     neither it nor any other descriptor of the arbiter reaches the bot."""
@@ -531,23 +593,33 @@ def test_a_boxed_bot_holds_no_descriptor_but_its_standard_three() -> None:
 
 def test_a_bot_is_born_in_a_box_started_ahead_and_already_in_its_groups() -> None:
     """Each box taken is replaced by one started at once, whose prelude joins its control groups
-    while no bot waits: the next boxed bot gets that box, and its own process is in every group
-    of the box from its start."""
+    while no bot waits (and, with the launch helper, from a command's second launch on, becomes
+    bubblewrap showing what that command's box shows, the helper waiting in it): the next boxed
+    bot gets that box, and its own process is in every group of the box from its start."""
     import time
     import arbiter.transport.process as process_module
     from arbiter.transport.pipe import launch_pipe_bot
     from arbiter.transport.process import end_all
     assert support().usable, support().describe()
-    ready = process_module._READY_BOXES
+    ready = process_module._BUILT_BOXES if support().spawn is not None else process_module._READY_BOXES
+    # A command's boxes are built ahead from its second launch on.
+    earlier_channel, earlier = launch_pipe_bot(["/bin/cat"], sandbox=SandboxSpec())
+    earlier_channel.close()
+    end_all([earlier], grace_s=1.0, term_grace_s=0.3)
     first_channel, first = launch_pipe_bot(["/bin/cat"], sandbox=SandboxSpec())
+    view = sandbox_module.box_view(["/bin/cat"], cwd=None, spec=SandboxSpec(), memory_mb=None)
+
+    def waiting() -> set[int]:  # the boxes ready for this command (others' may be there too)
+        return {entry[1].popen.pid if isinstance(entry, tuple) else entry.popen.pid for entry in ready._ready
+                if not isinstance(entry, tuple) or entry[0] == view}
     deadline = time.monotonic() + 10
-    while not ready._ready and time.monotonic() < deadline:
+    while not waiting() and time.monotonic() < deadline:
         time.sleep(0.01)
-    waiting = {started.popen.pid for started in ready._ready}
-    assert waiting, "no box was started ahead"
+    ahead = waiting()
+    assert ahead, "no box was started ahead"
     channel, process = launch_pipe_bot(["/bin/cat"], sandbox=SandboxSpec())
     try:
-        assert process.pid in waiting
+        assert process.pid in ahead
         assert channel.send_lines(["x"], time.monotonic() + 10) is None
         assert channel.read_line(time.monotonic() + 10) == "x"
         bot = process.box.bot_pid()

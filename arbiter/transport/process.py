@@ -42,7 +42,7 @@ from typing import Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
 from .priority import let_others_run
 from .procfs import STAT_MAX_BYTES, children, is_running, kill, open_proc, pread_proc, read_proc, reap, stat_fields
 from . import spawn
-from .sandbox import PACKAGE_DIR, PLAYERS_DIR, Box, SandboxError, SandboxSpec, support
+from .sandbox import PACKAGE_DIR, PLAYERS_DIR, Box, BoxView, SandboxError, SandboxSpec, box_view, support
 
 LOG_CAP_BYTES = 1 << 20  # a bot's stderr log keeps this much, then a note, then discards
 _PR_SET_PDEATHSIG = 1
@@ -186,6 +186,7 @@ def _forget_launchers() -> None:
     global _LAUNCHERS
     _LAUNCHERS = None
     _READY_BOXES.forget()
+    _BUILT_BOXES.forget()
 
 
 os.register_at_fork(after_in_child=_forget_launchers)
@@ -209,7 +210,7 @@ class _StartedBox:
             # No Python between fork and exec: subprocess can use vfork.
             self.popen = subprocess.Popen(self.box.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                           stderr=subprocess.PIPE, env=self.box.env, bufsize=0, close_fds=True,
-                                          start_new_session=True)
+                                          start_new_session=True, pass_fds=self.box.pass_fds)
         except (OSError, subprocess.SubprocessError):
             self.box.remove()
             raise
@@ -311,6 +312,97 @@ class _ReadyBoxes:
 
 
 _READY_BOXES = _ReadyBoxes()
+
+
+class _BuiltBoxes:
+    """Boxes built ahead for the next launch of a player: a box's bubblewrap, its namespaces
+    and mounts (about 5 ms of CPU, and as long again waiting for the kernel) made while the
+    player's last game goes on, so that its next bot starts as soon as it is launched.
+
+    Boxes are built for a view (`sandbox.BoxView`: what the box shows, which command it
+    runs), on a launcher thread, and only with the launch helper (the helper waits in the box
+    for the bot's environment, `Box.give`). Each launch takes a box built for its view, or has
+    one built on the spot, and from a view's second launch on has another built for the next
+    (a view launched once, a single game's or a test's, may not come again): as many stay
+    ready as were taken, at most MAX_BUILT in all (the oldest of another view makes way).
+    A built box has run nothing of its bot: its `/tmp` is empty and its processes are
+    bubblewrap's and the helper's, waiting."""
+
+    MAX_BUILT = 16
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._ready: list[tuple[BoxView, _StartedBox]] = []  # oldest first
+        self._building = 0
+        self._seen: set[BoxView] = set()  # views launched before
+        atexit.register(self.close)
+
+    def take(self, view: BoxView) -> _StartedBox:
+        """A box showing `view`, its helper waiting for the bot (raises SandboxError or OSError
+        when none can be made)."""
+        with self._lock:
+            taken, evicted, kept = None, [], []
+            for entry in self._ready:
+                if taken is None and entry[0] == view and entry[1].alive():
+                    taken = entry[1]
+                elif entry[1].alive():
+                    kept.append(entry)
+                else:
+                    evicted.append(entry[1])
+            while kept and len(kept) + self._building >= self.MAX_BUILT:
+                evicted.append(kept.pop(0)[1])
+            self._ready = kept
+            build = view in self._seen and len(kept) + self._building < self.MAX_BUILT
+            self._seen.add(view)
+            if build:
+                self._building += 1
+        for started in evicted:
+            _in_background(started.discard)
+        if build and not _in_background(lambda: self._build_one(view)):
+            with self._lock:
+                self._building -= 1
+        if taken is None:
+            taken = _READY_BOXES.take()
+            try:
+                taken.box.build(view)
+            except BaseException:
+                taken.discard()
+                raise
+        return taken
+
+    def _build_one(self, view: BoxView) -> None:
+        built: _StartedBox | None = None
+        try:
+            built = _READY_BOXES.take()
+            built.box.build(view)
+        except (SandboxError, OSError, subprocess.SubprocessError):
+            if built is not None:
+                built.discard()
+            built = None  # the launch that finds none built builds its own, and says what fails
+        with self._lock:
+            self._building -= 1
+            if built is not None:
+                self._ready.append((view, built))
+
+    def close(self) -> None:
+        """End every box still waiting (at exit)."""
+        with self._lock:
+            ready, self._ready = self._ready, []
+        for _, started in ready:
+            try:
+                started.discard()
+            except OSError:  # at exit, a box whose files are already gone: nothing left to end
+                pass
+
+    def forget(self) -> None:
+        """In a forked child: the boxes are the parent's."""
+        self._lock = threading.Lock()
+        for _, started in self._ready:
+            started.box.abandon()
+        self._ready, self._building, self._seen = [], 0, set()
+
+
+_BUILT_BOXES = _BuiltBoxes()
 
 
 def _in_background(work: Callable[[], object]) -> bool:
@@ -659,13 +751,21 @@ class BotProcess:
             why = unstartable(command, cwd)  # inside the box, a missing program would look like a crash
             if why is not None:
                 raise LaunchError(f"cannot start {command[0]!r}: {why}")
+            # A ZeroMQ seat's folder is the game's own: its box is not built ahead.
+            ahead = support().spawn is not None and seat_dir is None
             try:
-                started = _READY_BOXES.take()
+                if ahead:
+                    started = _BUILT_BOXES.take(box_view(command, cwd=cwd, spec=sandbox, memory_mb=memory_mb))
+                else:
+                    started = _READY_BOXES.take()
             except (OSError, subprocess.SubprocessError) as exc:
                 raise LaunchError(f"cannot start {command[0]!r}: {exc}") from None
             box, popen = started.box, started.popen
             try:
-                box.enter(command, cwd=cwd, env=env or {}, spec=sandbox, memory_mb=memory_mb, seat_dir=seat_dir)
+                if ahead:
+                    box.give(env or {}, memory_mb)
+                else:
+                    box.enter(command, cwd=cwd, env=env or {}, spec=sandbox, memory_mb=memory_mb, seat_dir=seat_dir)
             except BaseException:
                 started.discard()
                 raise

@@ -51,6 +51,7 @@ import functools
 import os
 import re
 import secrets
+import select
 import shlex
 import shutil
 import subprocess
@@ -271,20 +272,26 @@ def _probe() -> Support:
 
 
 def _try_box(bwrap: str, setpriv: str, as_root: bool, seccomp: str | None, spawn: str | None) -> str | None:
-    """Run `true` in a box like a bot's, started the same way; None if it worked, else why not."""
+    """Run `true` in a box like a bot's, started the same way (with the helper: built first,
+    then given its command, as a box built ahead is); None if it worked, else why not."""
     box = _bwrap_argv(bwrap, setpriv, as_root, ["/bin/true"], cwd="/tmp", read=(), write=(),
-                      seccomp=seccomp is not None, spawn=spawn)
+                      seccomp=seccomp is not None, spawn=spawn, waits=spawn is not None)
     script_r, script_w = os.pipe()
+    control_r, control_w = os.pipe()
+    report_r, report_w = os.pipe()
     try:
-        with open(script_w, "wb") as script:
+        with open(script_w, "wb") as script, open(control_w, "wb") as control:
             script.write((_bot_script if spawn is None else _bot_data)(box, {"PATH": BOX_PATH}, address_space_mb=None,
                                                                          seccomp=seccomp))
-        done = subprocess.run(_prelude_argv((), f"/proc/{os.getpid()}/fd/{script_r}", spawn), stdin=subprocess.DEVNULL,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=_PROBE_TIMEOUT_S, env={})
+            control.write(_entries(["ePATH=" + BOX_PATH, "a/bin/true"]))
+        argv = _prelude_argv((), f"/proc/{os.getpid()}/fd/{script_r}", spawn, control=control_r, report=report_w)
+        done = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                              timeout=_PROBE_TIMEOUT_S, env={}, pass_fds=(control_r, report_w) if spawn else ())
     except (OSError, subprocess.SubprocessError) as exc:
         return str(exc)
     finally:
-        os.close(script_r)
+        for fd in (script_r, control_r, report_r, report_w):
+            os.close(fd)
     if done.returncode != 0:
         last = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:]
         return last[0] if last else f"status {done.returncode}"
@@ -648,15 +655,18 @@ class _Groups:
 # --- the box -------------------------------------------------------------------------
 
 class Box:
-    """One bot's sandbox, made in two steps. `Box()` makes its control groups and the command
-    of its first process (`argv`, `env`): a `/bin/sh` prelude that joins the groups, sets the
-    limits every box has, puts the bot's pipes (its standard input and output) on descriptors
-    3 and 4, and waits for the rest of its script. That process can be started before the bot
-    is known: `BotProcess` keeps boxes started ahead (docs/performance.md, Sandbox), so that no
-    bot waits for the kernel while its box's first process joins the groups. `enter` then gives
-    the started box its bot: the script that sets the bot's own limits and environment and
-    becomes bubblewrap around it. Then CPU time, freezing, why it was stopped, and `remove`
-    once its processes are all gone."""
+    """One bot's sandbox, made in steps. `Box()` makes its control groups and the command of
+    its first process (`argv`, `env`, `pass_fds`): a prelude (the launch helper, else `/bin/sh`)
+    that joins the groups, sets the limits every box has, puts the bot's pipes (its standard
+    input and output) on descriptors 3 and 4, and waits for the rest of its script. That process
+    can be started before the bot is known: `BotProcess` keeps boxes started ahead
+    (docs/performance.md, Sandbox), so that no bot waits for the kernel while its box's first
+    process joins the groups. `enter` then gives the started box its bot: what sets the bot's
+    own limits and environment and becomes bubblewrap around it. With the launch helper that is
+    two steps, which may be apart: `build` makes the prelude bubblewrap showing a `BoxView`, the
+    helper waiting in the box, and `give` sends the helper the bot's environment (a player's
+    next box is built while its game goes on: process.py). Then CPU time, freezing, why it was
+    stopped, and `remove` once its processes are all gone."""
 
     def __init__(self) -> None:
         self.places = places = support()  # what the box is made with (a test may change it)
@@ -668,31 +678,73 @@ class Box:
         # arbiter keeps the read end until `remove` (its number cannot be reused meanwhile).
         self._script_r, self._script_w = os.pipe()
         self._script_w_open = True
-        self.argv = _prelude_argv(self.groups.joins, f"/proc/{os.getpid()}/fd/{self._script_r}", places.spawn)
+        # With the launch helper, a box can be built before its bot is known (`build`, then
+        # `give`): the bot's command comes through a pipe the helper reads on descriptor 6, and
+        # the helper's descriptor 7, closed when the bot's program runs, tells `bot_pid` that it has.
+        self._control_w = self._report_r = -1
+        self.pass_fds: tuple[int, ...] = ()  # the prelude's inherited pipes, closed here once it runs
+        control = report = None
+        if places.spawn is not None:
+            control_r, self._control_w = os.pipe()
+            self._report_r, report_w = os.pipe()
+            self.pass_fds = (control_r, report_w)
+            control, report = control_r, report_w
+        self.argv = _prelude_argv(self.groups.joins, f"/proc/{os.getpid()}/fd/{self._script_r}", places.spawn,
+                                  control=control, report=report)
         self.env: dict[str, str] = {}  # the prelude's; the bot's own is set by its script
+        self.view: BoxView | None = None  # what it shows, once built
 
     def enter(self, command: Sequence[str], *, cwd: str | None, env: Mapping[str, str], spec: SandboxSpec,
               memory_mb: int | None, seat_dir: str | None = None) -> None:
         """Give the started box its bot: `command` run from `cwd` with `env` (and the box's
         PATH, HOME and LANG), showing what `spec` and `seat_dir` add, within `memory_mb`."""
         places = self.places
-        assert places.bwrap is not None and places.setpriv is not None
-        workdir = os.path.abspath(cwd or os.getcwd())
-        command = _resolved(command, workdir)
-        write = list(spec.write)
-        # A ZeroMQ seat's folder is shown read-only: the bot connects to the socket in it (a
-        # socket takes connections on a read-only mount) and can create nothing there.
-        read = [*spec.read, *([seat_dir] if seat_dir else [])]
-        for path in [*write, *([seat_dir] if seat_dir else [])]:
+        view = box_view(command, cwd=cwd, spec=spec, memory_mb=memory_mb, seat_dir=seat_dir, places=places)
+        if places.spawn is not None:
+            self.build(view)
+            self.give(env, memory_mb)
+            return
+        for path in view.given:
             _give_to_box(path, places.as_root)
         self.groups.limit_memory(memory_mb)
-        # Without a memory group the cap is on address space (mmap included).
-        address_space_mb = None if self.groups.memory_mb is not None else memory_mb
-        bwrap = _box_view(places.bwrap, places.setpriv, places.as_root, places.seccomp is not None, places.spawn,
-                          tuple(command), workdir, tuple(read), tuple(write), spec.hide)
-        script = (_bot_script if places.spawn is None else _bot_data)(
-            bwrap, {"PATH": BOX_PATH, "HOME": "/tmp", "LANG": "C.UTF-8", **env},
-            address_space_mb=address_space_mb, seccomp=places.seccomp)
+        self._write_script(_bot_script(view.bwrap(waits=False), self._bot_env(env),
+                                       address_space_mb=view.address_space_mb, seccomp=places.seccomp))
+
+    def build(self, view: BoxView) -> None:
+        """Have the started box's prelude become bubblewrap showing `view`, its bot to come
+        (`give`): the helper waits in the box for the bot's command. Needs the launch helper."""
+        places = self.places
+        assert places.spawn is not None and view.places is places
+        for path in view.given:
+            _give_to_box(path, places.as_root)
+        self._write_script(_bot_data(view.bwrap(waits=True), {"PATH": BOX_PATH}, address_space_mb=view.address_space_mb,
+                                     seccomp=places.seccomp))
+        self.view = view
+
+    def give(self, env: Mapping[str, str], memory_mb: int | None) -> None:
+        """Start the bot in the built box: its view's command, with `env` and the box's PATH,
+        HOME and LANG, its group within `memory_mb`."""
+        assert self.view is not None and self._control_w >= 0
+        self.groups.limit_memory(memory_mb)
+        entries = [f"e{name}={value}" for name, value in self._bot_env(env).items() if _SHELL_NAME.fullmatch(name)]
+        entries += [f"a{argument}" for argument in self.view.resolved]
+        data = _entries(entries)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(self._control_w, view):]
+        except OSError as exc:
+            raise SandboxError(f"the box is gone before its bot could start: {exc}") from None
+        finally:
+            os.close(self._control_w)
+            self._control_w = -1
+
+    @staticmethod
+    def _bot_env(env: Mapping[str, str]) -> dict[str, str]:
+        return {"PATH": BOX_PATH, "HOME": "/tmp", "LANG": "C.UTF-8", **env}
+
+    def _write_script(self, script: bytes) -> None:
+        """Write what the prelude reads, and close it (the prelude reads it to its end)."""
         try:
             view = memoryview(script)
             while view:  # more than a pipe holds waits for the prelude to read it
@@ -700,13 +752,20 @@ class Box:
         except OSError as exc:
             raise SandboxError(f"the box's first process is gone before its bot could start: {exc}") from None
         finally:
-            self.abandon()
+            self._close_script()
 
-    def abandon(self) -> None:
-        """No more script: a started box that was given no bot reads an empty one and ends."""
+    def _close_script(self) -> None:
         if self._script_w_open:
             self._script_w_open = False
             os.close(self._script_w)
+
+    def abandon(self) -> None:
+        """No bot for this box: its prelude, or the helper waiting in a built box, reads an
+        empty script and ends."""
+        self._close_script()
+        if self._control_w >= 0:
+            os.close(self._control_w)
+            self._control_w = -1
 
     # --- the running box: given the pid of the process launched with `argv` ----------------
     def launched(self, pid: int) -> None:
@@ -714,10 +773,15 @@ class Box:
         self._launched_pid = pid
         self._keepers: set[int] = set()
         self._bot_pid: int | None = None
+        for fd in self.pass_fds:  # the prelude has its own
+            os.close(fd)
+        self.pass_fds = ()
 
     def bot_pid(self) -> int | None:
         """The bot's own process (the box init's child), once it has run the bot's program."""
         if self._bot_pid is None:
+            if self._report_r >= 0 and not select.select([self._report_r], [], [], 0)[0]:
+                return None  # the helper has not run the bot's program yet (its descriptor 7 is open)
             inits = children(self._launched_pid)
             bots = children(inits[0]) if inits else []
             if bots and read_proc(f"/proc/{bots[0]}/comm") not in (None, b"bwrap\n"):  # it has run exec
@@ -777,15 +841,67 @@ class Box:
     def remove(self) -> None:
         """Remove the control groups (the box's processes are dead) and the script's pipe."""
         self.abandon()
-        if self._script_r >= 0:
-            os.close(self._script_r)
-            self._script_r = -1
+        for fd in (self._script_r, self._report_r, *self.pass_fds):
+            if fd >= 0:
+                os.close(fd)
+        self._script_r = self._report_r = -1
+        self.pass_fds = ()
         self.groups.remove()
+
+
+@dataclass(frozen=True)
+class BoxView:
+    """What a player's box shows and which command it runs, worked out from its command, spec
+    and seat (`box_view`): two equal views make interchangeable boxes, so a box built ahead
+    for one player's next game (process.py) serves any launch with the same view."""
+
+    places: Support
+    resolved: tuple[str, ...]  # the command, its program found as the box will find it
+    workdir: str
+    read: tuple[str, ...]
+    write: tuple[str, ...]
+    hide: tuple[str, ...]
+    given: tuple[str, ...]  # made to exist and given to the box's user before it starts
+    address_space_mb: int | None  # the cap on address space, where no memory group caps the box
+
+    def bwrap(self, *, waits: bool) -> tuple[str, ...]:
+        """bubblewrap's command line: around the command, or (`waits`) ending with the helper
+        waiting in the box for it (`spawn box-wait`)."""
+        places = self.places
+        assert places.bwrap is not None and places.setpriv is not None
+        return _box_view(places.bwrap, places.setpriv, places.as_root, places.seccomp is not None, places.spawn,
+                         self.resolved, self.workdir, self.read, self.write, self.hide, waits)
+
+
+def box_view(command: Sequence[str], *, cwd: str | None, spec: SandboxSpec, memory_mb: int | None,
+             seat_dir: str | None = None, places: Support | None = None) -> BoxView:
+    """The view of a box for `command` run from `cwd` (the arbiter's folder when None),
+    showing what `spec` and a ZeroMQ `seat_dir` add, within `memory_mb`."""
+    places = places if places is not None else support()
+    workdir = os.path.abspath(cwd or os.getcwd())
+    # A ZeroMQ seat's folder is shown read-only: the bot connects to the socket in it (a
+    # socket takes connections on a read-only mount) and can create nothing there.
+    seat = (seat_dir,) if seat_dir else ()
+    return BoxView(places=places, resolved=tuple(_resolved(command, workdir)), workdir=workdir,
+                   read=(*spec.read, *seat), write=tuple(spec.write), hide=tuple(spec.hide),
+                   given=(*spec.write, *seat),
+                   # Without a memory group the cap is on address space (mmap included).
+                   address_space_mb=memory_mb if places.memory is None else None)
+
+
+def _entries(entries: Sequence[str]) -> bytes:
+    """Entries for the launch helper (spawn.c), each a tag and its text, NUL-terminated. A NUL
+    inside one would end it early and start another, so none is let through."""
+    for entry in entries:
+        if "\0" in entry:
+            raise SandboxError(f"a bot's command or environment cannot hold a NUL character: {entry[1:80]!r}")
+    return b"".join(entry.encode("utf-8", "surrogateescape") + b"\0" for entry in entries)
 
 
 @functools.lru_cache(maxsize=256)
 def _box_view(bwrap: str, setpriv: str, as_root: bool, seccomp: bool, spawn: str | None, command: tuple[str, ...],
-              cwd: str, read: tuple[str, ...], write: tuple[str, ...], hide: tuple[str, ...] = ()) -> tuple[str, ...]:
+              cwd: str, read: tuple[str, ...], write: tuple[str, ...], hide: tuple[str, ...] = (),
+              waits: bool = False) -> tuple[str, ...]:
     """`_bwrap_argv` for a player's box, worked out once per arbiter process: the same player's
     box shows the same paths in every game, and finding them (the interpreter's installation,
     every path resolved through its links) took 0.5 ms of the arbiter's CPU a launch, 40% of a
@@ -793,12 +909,12 @@ def _box_view(bwrap: str, setpriv: str, as_root: bool, seccomp: bool, spawn: str
     the first (the box shows what was resolved then)."""
     return tuple(_bwrap_argv(bwrap, setpriv, as_root, command, cwd=cwd,
                              read=(*read, *_named_paths(command, cwd, write, as_root)), write=write, seccomp=seccomp,
-                             hide=hide, spawn=spawn))
+                             hide=hide, spawn=spawn, waits=waits))
 
 
 def _bwrap_argv(bwrap: str, setpriv: str, as_root: bool, command: Sequence[str], *, cwd: str,
                 read: Sequence[str], write: Sequence[str], seccomp: bool, hide: Sequence[str] = (),
-                spawn: str | None = None) -> list[str]:
+                spawn: str | None = None, waits: bool = False) -> list[str]:
     """bubblewrap's command line for a box around `command`, run from `cwd` (with the
     system-call filter read from SECCOMP_FD when `seccomp`), the `hide` paths covered. The
     bot's pipes are moved to 0 and 1 and its rights dropped by the launch helper `spawn`
@@ -833,8 +949,10 @@ def _bwrap_argv(bwrap: str, setpriv: str, as_root: bool, command: Sequence[str],
         argv += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
     if spawn is not None:
         argv += ["--dir", os.path.dirname(SPAWN_IN_BOX), "--ro-bind", spawn, SPAWN_IN_BOX]
-        return [*argv, "--", SPAWN_IN_BOX, "box", str(BOX_UID) if as_root else "-",
-                "-" if as_root else str(MAX_PROCESSES), *command]
+        rights = [str(BOX_UID) if as_root else "-", "-" if as_root else str(MAX_PROCESSES)]
+        if waits:  # the command comes later, on the helper's descriptor 6
+            return [*argv, "--", SPAWN_IN_BOX, "box-wait", *rights]
+        return [*argv, "--", SPAWN_IN_BOX, "box", *rights, *command]
     prefix = [setpriv, "--no-new-privs", "--inh-caps=-all"]
     if as_root:
         prefix += [f"--reuid={BOX_UID}", f"--regid={BOX_GID}", "--clear-groups", "--bounding-set=-all"]
@@ -856,17 +974,21 @@ _STDIO_SHIM = 'exec 0<&3 1>&4 3<&- 4>&- && exec "$@"'
 SPAWN_IN_BOX = "/run/arbiter/spawn"  # where a box shows the launch helper
 
 
-def _prelude_argv(joins: Sequence[str], script: str, spawn: str | None = None) -> list[str]:
+def _prelude_argv(joins: Sequence[str], script: str, spawn: str | None = None, *, control: int | None = None,
+                  report: int | None = None) -> list[str]:
     """The command the arbiter starts for a box: a prelude that moves itself into the box's
     control groups (writing `0` to each of `joins`), sets the limits every box has, puts the
     bot's pipes (its standard input and output) on descriptors 3 and 4 with /dev/null on 0 and
     1, and reads from the file `script` what makes it bubblewrap. The launch helper `spawn`
-    (`spawn prelude`, reading `_bot_data`), else `/bin/sh` (running `_bot_script`). A prelude
+    (`spawn prelude`, reading `_bot_data`; the inherited pipes `control` and `report` go to
+    the helper that waits in a box built ahead, on its descriptors 6 and 7), else `/bin/sh`
+    (running `_bot_script`). A prelude
     rather than Python between fork and exec, so that the arbiter starts it with vfork instead
     of copying itself (docs/performance.md, Sandbox); every process of the box descends from it,
     so all of them are in the groups."""
     if spawn is not None:
-        return [spawn, "prelude", "0", str(MAX_FILE_MB << 20), str(MAX_OPEN_FILES), script, *joins]
+        return [spawn, "prelude", "0", str(MAX_FILE_MB << 20), str(MAX_OPEN_FILES), script,
+                "-" if control is None else str(control), "-" if report is None else str(report), *joins]
     steps = ["set -e"]
     steps += [f"echo 0 >{shlex.quote(path)}" for path in joins]
     steps += ["ulimit -c 0", f"ulimit -f {(MAX_FILE_MB << 20) // 512}", f"ulimit -n {MAX_OPEN_FILES}"]
@@ -908,10 +1030,7 @@ def _bot_data(bwrap: Sequence[str], env: Mapping[str, str], *, address_space_mb:
         entries.append(f"s{seccomp}")
     entries += [f"e{name}={value}" for name, value in env.items() if _SHELL_NAME.fullmatch(name)]
     entries += [f"a{argument}" for argument in bwrap]
-    for entry in entries:
-        if "\0" in entry:
-            raise SandboxError(f"a bot's command or environment cannot hold a NUL character: {entry[1:80]!r}")
-    return b"".join(entry.encode("utf-8", "surrogateescape") + b"\0" for entry in entries)
+    return _entries(entries)
 
 
 def _binds(read: Sequence[str], write: Sequence[str], hide: Sequence[str] = ()) -> list[tuple[str, str]]:

@@ -26,18 +26,27 @@
  * failure it says what on stderr (the bot's log) and exits 126, so the bot never runs with
  * more than it should.
  *
- *     spawn prelude CORE_BYTES FILE_BYTES OPEN_FILES SCRIPT [JOIN_FILE...]
+ *     spawn prelude CORE_BYTES FILE_BYTES OPEN_FILES SCRIPT CONTROL_FD REPORT_FD [JOIN_FILE...]
  *
  * A box's first process, started by the arbiter before its bot is known (sandbox.py, Box): joins
  * the box's control groups by writing 0 to each JOIN_FILE, caps core files, file size and open
  * descriptors (soft and hard), puts the bot's pipes (its 0 and 1) on descriptors 3 and 4 with
- * /dev/null on 0 and 1, then reads SCRIPT to its end (the arbiter writes it once the bot is known;
- * empty: the box was not used, exit 0). SCRIPT is data, not a shell's text: NUL-terminated
+ * /dev/null on 0 and 1, then reads SCRIPT to its end (the arbiter writes it once it knows what
+ * the box shows; empty: the box was not used, exit 0). CONTROL_FD and REPORT_FD ("-": none),
+ * inherited pipes, are put on 6 and 7 for `spawn box-wait`. SCRIPT is data, not a shell's text: NUL-terminated
  * entries, each a tag and its text: 'v' the address-space cap in bytes, 's' the system-call
  * filter's file (opened on descriptor 5 for bubblewrap), 'e' one NAME=VALUE of the environment,
  * 'a' one argument of the command to become (bubblewrap's, its program first). It becomes that
  * command with that environment alone. On any failure it says what on stderr (the bot's log)
- * and exits 126, as the shell prelude it replaces did with `set -e`. */
+ * and exits 126, as the shell prelude it replaces did with `set -e`.
+ *
+ *     spawn box-wait UID NPROC
+ *
+ * `spawn box` in a box built before its bot was known (a player's box for its next game, built
+ * while this one is played): reads the bot's command and environment from descriptor 6 to its
+ * end, the same entries as the prelude's ('a' and 'e' only; empty: the box was not used, exit
+ * 0), then does what `spawn box` does with them. Descriptors 6 and 7 are closed on exec: the
+ * arbiter, which holds the other end of 7, sees it close once the bot's program runs. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -119,18 +128,16 @@ static void refuse(const char *what) {
     _exit(126);
 }
 
-static int box(int argc, char **argv) {
-    if (argc < 5) {
-        errno = EINVAL;
-        refuse("usage");
-    }
-    int change_user = strcmp(argv[2], "-") != 0;
-    uid_t uid = (uid_t)strtoul(argv[2], NULL, 10);
+/* Put the bot's pipes on 0 and 1, cap its tasks, drop every right and become argv[0] with
+ * `environment` (NULL: its own), as `spawn box` and `spawn box-wait` do. */
+static void become_bot(const char *uid_text, const char *nproc_text, char **argv, char **environment) {
+    int change_user = strcmp(uid_text, "-") != 0;
+    uid_t uid = (uid_t)strtoul(uid_text, NULL, 10);
     if (dup2(3, 0) < 0 || dup2(4, 1) < 0 || close(3) != 0 || close(4) != 0)
         refuse("the bot's pipes (descriptors 3 and 4)");
-    if (strcmp(argv[3], "-") != 0) {
+    if (strcmp(nproc_text, "-") != 0) {
         struct rlimit limit;
-        limit.rlim_cur = limit.rlim_max = (rlim_t)strtoull(argv[3], NULL, 10);
+        limit.rlim_cur = limit.rlim_max = (rlim_t)strtoull(nproc_text, NULL, 10);
         if (setrlimit(RLIMIT_NPROC, &limit) != 0)
             refuse("RLIMIT_NPROC");
     }
@@ -163,8 +170,18 @@ static int box(int argc, char **argv) {
         errno = EPERM;
         refuse("capabilities left after dropping them");
     }
-    execvp(argv[4], argv + 4);
-    refuse(argv[4]);
+    if (environment != NULL)
+        environ = environment;  /* execvp looks for the program on the bot's own PATH */
+    execvp(argv[0], argv);
+    refuse(argv[0]);
+}
+
+static int box(int argc, char **argv) {
+    if (argc < 5) {
+        errno = EINVAL;
+        refuse("usage");
+    }
+    become_bot(argv[2], argv[3], argv + 4, NULL);
     return 126;
 }
 
@@ -182,11 +199,8 @@ static void cap(int resource, const char *bytes, const char *what) {
         refuse(what);
 }
 
-/* The script's bytes, read to the end of file (NUL-terminated once more), or NULL. */
-static char *slurp(const char *path, size_t *length) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return NULL;
+/* What `fd` holds, read to its end of file (NUL-terminated once more), or NULL. */
+static char *slurp(int fd, size_t *length) {
     size_t size = 0, room = 8192;
     char *data = malloc(room + 1);
     for (;;) {
@@ -206,18 +220,76 @@ static char *slurp(const char *path, size_t *length) {
             break;
         size += (size_t)got;
     }
-    close(fd);
     data[size] = '\0';
     *length = size;
     return data;
 }
 
+/* An inherited descriptor named on the command line ("-": none) moved to 10 or above, where
+ * putting the pipes on 3 and 4 cannot overwrite it; -1 for none. */
+static int keep_aside(const char *text) {
+    if (strcmp(text, "-") == 0)
+        return -1;
+    int fd = atoi(text), moved = fcntl(fd, F_DUPFD, 10);
+    if (moved < 0 || close(fd) != 0)
+        refuse("a descriptor for the box");
+    return moved;
+}
+
+/* A command and its environment read from `fd` to its end of file: NUL-terminated entries,
+ * 'a' an argument, 'e' a NAME=VALUE, and (with `limits`, the prelude's) 'v' the address-space
+ * cap and 's' the system-call filter's file, opened on descriptor 5. `spare` free places are
+ * left at the environment's end. Nothing there: the box was given no bot, exit 0. */
+struct order {
+    char **command, **environment;
+    size_t variables;
+};
+
+static struct order read_order(int fd, int limits, size_t spare, const char *what) {
+    size_t length = 0;
+    char *data = fd < 0 ? NULL : slurp(fd, &length);
+    if (data == NULL)
+        refuse(what);
+    close(fd);
+    if (length == 0)
+        _exit(0);
+    size_t entries = 0;
+    for (size_t at = 0; at < length; at++)
+        entries += data[at] == '\0';
+    struct order order = {calloc(entries + 1, sizeof(char *)), calloc(entries + spare + 1, sizeof(char *)), 0};
+    if (order.command == NULL || order.environment == NULL)
+        refuse(what);
+    size_t arguments = 0;
+    for (char *entry = data; entry < data + length; entry += strlen(entry) + 1) {
+        if (entry[0] == 'a')
+            order.command[arguments++] = entry + 1;
+        else if (entry[0] == 'e')
+            order.environment[order.variables++] = entry + 1;
+        else if (limits && entry[0] == 'v')
+            cap(RLIMIT_AS, entry + 1, "RLIMIT_AS");
+        else if (limits && entry[0] == 's') {
+            int filter = open(entry + 1, O_RDONLY);
+            if (filter < 0 || (filter != 5 && (dup2(filter, 5) < 0 || close(filter) != 0)))
+                refuse(entry + 1);
+        } else {
+            errno = EINVAL;
+            refuse(what);
+        }
+    }
+    if (arguments == 0) {
+        errno = EINVAL;
+        refuse(what);
+    }
+    return order;
+}
+
 static int prelude(int argc, char **argv) {
-    if (argc < 6) {
+    if (argc < 8) {
         errno = EINVAL;
         refuse("usage");
     }
-    for (int i = 6; i < argc; i++)
+    int control = keep_aside(argv[6]), report = keep_aside(argv[7]);
+    for (int i = 8; i < argc; i++)
         join(argv[i]);
     cap(RLIMIT_CORE, argv[2], "RLIMIT_CORE");
     cap(RLIMIT_FSIZE, argv[3], "RLIMIT_FSIZE");
@@ -227,42 +299,36 @@ static int prelude(int argc, char **argv) {
     int null = open("/dev/null", O_RDWR | O_CLOEXEC);
     if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || close(null) != 0)
         refuse("/dev/null on descriptors 0 and 1");
-    size_t length = 0;
-    char *script = slurp(argv[5], &length);
-    if (script == NULL)
-        refuse("reading the box's script");
-    if (length == 0)
-        _exit(0);  /* a box given no bot */
-    size_t entries = 0;
-    for (size_t at = 0; at < length; at++)
-        entries += script[at] == '\0';
-    char **command = calloc(entries + 1, sizeof *command);
-    char **environment = calloc(entries + 1, sizeof *environment);
-    if (command == NULL || environment == NULL)
-        refuse("reading the box's script");
-    size_t arguments = 0, variables = 0;
-    for (char *entry = script; entry < script + length; entry += strlen(entry) + 1) {
-        switch (entry[0]) {
-        case 'a': command[arguments++] = entry + 1; break;
-        case 'e': environment[variables++] = entry + 1; break;
-        case 'v': cap(RLIMIT_AS, entry + 1, "RLIMIT_AS"); break;
-        case 's': {
-            int filter = open(entry + 1, O_RDONLY);
-            if (filter < 0 || (filter != 5 && (dup2(filter, 5) < 0 || close(filter) != 0)))
-                refuse(entry + 1);
-            break;
-        }
-        default:
-            errno = EINVAL;
-            refuse("an entry of the box's script");
-        }
-    }
-    if (arguments == 0) {
+    struct order order = read_order(open(argv[5], O_RDONLY | O_CLOEXEC), 1, 0, "reading the box's script");
+    if ((control >= 0 && (dup2(control, 6) < 0 || close(control) != 0)) ||
+        (report >= 0 && (dup2(report, 7) < 0 || close(report) != 0)))
+        refuse("the box's descriptors 6 and 7");
+    execve(order.command[0], order.command, order.environment);
+    refuse(order.command[0]);
+    return 126;
+}
+
+/* spawn box-wait UID NPROC: `spawn box` for a box made before its bot was known. */
+static int box_wait(int argc, char **argv) {
+    if (argc < 4) {
         errno = EINVAL;
-        refuse("the box's script names no command");
+        refuse("usage");
     }
-    execve(command[0], command, environment);
-    refuse(command[0]);
+    if (fcntl(6, F_SETFD, FD_CLOEXEC) != 0 || fcntl(7, F_SETFD, FD_CLOEXEC) != 0)
+        refuse("the box's descriptors 6 and 7");
+    struct order order = read_order(6, 0, 1, "reading the bot's command");
+    /* bubblewrap sets PWD to the folder it starts the command in, over the one it was given */
+    const char *folder = getenv("PWD");
+    if (folder != NULL) {
+        size_t kept = 0;
+        for (size_t i = 0; i < order.variables; i++)
+            if (strncmp(order.environment[i], "PWD=", 4) != 0)
+                order.environment[kept++] = order.environment[i];
+        if (asprintf(&order.environment[kept++], "PWD=%s", folder) < 0)
+            refuse("the bot's PWD");
+        order.environment[kept] = NULL;
+    }
+    become_bot(argv[2], argv[3], order.command, order.environment);
     return 126;
 }
 
@@ -273,5 +339,7 @@ int main(int argc, char **argv) {
         return box(argc, argv);
     if (argc > 1 && strcmp(argv[1], "prelude") == 0)
         return prelude(argc, argv);
+    if (argc > 1 && strcmp(argv[1], "box-wait") == 0)
+        return box_wait(argc, argv);
     return 126;
 }
