@@ -1,8 +1,12 @@
 """The pipe channel and the process handle under the referee: lines, limits, deadlines, CPU."""
 from __future__ import annotations
 
+import fcntl
 import os
+import struct
+import subprocess
 import sys
+import termios
 import threading
 import time
 import tracemalloc
@@ -336,3 +340,149 @@ def test_a_forked_child_launches_side_by_side_on_threads_of_its_own() -> None:
             os._exit(2)
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+# --- the stderr drains ---------------------------------------------------------------
+
+def _drain_over_pipe(log_path: Path | None, cap_bytes: int = process_module.LOG_CAP_BYTES):
+    """A drain reading a new pipe; the test holds the write end, as a bot's stderr."""
+    read_fd, write_fd = os.pipe()
+    return process_module.StderrDrain(read_fd, log_path, cap_bytes), write_fd
+
+
+def _reader_threads() -> list[threading.Thread]:
+    return [thread for thread in threading.enumerate() if thread.name == "stderr-reader"]
+
+
+def test_every_drain_is_read_by_one_thread_and_each_ends_at_its_own_end_of_file(tmp_path: Path) -> None:
+    process_module.StderrDrain(os.open(os.devnull, os.O_RDONLY), None).wait_eof(5)  # the reader is started
+    threads_before = threading.active_count()
+    drains = [_drain_over_pipe(tmp_path / f"{n}.log") for n in range(20)]
+    assert threading.active_count() == threads_before and len(_reader_threads()) == 1
+    for n, (drain, write_fd) in enumerate(drains):
+        os.write(write_fd, f"bot {n} says hello\n".encode())
+        if n % 2 == 0:
+            os.close(write_fd)
+    assert all(drain.wait_eof(5) for drain, _ in drains[::2])
+    assert not any(drain.wait_eof(0) for drain, _ in drains[1::2])  # their writers are still there
+    for drain, write_fd in drains[1::2]:
+        os.close(write_fd)
+    assert all(drain.wait_eof(5) for drain, _ in drains[1::2])
+    for n, (drain, _) in enumerate(drains):
+        assert (tmp_path / f"{n}.log").read_bytes() == f"bot {n} says hello\n".encode()
+        assert drain.last_line() == f"bot {n} says hello" and drain.logged_bytes == len(drain.last_line()) + 1
+    assert threading.active_count() == threads_before
+
+
+FLOOD = "import os\nchunk = b'x' * 65536\nwhile True:\n    os.write(2, chunk)\n"
+
+
+def test_a_bot_flooding_its_stderr_never_holds_up_another_drain(tmp_path: Path) -> None:
+    flooder = subprocess.Popen([sys.executable, "-c", FLOOD], stderr=subprocess.PIPE)
+    assert flooder.stderr is not None
+    flood = process_module.StderrDrain(os.dup(flooder.stderr.fileno()), tmp_path / "flood.log", cap_bytes=10_000)
+    flooder.stderr.close()
+    try:
+        # The flood is under way: past its cap, read and discarded.
+        given_up = time.monotonic() + 10
+        while flood.discarded_bytes < 1 << 20 and time.monotonic() < given_up:
+            time.sleep(0.01)
+        assert flood.discarded_bytes >= 1 << 20
+        quiet, write_fd = _drain_over_pipe(tmp_path / "quiet.log")
+        os.write(write_fd, b"last words\n")
+        os.close(write_fd)
+        assert quiet.wait_eof(10)  # while the flood goes on
+        assert flooder.poll() is None and not flood.wait_eof(0)
+        assert quiet.last_line() == "last words"
+    finally:
+        flooder.kill()
+        flooder.wait()
+    assert flood.wait_eof(10)
+    log = (tmp_path / "flood.log").read_bytes()
+    assert log.startswith(b"x" * 10_000 + b"\n[arbiter: log truncated at 10000 bytes; further output is discarded]\n")
+    assert log.endswith(f"[arbiter: {flood.discarded_bytes} bytes discarded]\n".encode())
+    assert flood.logged_bytes == 10_000 and flood.problem is None
+    assert (tmp_path / "quiet.log").read_bytes() == b"last words\n"
+
+
+def test_the_reader_takes_one_chunk_a_pass_from_each_ready_pipe(tmp_path: Path) -> None:
+    # A backlog of 1 MiB and another pipe's end of file, ready together: the end of file is
+    # seen after a few of the backlog's chunks, not after all of them. The reader is held in
+    # the flooding drain's lock (it has read a first chunk) while both are queued.
+    flood, flood_fd = _drain_over_pipe(None, cap_bytes=0)
+    fcntl.fcntl(flood_fd, fcntl.F_SETPIPE_SZ, 1 << 20)
+    chunk_bytes = process_module._READ_CHUNK_BYTES
+    chunk = b"x" * chunk_bytes
+    os.write(flood_fd, b"x")
+    _wait_until_read(flood._fd)  # the drain is registered
+    with flood._log_lock:
+        os.write(flood_fd, chunk)
+        _wait_until_read(flood._fd)  # and the reader waits for the lock
+        for _ in range(15):
+            os.write(flood_fd, chunk)
+        quiet, quiet_fd = _drain_over_pipe(None)
+        os.write(quiet_fd, b"last words\n")
+        os.close(quiet_fd)
+        flood_read_at_end: list[int] = []
+        end = quiet._end
+        quiet._end = lambda close_fd=True: (flood_read_at_end.append(flood.discarded_bytes), end(close_fd))
+    assert quiet.wait_eof(10) and quiet.last_line() == "last words"
+    assert flood_read_at_end and flood_read_at_end[0] <= 6 * chunk_bytes  # of 16
+    os.close(flood_fd)
+    assert flood.wait_eof(10) and flood.discarded_bytes == 1 + 16 * chunk_bytes
+
+
+def _wait_until_read(fd: int) -> None:
+    """Wait until nothing is left in a pipe (FIONREAD: how many bytes wait in it)."""
+    given_up = time.monotonic() + 10
+    while struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0" * 4))[0]:
+        assert time.monotonic() < given_up, "the reader never read the pipe"
+        time.sleep(0.001)
+
+
+def test_a_log_that_cannot_be_written_loses_the_log_not_the_pipe(tmp_path: Path) -> None:
+    # /dev/full opens, and every write to it fails (ENOSPC); a missing folder fails to open.
+    full, full_fd = _drain_over_pipe(Path("/dev/full"))
+    missing, missing_fd = _drain_over_pipe(tmp_path / "no" / "such.log", cap_bytes=1000)
+    for write_fd in (full_fd, missing_fd):
+        for _ in range(4):  # four pipes' worth: it would block if nobody read it
+            os.write(write_fd, b"e" * 65536)
+        os.close(write_fd)
+    assert full.wait_eof(10) and missing.wait_eof(10)
+    assert full.problem == "its log /dev/full could not be written: No space left on device"
+    assert missing.problem is not None and "no/such.log could not be written" in missing.problem
+    assert full.logged_bytes + full.discarded_bytes == missing.logged_bytes + missing.discarded_bytes == 4 * 65536
+    # The reader outlived both: another drain is still read.
+    after, write_fd = _drain_over_pipe(tmp_path / "after.log")
+    os.write(write_fd, b"fine\n")
+    os.close(write_fd)
+    assert after.wait_eof(10) and (tmp_path / "after.log").read_bytes() == b"fine\n"
+
+
+def test_finish_gives_up_on_a_pipe_an_escaped_process_holds_and_closes_it(tmp_path: Path) -> None:
+    drain, write_fd = _drain_over_pipe(tmp_path / "held.log")
+    os.write(write_fd, b"still here\n")
+    drain.finish(0.05)  # the writer never goes away
+    assert drain.wait_eof(0)
+    assert (tmp_path / "held.log").read_bytes() == b"still here\n"
+    with pytest.raises(BrokenPipeError):  # the read end is closed: the writer is not left blocked
+        os.write(write_fd, b"more\n")
+    os.close(write_fd)
+
+
+def test_a_forked_child_drains_on_a_reader_thread_of_its_own(tmp_path: Path) -> None:
+    parent, write_fd = _drain_over_pipe(None)  # the parent's reader thread exists
+    pid = os.fork()
+    if pid == 0:
+        try:
+            drain, child_write_fd = _drain_over_pipe(tmp_path / "child.log")
+            os.write(child_write_fd, b"from the child\n")
+            os.close(child_write_fd)
+            ok = drain.wait_eof(10) and (tmp_path / "child.log").read_bytes() == b"from the child\n"
+            os._exit(0 if ok and len(_reader_threads()) == 1 else 1)
+        except BaseException:
+            os._exit(2)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    os.close(write_fd)
+    assert parent.wait_eof(5)  # the parent's own reader goes on serving its drains

@@ -527,18 +527,25 @@ def _write_kit_bytecode() -> None:
 
 # --- stderr --------------------------------------------------------------------------
 
+_READ_CHUNK_BYTES = 65536  # what one pass of the reader takes from one descriptor at most
+
+
 class StderrDrain:
-    """A thread that reads a bot's stderr to its end, keeping at most `cap_bytes` in the log.
+    """Reads a bot's stderr to its end, keeping at most `cap_bytes` in the log.
 
     Past the cap it writes a note and keeps reading and discarding, so a bot that floods
-    stderr never blocks on a full pipe. With no log path everything is discarded.
+    stderr never blocks on a full pipe. With no log path everything is discarded, and a log
+    that cannot be written is given up (`problem` says why) while the pipe is still read.
+    The reading is done by the one reader thread of the arbiter's process (`_StderrReader`),
+    which serves every drain: the drain is registered with it here, and ends (its descriptor
+    and its log closed) at end of file or when `finish` gives up on it.
     """
 
     def __init__(self, fd: int, log_path: Path | None, cap_bytes: int = LOG_CAP_BYTES) -> None:
         self._fd = fd
         self._log_path = log_path
         self._cap_bytes = cap_bytes
-        self._stop = threading.Event()
+        self._ended = threading.Event()  # set once the descriptor and the log are closed
         self._tail = b""
         self.logged_bytes = 0
         self.discarded_bytes = 0
@@ -548,8 +555,7 @@ class StderrDrain:
         self._log: io.FileIO | None = None
         self._log_lock = threading.Lock()
         self._switched = False  # whether `switch_log` has run (then the first log is not opened)
-        self._thread = threading.Thread(target=self._run, name=f"stderr-{fd}", daemon=True)
-        self._thread.start()
+        _STDERR_READER.add(self)
 
     def _open(self, path: Path | None) -> io.FileIO | None:
         """The log file at `path`, or None (and `problem` says why) when there is none."""
@@ -563,11 +569,16 @@ class StderrDrain:
 
     def _close_log(self) -> None:
         """Close the log being written, with the count of what it could not keep (lock held)."""
-        if self._log is not None:
+        log, self._log = self._log, None
+        if log is None:
+            return
+        try:
             if self.discarded_bytes:
-                self._log.write(f"[arbiter: {self.discarded_bytes} bytes discarded]\n".encode())
-            self._log.close()
-            self._log = None
+                log.write(f"[arbiter: {self.discarded_bytes} bytes discarded]\n".encode())
+        except OSError as exc:
+            self.problem = f"its log {self._log_path} could not be written: {exc.strerror}"
+        finally:
+            log.close()
 
     def switch_log(self, path: Path | None, header: str = "") -> None:
         """From now on write to a new log at `path` (a bot kept for its next game: each game
@@ -584,54 +595,66 @@ class StderrDrain:
             self._log_path = path
             self.logged_bytes = self.discarded_bytes = 0
             self._tail = b""
+            if self._ended.is_set():  # nothing more will come: the new log is closed at once
+                self._close_log()
 
-    def _run(self) -> None:
+    def _begin(self) -> None:
+        """Open the first log (on the reader thread, so that a launch does not wait for it)."""
         with self._log_lock:
             if not self._switched:
                 self._log = self._open(self._log_path)
-        poller = select.poll()
-        poller.register(self._fd, select.POLLIN)
-        try:
-            while not self._stop.is_set():
-                if not poller.poll(100):
-                    continue  # wake up now and then to honour `stop`
-                chunk = os.read(self._fd, 65536)
-                if not chunk:
-                    break
-                with self._log_lock:
-                    self._keep(chunk)
-        except OSError:
-            pass
-        finally:
-            with self._log_lock:
-                self._close_log()
-            os.close(self._fd)
 
     def _keep(self, chunk: bytes) -> None:
-        """Log what fits under the cap of a chunk read, count the rest (lock held)."""
-        log = self._log
-        self._tail = (self._tail + chunk)[-1024:]
-        kept = chunk[: max(self._cap_bytes - self.logged_bytes, 0)]
-        if kept and log:
-            log.write(kept)
-        self.logged_bytes += len(kept)
-        dropped = len(chunk) - len(kept)
-        if dropped and not self.discarded_bytes and log:
-            log.write(f"\n[arbiter: log truncated at {self._cap_bytes} bytes; "
-                      "further output is discarded]\n".encode())
-        self.discarded_bytes += dropped
+        """Log what fits under the cap of a chunk read, count the rest."""
+        with self._log_lock:
+            log = self._log
+            self._tail = (self._tail + chunk)[-1024:]
+            kept = chunk[: max(self._cap_bytes - self.logged_bytes, 0)]
+            self.logged_bytes += len(kept)
+            dropped = len(chunk) - len(kept)
+            self.discarded_bytes += dropped
+            if kept and log:
+                log.write(kept)
+            if dropped and self.discarded_bytes == dropped and log:
+                log.write(f"\n[arbiter: log truncated at {self._cap_bytes} bytes; "
+                          "further output is discarded]\n".encode())
+
+    def _lose_log(self, exc: Exception) -> None:
+        """Give up the log after a failure (a write on a full disk, say): from now on what the
+        bot writes is read and discarded, and `problem` says why."""
+        with self._log_lock:
+            log, self._log = self._log, None
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else repr(exc)
+            self.problem = f"its log {self._log_path} could not be written: {why}"
+            if log is not None:
+                try:
+                    log.close()
+                except OSError:
+                    pass  # what it held is lost either way; `problem` says so
+
+    def _end(self, close_fd: bool = True) -> None:
+        """End of file, or given up: close the log and the descriptor (on the reader thread)."""
+        try:
+            with self._log_lock:
+                self._close_log()
+        except Exception as exc:  # never left unended: `wait_eof` and `finish` wait for it
+            self._lose_log(exc)
+        if close_fd:
+            try:
+                os.close(self._fd)
+            except OSError:
+                pass  # closed already (not by us): nothing left to release
+        self._ended.set()
 
     def wait_eof(self, timeout_s: float) -> bool:
         """Wait up to `timeout_s` for end of file; whether it came."""
-        self._thread.join(timeout_s)
-        return not self._thread.is_alive()
+        return self._ended.wait(timeout_s)
 
     def finish(self, timeout_s: float) -> None:
         """Wait for end of file (all writers gone), at most `timeout_s`; then stop anyway."""
-        self._thread.join(timeout_s)
-        if self._thread.is_alive():
-            self._stop.set()  # a process that escaped still holds the pipe
-            self._thread.join(0.5)
+        if not self._ended.wait(timeout_s):
+            _STDERR_READER.stop(self)  # a process that escaped still holds the pipe
+            self._ended.wait(0.5)
 
     def last_line(self) -> str:
         """The last non-empty line written so far, shortened, for a crash report."""
@@ -641,6 +664,135 @@ class StderrDrain:
     def last_lines(self) -> list[str]:
         """The non-empty lines among the last kilobyte written so far (the first may be cut)."""
         return [ln for ln in self._tail.decode("utf-8", "replace").splitlines() if ln.strip()]
+
+
+class _StderrReader:
+    """The one thread of the arbiter's process that reads every drain's descriptor.
+
+    A thread a bot cost about 150 us of CPU to start and end, woke every 100 ms to look at
+    its stop flag, and with several games at once added GIL hand-offs (docs/performance.md,
+    One stderr reader). This thread, started on the first drain, waits in one `poll` over
+    every registered descriptor and a wake-up pipe, on which drains are added and stopped.
+    Each pass reads at most one chunk from each ready descriptor, so a bot that floods its
+    stderr takes its turn with the others and never starves them; past its cap it is still
+    read (and discarded) as fast as it writes. A descriptor at end of file, in error or
+    hung up ends its own drain only, and a drain whose log fails loses its log, not the
+    thread. In a forked child the thread is not there: the child starts its own on its
+    first drain (the process that started it is remembered).
+    """
+
+    def __init__(self) -> None:
+        self._reset()
+
+    def _reset(self) -> None:
+        self._lock = threading.Lock()
+        self._owner_pid = 0  # the process whose thread this is (0: none started)
+        self._wake_r = self._wake_w = -1
+        self._added: list[StderrDrain] = []  # registered, not yet taken by the thread
+        self._stopping: list[StderrDrain] = []  # given up by `finish`, not yet ended
+
+    def add(self, drain: StderrDrain) -> None:
+        """Read `drain`'s descriptor from now on (starting this process's thread if need be)."""
+        os.set_blocking(drain._fd, False)  # never a read that waits, whoever else holds the pipe
+        with self._lock:
+            if self._owner_pid != os.getpid():
+                self._start()
+            self._added.append(drain)
+        self._wake()
+
+    def stop(self, drain: StderrDrain) -> None:
+        """End `drain` without waiting for its end of file (none if it is not this thread's)."""
+        with self._lock:
+            if self._owner_pid != os.getpid():
+                return
+            self._stopping.append(drain)
+        self._wake()
+
+    def _wake(self) -> None:
+        try:
+            os.write(self._wake_w, b"\0")
+        except BlockingIOError:
+            pass  # the pipe is full of wake-ups already: the thread will look
+
+    def _start(self) -> None:
+        """Start the thread (lock held)."""
+        self._wake_r, self._wake_w = os.pipe()
+        os.set_blocking(self._wake_r, False)
+        os.set_blocking(self._wake_w, False)
+        self._owner_pid = os.getpid()
+        threading.Thread(target=self._run, args=(self._wake_r,), name="stderr-reader", daemon=True).start()
+
+    def forget(self) -> None:
+        """In a forked child: the thread and its drains are the parent's."""
+        for fd in (self._wake_r, self._wake_w):
+            if fd >= 0:
+                os.close(fd)
+        self._reset()  # a new lock too: the parent's may be held by a thread that is not here
+
+    def _run(self, wake_r: int) -> None:
+        poller = select.poll()
+        poller.register(wake_r, select.POLLIN)
+        drains: dict[int, StderrDrain] = {}
+        while True:
+            woken = False
+            for fd, events in poller.poll():
+                if fd == wake_r:
+                    woken = True
+                    continue
+                drain = drains.get(fd)
+                if drain is None:
+                    continue  # ended earlier in this pass
+                if events & select.POLLNVAL:  # not open any more: nothing of ours to close
+                    self._drop(poller, drains, drain, close_fd=False)
+                    continue
+                try:
+                    chunk = os.read(fd, _READ_CHUNK_BYTES)
+                except BlockingIOError:
+                    continue  # someone else read it first (a forked child holding the pipe)
+                except OSError:
+                    chunk = b""  # a descriptor in error ends its drain
+                if not chunk:
+                    self._drop(poller, drains, drain)
+                    continue
+                try:
+                    drain._keep(chunk)
+                except Exception as exc:  # a log write failing ends the log, never this thread
+                    drain._lose_log(exc)
+            if woken:
+                self._take_requests(wake_r, poller, drains)
+
+    def _take_requests(self, wake_r: int, poller: select.poll, drains: dict[int, StderrDrain]) -> None:
+        """Register the drains added and end those stopped since the last wake-up."""
+        try:
+            while os.read(wake_r, 4096):
+                pass
+        except BlockingIOError:
+            pass
+        with self._lock:
+            added, self._added = self._added, []
+            stopping, self._stopping = self._stopping, []
+        for drain in added:
+            try:
+                drain._begin()
+            except Exception as exc:  # its log is lost, its pipe still read
+                drain._lose_log(exc)
+            drains[drain._fd] = drain
+            poller.register(drain._fd, select.POLLIN)
+        for drain in stopping:
+            if drains.get(drain._fd) is drain:
+                self._drop(poller, drains, drain)
+
+    @staticmethod
+    def _drop(poller: select.poll, drains: dict[int, StderrDrain], drain: StderrDrain,
+              close_fd: bool = True) -> None:
+        """Stop reading `drain` and end it."""
+        del drains[drain._fd]
+        poller.unregister(drain._fd)
+        drain._end(close_fd)
+
+
+_STDERR_READER = _StderrReader()
+os.register_at_fork(after_in_child=_STDERR_READER.forget)
 
 
 # --- the process ---------------------------------------------------------------------

@@ -684,7 +684,7 @@ def launch_zmq_bot(command: Sequence[str], *, label: str, bind: str | None = Non
         channel.shut()
         raise
     os.close(stdin_fd)
-    StderrDrain(stdout_fd, None)  # discards; the thread ends when the bot's tree has exited
+    StderrDrain(stdout_fd, None)  # discarded, by the stderr reader, until the bot's tree has exited
     return channel, process
 
 
