@@ -7,6 +7,7 @@ starts, and all problems are reported together with their key path and line.
 """
 from __future__ import annotations
 
+import functools
 import os
 import shlex
 import sys
@@ -132,7 +133,12 @@ class TournamentConfig:
 
     def player(self, name: str) -> PlayerSpec:
         """The player called `name`."""
-        return next(p for p in self.players if p.name == name)
+        return self._player_named[name]
+
+    @functools.cached_property
+    def _player_named(self) -> dict[str, PlayerSpec]:
+        """Every player by its name, built on the first look (a runner looks for each game's seats)."""
+        return {p.name: p for p in self.players}
 
 
 def load_config(path: str | Path, *, concurrency: int | None = None, cluster: str | None = None) -> TournamentConfig:

@@ -198,6 +198,9 @@ class TournamentRunner:
         self.arbiter_faults = 0  # games the machinery failed this run (not recorded)
         self._byes: dict[int, set[str]] = {}  # Swiss round -> who sat out, recomputed on resume
         self.watch: GameWatch | None = None
+        # Each remote player's endpoint by its name (`_remote_seats`, for every game `_fill` looks at).
+        self._endpoint_of = {p.name: p.socket.bind or p.socket.connect or ""
+                             for p in config.players if p.transport == "remote"}
 
     def run(self) -> RunOutcome:
         """Play every game that has no record yet; raises Interrupted on Ctrl-C."""
@@ -319,8 +322,8 @@ class TournamentRunner:
 
     def _remote_seats(self, scheduled: ScheduledGame) -> set[str]:
         """The endpoints of the game's remote players (each serves one game at a time)."""
-        players = [self.config.player(name) for name in scheduled.seats]
-        return {p.socket.bind or p.socket.connect or "" for p in players if p.transport == "remote"}
+        endpoint_of = self._endpoint_of
+        return {endpoint_of[name] for name in scheduled.seats if name in endpoint_of}
 
     def game_setup(self, scheduled: ScheduledGame) -> GameSetup:
         """How `scheduled` is played: its players (with the game's seed), clock, opening, log names and dice."""
