@@ -355,7 +355,9 @@ def _reader_threads() -> list[threading.Thread]:
 
 
 def test_every_drain_is_read_by_one_thread_and_each_ends_at_its_own_end_of_file(tmp_path: Path) -> None:
-    process_module.StderrDrain(os.open(os.devnull, os.O_RDONLY), None).wait_eof(5)  # the reader is started
+    started, write_fd = _drain_over_pipe(None)  # the reader is started
+    os.close(write_fd)
+    assert started.wait_eof(5)
     threads_before = threading.active_count()
     drains = [_drain_over_pipe(tmp_path / f"{n}.log") for n in range(20)]
     assert threading.active_count() == threads_before and len(_reader_threads()) == 1
@@ -425,7 +427,7 @@ def test_the_reader_takes_one_chunk_a_pass_from_each_ready_pipe(tmp_path: Path) 
         os.close(quiet_fd)
         flood_read_at_end: list[int] = []
         end = quiet._end
-        quiet._end = lambda close_fd=True: (flood_read_at_end.append(flood.discarded_bytes), end(close_fd))
+        quiet._end = lambda: (flood_read_at_end.append(flood.discarded_bytes), end())
     assert quiet.wait_eof(10) and quiet.last_line() == "last words"
     assert flood_read_at_end and flood_read_at_end[0] <= 6 * chunk_bytes  # of 16
     os.close(flood_fd)
@@ -452,7 +454,13 @@ def test_a_log_that_cannot_be_written_loses_the_log_not_the_pipe(tmp_path: Path)
     assert full.problem == "its log /dev/full could not be written: No space left on device"
     assert missing.problem is not None and "no/such.log could not be written" in missing.problem
     assert full.logged_bytes + full.discarded_bytes == missing.logged_bytes + missing.discarded_bytes == 4 * 65536
-    # The reader outlived both: another drain is still read.
+    # An unforeseen error in one drain's step (the arbiter's own bug) costs that drain its log.
+    broken, broken_fd = _drain_over_pipe(tmp_path / "broken.log")
+    broken._keep = lambda chunk: 1 / 0
+    os.write(broken_fd, b"e" * 4 * 65536)
+    os.close(broken_fd)
+    assert broken.wait_eof(10) and broken.problem is not None and "ZeroDivisionError" in broken.problem
+    # The reader outlived all three: another drain is still read.
     after, write_fd = _drain_over_pipe(tmp_path / "after.log")
     os.write(write_fd, b"fine\n")
     os.close(write_fd)

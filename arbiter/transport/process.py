@@ -542,6 +542,7 @@ class StderrDrain:
     """
 
     def __init__(self, fd: int, log_path: Path | None, cap_bytes: int = LOG_CAP_BYTES) -> None:
+        """Drain `fd`, the read end of a pipe (the drain owns it from now on)."""
         self._fd = fd
         self._log_path = log_path
         self._cap_bytes = cap_bytes
@@ -551,10 +552,10 @@ class StderrDrain:
         self.discarded_bytes = 0
         self.problem: str | None = None  # why the log could not be kept, if it could not
         # The log being written, and a lock over it and the counts: a bot kept for another
-        # game has its log switched (`switch_log`) from the game's thread.
-        self._log: io.FileIO | None = None
+        # game has its log switched (`switch_log`) from the game's thread. Opened here, on the
+        # launching thread: a slow file system holds up this launch, not every bot's stderr.
+        self._log = self._open(log_path)
         self._log_lock = threading.Lock()
-        self._switched = False  # whether `switch_log` has run (then the first log is not opened)
         _STDERR_READER.add(self)
 
     def _open(self, path: Path | None) -> io.FileIO | None:
@@ -591,18 +592,11 @@ class StderrDrain:
         with self._log_lock:
             self._close_log()
             self._log = log
-            self._switched = True
             self._log_path = path
             self.logged_bytes = self.discarded_bytes = 0
             self._tail = b""
             if self._ended.is_set():  # nothing more will come: the new log is closed at once
                 self._close_log()
-
-    def _begin(self) -> None:
-        """Open the first log (on the reader thread, so that a launch does not wait for it)."""
-        with self._log_lock:
-            if not self._switched:
-                self._log = self._open(self._log_path)
 
     def _keep(self, chunk: bytes) -> None:
         """Log what fits under the cap of a chunk read, count the rest."""
@@ -632,18 +626,17 @@ class StderrDrain:
                 except OSError:
                     pass  # what it held is lost either way; `problem` says so
 
-    def _end(self, close_fd: bool = True) -> None:
+    def _end(self) -> None:
         """End of file, or given up: close the log and the descriptor (on the reader thread)."""
         try:
             with self._log_lock:
                 self._close_log()
         except Exception as exc:  # never left unended: `wait_eof` and `finish` wait for it
             self._lose_log(exc)
-        if close_fd:
-            try:
-                os.close(self._fd)
-            except OSError:
-                pass  # closed already (not by us): nothing left to release
+        try:
+            os.close(self._fd)
+        except OSError:
+            pass  # closed already (not by us): nothing left to release
         self._ended.set()
 
     def wait_eof(self, timeout_s: float) -> bool:
@@ -652,8 +645,7 @@ class StderrDrain:
 
     def finish(self, timeout_s: float) -> None:
         """Wait for end of file (all writers gone), at most `timeout_s`; then stop anyway."""
-        if not self._ended.wait(timeout_s):
-            _STDERR_READER.stop(self)  # a process that escaped still holds the pipe
+        if not self._ended.wait(timeout_s) and _STDERR_READER.stop(self):  # an escaped process holds the pipe
             self._ended.wait(0.5)
 
     def last_line(self) -> str:
@@ -671,14 +663,16 @@ class _StderrReader:
 
     A thread a bot cost about 150 us of CPU to start and end, woke every 100 ms to look at
     its stop flag, and with several games at once added GIL hand-offs (docs/performance.md,
-    One stderr reader). This thread, started on the first drain, waits in one `poll` over
-    every registered descriptor and a wake-up pipe, on which drains are added and stopped.
-    Each pass reads at most one chunk from each ready descriptor, so a bot that floods its
-    stderr takes its turn with the others and never starves them; past its cap it is still
-    read (and discarded) as fast as it writes. A descriptor at end of file, in error or
-    hung up ends its own drain only, and a drain whose log fails loses its log, not the
-    thread. In a forked child the thread is not there: the child starts its own on its
-    first drain (the process that started it is remembered).
+    One stderr reader). This thread, started on the first drain, waits in one `epoll` over
+    every drain's descriptor and a wake-up pipe. A drain is added by the thread that makes
+    it, straight into the epoll set (which a wait under way sees: no wake-up a bot); the
+    pipe carries only `finish`'s requests to stop reading a pipe that never ends. Each pass
+    reads at most one chunk from each ready descriptor, so a bot that floods its stderr
+    takes its turn with the others and never starves them; past its cap it is still read
+    (and discarded) as fast as it writes. A descriptor at end of file or in error ends its
+    own drain only, and a drain whose log fails loses its log, not the thread. In a forked
+    child the thread is not there: the child starts its own on its first drain (the process
+    that started it is remembered; the parent's epoll set is not touched).
     """
 
     def __init__(self) -> None:
@@ -687,8 +681,9 @@ class _StderrReader:
     def _reset(self) -> None:
         self._lock = threading.Lock()
         self._owner_pid = 0  # the process whose thread this is (0: none started)
+        self._epoll: select.epoll | None = None
         self._wake_r = self._wake_w = -1
-        self._added: list[StderrDrain] = []  # registered, not yet taken by the thread
+        self._drains: dict[int, StderrDrain] = {}  # those being read, by descriptor
         self._stopping: list[StderrDrain] = []  # given up by `finish`, not yet ended
 
     def add(self, drain: StderrDrain) -> None:
@@ -697,98 +692,96 @@ class _StderrReader:
         with self._lock:
             if self._owner_pid != os.getpid():
                 self._start()
-            self._added.append(drain)
-        self._wake()
+            assert self._epoll is not None
+            self._drains[drain._fd] = drain  # before it can be reported
+            try:
+                self._epoll.register(drain._fd, select.EPOLLIN)
+            except OSError:  # not a pipe (epoll takes no regular file): the arbiter's own mistake
+                del self._drains[drain._fd]
+                raise
 
-    def stop(self, drain: StderrDrain) -> None:
-        """End `drain` without waiting for its end of file (none if it is not this thread's)."""
+    def stop(self, drain: StderrDrain) -> bool:
+        """Have `drain` ended without waiting for its end of file; False when there is nothing to
+        end (it has ended, or it is not this process's: a forked child's copy of the parent's)."""
         with self._lock:
-            if self._owner_pid != os.getpid():
-                return
+            if self._owner_pid != os.getpid() or self._drains.get(drain._fd) is not drain:
+                return False
             self._stopping.append(drain)
-        self._wake()
-
-    def _wake(self) -> None:
         try:
             os.write(self._wake_w, b"\0")
         except BlockingIOError:
             pass  # the pipe is full of wake-ups already: the thread will look
+        return True
 
     def _start(self) -> None:
         """Start the thread (lock held)."""
+        self._epoll = select.epoll()
         self._wake_r, self._wake_w = os.pipe()
         os.set_blocking(self._wake_r, False)
         os.set_blocking(self._wake_w, False)
+        self._epoll.register(self._wake_r, select.EPOLLIN)
         self._owner_pid = os.getpid()
-        threading.Thread(target=self._run, args=(self._wake_r,), name="stderr-reader", daemon=True).start()
+        threading.Thread(target=self._run, args=(self._epoll, self._wake_r), name="stderr-reader", daemon=True).start()
 
     def forget(self) -> None:
-        """In a forked child: the thread and its drains are the parent's."""
+        """In a forked child: the thread, its epoll set and its drains are the parent's."""
+        if self._epoll is not None:
+            self._epoll.close()  # this copy only: the parent's set is the parent's
         for fd in (self._wake_r, self._wake_w):
             if fd >= 0:
                 os.close(fd)
         self._reset()  # a new lock too: the parent's may be held by a thread that is not here
 
-    def _run(self, wake_r: int) -> None:
-        poller = select.poll()
-        poller.register(wake_r, select.POLLIN)
-        drains: dict[int, StderrDrain] = {}
+    def _run(self, epoll: select.epoll, wake_r: int) -> None:
+        drains = self._drains
         while True:
-            woken = False
-            for fd, events in poller.poll():
+            for fd, _ in epoll.poll():
                 if fd == wake_r:
-                    woken = True
+                    self._take_stops(wake_r, epoll)
                     continue
                 drain = drains.get(fd)
                 if drain is None:
                     continue  # ended earlier in this pass
-                if events & select.POLLNVAL:  # not open any more: nothing of ours to close
-                    self._drop(poller, drains, drain, close_fd=False)
-                    continue
                 try:
-                    chunk = os.read(fd, _READ_CHUNK_BYTES)
-                except BlockingIOError:
-                    continue  # someone else read it first (a forked child holding the pipe)
-                except OSError:
-                    chunk = b""  # a descriptor in error ends its drain
-                if not chunk:
-                    self._drop(poller, drains, drain)
-                    continue
-                try:
-                    drain._keep(chunk)
-                except Exception as exc:  # a log write failing ends the log, never this thread
+                    self._serve(drain, epoll)
+                except Exception as exc:  # a log write failing, say: that drain loses its log, never this thread
                     drain._lose_log(exc)
-            if woken:
-                self._take_requests(wake_r, poller, drains)
 
-    def _take_requests(self, wake_r: int, poller: select.poll, drains: dict[int, StderrDrain]) -> None:
-        """Register the drains added and end those stopped since the last wake-up."""
+    def _serve(self, drain: StderrDrain, epoll: select.epoll) -> None:
+        """Read one chunk of `drain`'s pipe into its log, or end it at end of file or an error."""
+        try:
+            chunk = os.read(drain._fd, _READ_CHUNK_BYTES)
+        except BlockingIOError:
+            return  # someone else read it first (a forked child holding the pipe)
+        except OSError:
+            chunk = b""  # a descriptor in error ends its drain
+        if chunk:
+            drain._keep(chunk)
+        else:
+            self._drop(drain, epoll)
+
+    def _take_stops(self, wake_r: int, epoll: select.epoll) -> None:
+        """End the drains `finish` gave up on since the last wake-up."""
         try:
             while os.read(wake_r, 4096):
                 pass
         except BlockingIOError:
             pass
         with self._lock:
-            added, self._added = self._added, []
             stopping, self._stopping = self._stopping, []
-        for drain in added:
-            try:
-                drain._begin()
-            except Exception as exc:  # its log is lost, its pipe still read
-                drain._lose_log(exc)
-            drains[drain._fd] = drain
-            poller.register(drain._fd, select.POLLIN)
         for drain in stopping:
-            if drains.get(drain._fd) is drain:
-                self._drop(poller, drains, drain)
+            if self._drains.get(drain._fd) is drain:
+                self._drop(drain, epoll)
 
-    @staticmethod
-    def _drop(poller: select.poll, drains: dict[int, StderrDrain], drain: StderrDrain,
-              close_fd: bool = True) -> None:
+    def _drop(self, drain: StderrDrain, epoll: select.epoll) -> None:
         """Stop reading `drain` and end it."""
-        del drains[drain._fd]
-        poller.unregister(drain._fd)
-        drain._end(close_fd)
+        with self._lock:
+            self._drains.pop(drain._fd, None)
+        try:
+            epoll.unregister(drain._fd)
+        except OSError:
+            pass  # its descriptor was closed under it: nothing is registered any more
+        drain._end()
 
 
 _STDERR_READER = _StderrReader()
