@@ -28,7 +28,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable, Hashable, Literal, Mapping, Sequence
+from typing import Any, Callable, Hashable, Literal, Mapping, NamedTuple, Sequence
 
 from .chance import ChanceDice, fresh_seed
 from .games import CHANCE, Game, GameError, MalformedMove, State
@@ -139,6 +139,7 @@ class _Seat:
         self.startup_ms: float | None = None  # how long it took to start, when that was watched
         self.game_of_process: int | None = None  # which game of its process this is (1: launched for it)
         self.handed_back = False  # its bot was kept for its next game, alive, at the end of this one
+        self.turn_plan: _TurnPlan | None = None  # made at its first turn, its bot launched
 
     @property
     def label(self) -> str:
@@ -185,6 +186,33 @@ def play_game(game: Game[Any], players: Sequence[PlayerSpec], *, time: TimeContr
 
 
 _now = time.monotonic  # every clock of the referee (bound here: no extra call per reading)
+
+
+class _TurnPlan(NamedTuple):
+    """What a seat's every turn uses, worked out at its first turn of a game: its channel,
+    process and clock, whether it is stopped between turns, and the calls that stop, resume
+    and read the CPU time of its bot (`BotProcess.turn_calls`)."""
+
+    channel: Channel
+    process: BotProcess | None
+    time: TimeControl
+    suspends: bool
+    cpu_clock: bool
+    wall_factor: float  # the wall cap's share of the clock (CPU_CLOCK_WALL_FACTOR under `clock: cpu`)
+    suspend: Callable[[], None] | None
+    resume: Callable[[], None] | None
+    cpu_ms: Callable[[], float]
+
+    @classmethod
+    def of(cls, seat: _Seat) -> _TurnPlan:
+        channel, process, tc = seat.channel, seat.process, seat.time
+        assert channel is not None
+        cpu_clock = tc.clock == "cpu"
+        factor = CPU_CLOCK_WALL_FACTOR if cpu_clock else 1
+        if process is None:  # a remote bot: its CPU time is not known
+            return cls(channel, None, tc, False, cpu_clock, factor, None, None, _no_cpu_ms)
+        suspend, resume, cpu_ms = process.turn_calls()
+        return cls(channel, process, tc, tc.suspend_idle, cpu_clock, factor, suspend, resume, cpu_ms)
 
 
 def _no_cpu_ms() -> float:
@@ -526,24 +554,21 @@ class _Referee:
 
     def _play_turn(self, seat: _Seat) -> _Ending | None:
         """Hand the turn to `seat` and apply its moves until the turn passes; a fault, or None."""
-        channel, process, tc = seat.channel, seat.process, seat.time
-        assert channel is not None
-        suspends = tc.suspend_idle and process is not None  # `seat.suspends`, a call less a turn
-        cpu_clock = tc.clock == "cpu"
-        if process is not None:
-            suspend, resume, cpu_ms = process.turn_calls()
-        else:
-            suspend = resume = None
-            cpu_ms = _no_cpu_ms  # a remote bot's is not known
+        plan = seat.turn_plan
+        if plan is None:
+            plan = seat.turn_plan = _TurnPlan.of(seat)
+        channel, process, tc, suspends, cpu_clock, factor, suspend, resume, cpu_ms = plan
         cpu_start = cpu_ms()
-        if suspends and seat.cpu_mark_ms is not None and cpu_start > seat.cpu_mark_ms:
+        mark = seat.cpu_mark_ms
+        if suspends and mark is not None and cpu_start > mark:
             # A stopped bot runs nothing (docs/security.md, Suspension); CPU it used anyway is
             # its own, charged to its clock whichever the clock counts, never to its opponent's.
-            stolen_ms = cpu_start - seat.cpu_mark_ms
+            stolen_ms = cpu_start - mark
             seat.suspended_cpu_ms += stolen_ms
             seat.used_ms += stolen_ms
-        budget_ms = max(tc.time_ms - seat.used_ms, 0.0)
-        factor = CPU_CLOCK_WALL_FACTOR if cpu_clock else 1
+        budget_ms = tc.time_ms - seat.used_ms
+        if budget_ms < 0:
+            budget_ms = 0.0
         turn_start = move_start = _now()  # the clock runs from the hand-over's first byte
         turn_deadline = turn_start + factor * budget_ms / 1000
         if seat.pending:
@@ -599,11 +624,11 @@ class _Referee:
                 assert isinstance(result, BadLine)
                 return _Ending(Termination.MALFORMED, seat.index, f"{seat.label} sent {result.describe()}")
             played = self._play_move(seat, result)
-            if isinstance(played, _Ending):  # malformed or illegal
+            if played.__class__ is not str:  # malformed or illegal: an _Ending
                 seat.used_ms += turn_used_ms
                 if process is not None:
                     process.track_descendants()  # so that none escapes the end of the game
-                return played
+                return played  # type: ignore[return-value]
             state = self.state
             # The turn passes when the game is over or another is to move (chance too: its
             # outcome, sent to every seat, ends the turn even when the mover moves next).
