@@ -341,12 +341,14 @@ class _Referee:
         # The turns' looks at a bot's clock are made when its deadline falls (priority.py). Not
         # the start-up's: its looks cost CPU every millisecond, which would be the starting bots'.
         seats, cancel, on_turn = self.seats, self.cancel, self.on_turn
-        check_quiet, play_turn = self._check_quiet, self._play_turn
+        check_quiet, play_turn, look = self._check_quiet, self._play_turn, self._look()
         with punctual():
             while not state.is_over():
                 if cancel is not None and cancel.is_set():  # bots that answer at once never
                     raise GameAborted("the game was cancelled")  # leave the read loop's wake-ups
-                fault = check_quiet() or play_turn(seats[state.current_player])
+                # Before every hand-over, no bot may have written anything: one look at every
+                # seat, and the check that reads what it found only when it found something.
+                fault = (look() and check_quiet()) or play_turn(seats[state.current_player])
                 if fault:
                     return fault
                 if on_turn is not None:
@@ -529,16 +531,20 @@ class _Referee:
                 exited = BotProcess.wait_any_exit([processes[seat.index] for seat in starting], pause)
         return None
 
+    def _look(self) -> Callable[[], list[int]]:
+        """The look at every seat's output at once (`pipe.output_look`): the seats that may
+        have written something. Made once a game, every seat having its channel by then."""
+        if self._output_look is None:
+            self._output_look = output_look([seat.channel for seat in self.seats])  # type: ignore[misc]
+        return self._output_look
+
     def _check_quiet(self, game_over: bool = False) -> _Ending | None:
         """Between turns, no bot may have written anything: a line found now is a protocol fault.
 
         Runs before every hand-off and after the game's last move. A bot whose output has
         closed by then has crashed, unless the game is over.
         """
-        look = self._output_look
-        if look is None:  # every seat has its channel by now
-            look = self._output_look = output_look([seat.channel for seat in self.seats])  # type: ignore[misc]
-        for index in look():  # the seats that may have written something: usually none
+        for index in self._look()():  # the seats that may have written something: usually none
             seat = self.seats[index]
             result = seat.channel.read_line(0.0)  # type: ignore[union-attr]
             if result is TIMEOUT:
