@@ -132,6 +132,34 @@ def test_a_worker_killed_mid_game_costs_no_game_and_records_none_twice(tmp_path:
     assert wait_for(lambda: processes_marked(marker) == [], 10)  # the killed worker's bots did not linger
 
 
+def test_a_game_cancelled_by_the_runs_stop_after_it_was_looked_at_is_aborted_not_a_failure() -> None:
+    """When an SPRT decides, the pool cancels the games still running. Dask may say a task was
+    not cancelled and then raise its cancellation from `result()` (the cancel landing between
+    the two): that game was aborted by the stop like the others, never an arbiter failure that
+    ends the run; the same race without a stop of ours is the scheduler lost."""
+    from concurrent.futures import Future
+
+    from distributed.client import FutureCancelledError
+
+    from arbiter.referee import GameAborted
+    from arbiter.tournament.cluster import ClusterPool
+    from arbiter.tournament.schedule import ScheduledGame
+
+    class CancelledLate:
+        def cancelled(self) -> bool:
+            return False
+
+        def result(self) -> None:
+            raise FutureCancelledError("arbiter-x-001", reason="stopped")
+
+    for stopped, expected in ((True, GameAborted), (False, ClusterError)):
+        pool = ClusterPool.__new__(ClusterPool)
+        pool._lock, pool._tasks, pool._stopped, pool._address = threading.Lock(), {}, stopped, "tcp://scheduler:8786"
+        local: Future[GameRecord] = Future()
+        pool._arrived(ScheduledGame(id="001-a-b", round=1, seats=("a", "b"), opening=()), CancelledLate(), local)
+        assert isinstance(local.exception(), expected)
+
+
 def test_an_sprt_over_the_cluster_reaches_the_local_verdict_from_the_same_games(
         tmp_path: Path, cluster: LocalCluster, client: Client) -> None:
     path = write_config(tmp_path, f"""game: limit-nim

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import distributed
+from distributed.client import FutureCancelledError
 from distributed.comm.core import FatalCommClosedError
 from distributed.scheduler import KilledWorker
 
@@ -144,14 +145,20 @@ class ClusterPool:
         with self._lock:
             self._tasks.pop(local, None)
         try:
-            if done.cancelled() and not self._stopped:  # not by us: the scheduler is gone
+            played: PlayedGame | None = None
+            cancelled = done.cancelled()
+            if not cancelled:
+                try:
+                    played = done.result()
+                except FutureCancelledError:  # cancelled between the look and the result
+                    cancelled = True
+            if cancelled and not self._stopped:  # not by us: the scheduler is gone
                 raise ClusterError(
                     f"the connection to the Dask scheduler at {self._address} was lost, and game "
                     f"{scheduled.id} with it. The recorded games are kept: "
                     "restart the scheduler and its workers, then run the same command to resume")
-            if done.cancelled():
+            if cancelled or played is None:
                 raise GameAborted(f"game {scheduled.id} was cancelled on the cluster")
-            played: PlayedGame = done.result()
             local.set_result(self._keep_logs(played))
         except WorkerRefused as exc:
             local.set_exception(ClusterError(f"a worker that joined after the check refused a game: {exc}; the "
