@@ -530,25 +530,39 @@ def test_a_box_built_ahead_gives_each_bot_its_own_environment_and_a_fresh_box(tm
     leaver = ("import json, os, sys\nsys.stdin.readline()\nfound = os.listdir('/tmp')\n"
               "open('/tmp/left-behind', 'w').write('x')\n"
               "print(json.dumps({'seed': os.environ.get('ARBITER_SEED'), 'tmp': found}), flush=True)\n")
-    seen = [boxed_report({"ARBITER_SEED": seed}, leaver) for seed in ("1", "2", "3")]
-    assert seen == [{"seed": seed, "tmp": []} for seed in ("1", "2", "3")]
+    seeds = ("1", "2", "3", "4", "5")  # from the third launch on, each bot's box is built ahead
+    seen = [boxed_report({"ARBITER_SEED": seed}, leaver) for seed in seeds]
+    assert seen == [{"seed": seed, "tmp": []} for seed in seeds]
     assert boxed_report({})["fds"] == []
 
 
 def test_a_box_built_ahead_serves_only_a_launch_that_shows_the_same(tmp_path: Path) -> None:
     """Boxes are built ahead for what they show: a bot whose command names another file (so
-    its box shows another folder) never gets a box built for the first, and reads its own file."""
+    its box shows another folder) never gets a box built for the first, and reads its own file;
+    the first's next bot gets the box built for it."""
     import time
+    from arbiter.transport import process as process_module
     from arbiter.transport.pipe import launch_pipe_bot
     from arbiter.transport.process import end_all
     assert support().usable, support().describe()
-    for name in ("first", "second", "first", "second"):
+    built = process_module._BUILT_BOXES
+
+    def ahead() -> set[int]:  # the boxes built ahead for the first command and ready
+        view = sandbox_module.box_view(["/bin/cat", str(tmp_path / "first" / "words.txt")], cwd=None,
+                                       spec=SandboxSpec(), memory_mb=None)
+        return {started.popen.pid for each, started in built._ready if each == view}
+    for name in ("first", "first", "first", "second", "first"):
         folder = tmp_path / name
         folder.mkdir(exist_ok=True)
         (folder / "words.txt").write_text(f"{name}\n")
+        deadline = time.monotonic() + 10
+        while support().spawn is not None and name == "second" and not ahead() and time.monotonic() < deadline:
+            time.sleep(0.01)  # the first's third launch has one built ahead: the second must not get it
+        for_first = ahead()
         channel, process = launch_pipe_bot(["/bin/cat", str(folder / "words.txt")], sandbox=SandboxSpec())
         try:
             assert channel.read_line(time.monotonic() + 10) == name
+            assert (process.pid in for_first) == (name == "first" and bool(for_first))
         finally:
             channel.close()
             end_all([process], grace_s=1.0, term_grace_s=0.3)
@@ -593,7 +607,7 @@ def test_a_boxed_bot_holds_no_descriptor_but_its_standard_three() -> None:
 
 def test_a_bot_is_born_in_a_box_started_ahead_and_already_in_its_groups() -> None:
     """Each box taken is replaced by one started at once, whose prelude joins its control groups
-    while no bot waits (and, with the launch helper, from a command's second launch on, becomes
+    while no bot waits (and, with the launch helper, from a command's third launch on, becomes
     bubblewrap showing what that command's box shows, the helper waiting in it): the next boxed
     bot gets that box, and its own process is in every group of the box from its start."""
     import time
@@ -602,10 +616,11 @@ def test_a_bot_is_born_in_a_box_started_ahead_and_already_in_its_groups() -> Non
     from arbiter.transport.process import end_all
     assert support().usable, support().describe()
     ready = process_module._BUILT_BOXES if support().spawn is not None else process_module._READY_BOXES
-    # A command's boxes are built ahead from its second launch on.
-    earlier_channel, earlier = launch_pipe_bot(["/bin/cat"], sandbox=SandboxSpec())
-    earlier_channel.close()
-    end_all([earlier], grace_s=1.0, term_grace_s=0.3)
+    # A command's boxes are built ahead from its third launch on.
+    for _ in range(2):
+        earlier_channel, earlier = launch_pipe_bot(["/bin/cat"], sandbox=SandboxSpec())
+        earlier_channel.close()
+        end_all([earlier], grace_s=1.0, term_grace_s=0.3)
     first_channel, first = launch_pipe_bot(["/bin/cat"], sandbox=SandboxSpec())
     view = sandbox_module.box_view(["/bin/cat"], cwd=None, spec=SandboxSpec(), memory_mb=None)
 

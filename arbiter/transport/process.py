@@ -322,19 +322,21 @@ class _BuiltBoxes:
     Boxes are built for a view (`sandbox.BoxView`: what the box shows, which command it
     runs), on a launcher thread, and only with the launch helper (the helper waits in the box
     for the bot's environment, `Box.give`). Each launch takes a box built for its view, or has
-    one built on the spot, and from a view's second launch on has another built for the next
-    (a view launched once, a single game's or a test's, may not come again): as many stay
-    ready as were taken, at most MAX_BUILT in all (the oldest of another view makes way).
+    one built on the spot, and from a view's third launch on has another built for the next
+    (a view launched once or twice, the two seats of a single game or a test, may not come
+    again): as many stay ready as were taken, at most MAX_BUILT in all (the oldest of another
+    view makes way).
     A built box has run nothing of its bot: its `/tmp` is empty and its processes are
     bubblewrap's and the helper's, waiting."""
 
     MAX_BUILT = 16
+    BUILD_FROM = 3  # a view's launch from which its next box is built ahead
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._ready: list[tuple[BoxView, _StartedBox]] = []  # oldest first
         self._building = 0
-        self._seen: set[BoxView] = set()  # views launched before
+        self._launches: dict[BoxView, int] = {}  # how often each view was launched
         atexit.register(self.close)
 
     def take(self, view: BoxView) -> _StartedBox:
@@ -352,8 +354,8 @@ class _BuiltBoxes:
             while kept and len(kept) + self._building >= self.MAX_BUILT:
                 evicted.append(kept.pop(0)[1])
             self._ready = kept
-            build = view in self._seen and len(kept) + self._building < self.MAX_BUILT
-            self._seen.add(view)
+            launches = self._launches[view] = self._launches.get(view, 0) + 1
+            build = launches >= self.BUILD_FROM and len(kept) + self._building < self.MAX_BUILT
             if build:
                 self._building += 1
         for started in evicted:
@@ -399,7 +401,7 @@ class _BuiltBoxes:
         self._lock = threading.Lock()
         for _, started in self._ready:
             started.box.abandon()
-        self._ready, self._building, self._seen = [], 0, set()
+        self._ready, self._building, self._launches = [], 0, {}
 
 
 _BUILT_BOXES = _BuiltBoxes()
