@@ -320,7 +320,7 @@ class _Referee:
         self.moves: list[tuple[int, str, float, float, bool]] = []
         self.cleanup_problems: list[str] = []  # what the arbiter failed to tidy after the game: noted, blames no bot
         self.doubts: list[str] = []  # verdicts the arbiter's own lateness left open, given to the bot: noted
-        self._output_look: Callable[[], list[int]] | None = None  # made at the first check, every seat having its channel
+        self._output_look: Callable[[], list[int]] | None = None  # `_look`: made once every seat has its channel
         replay = game.new_state()
         for text in opening:
             seat = replay.current_player

@@ -726,9 +726,7 @@ class Box:
         HOME and LANG, its group within `memory_mb`."""
         assert self.view is not None and self._control_w >= 0
         self.groups.limit_memory(memory_mb)
-        entries = [f"e{name}={value}" for name, value in self._bot_env(env).items() if _SHELL_NAME.fullmatch(name)]
-        entries += [f"a{argument}" for argument in self.view.resolved]
-        data = _entries(entries)
+        data = _entries([*_env_entries(self._bot_env(env)), *(f"a{argument}" for argument in self.view.resolved)])
         try:
             view = memoryview(data)
             while view:
@@ -1028,9 +1026,14 @@ def _bot_data(bwrap: Sequence[str], env: Mapping[str, str], *, address_space_mb:
         entries.append(f"v{address_space_mb << 20}")
     if seccomp is not None:
         entries.append(f"s{seccomp}")
-    entries += [f"e{name}={value}" for name, value in env.items() if _SHELL_NAME.fullmatch(name)]
+    entries += _env_entries(env)
     entries += [f"a{argument}" for argument in bwrap]
     return _entries(entries)
+
+
+def _env_entries(env: Mapping[str, str]) -> list[str]:
+    """The environment as the helper's entries, the names a shell would take (as `_bot_script`)."""
+    return [f"e{name}={value}" for name, value in env.items() if _SHELL_NAME.fullmatch(name)]
 
 
 def _binds(read: Sequence[str], write: Sequence[str], hide: Sequence[str] = ()) -> list[tuple[str, str]]:
