@@ -568,6 +568,35 @@ def test_a_box_built_ahead_serves_only_a_launch_that_shows_the_same(tmp_path: Pa
             end_all([process], grace_s=1.0, term_grace_s=0.3)
 
 
+def test_a_boxs_init_handed_to_the_arbiter_does_not_stay_its_zombie() -> None:
+    """The arbiter is a child subreaper: when bubblewrap's first process ends before the box's
+    init, the init becomes the arbiter's child, and nothing else waits for it. It is reaped by
+    a later launch (it used to stay a zombie, one a box, for as long as the arbiter ran)."""
+    import time
+    from arbiter.transport.pipe import launch_pipe_bot
+    from arbiter.transport.process import end_all
+    from arbiter.transport.procfs import stat_fields
+    assert support().usable, support().describe()
+    inits = []
+    for _ in range(3):
+        channel, process = launch_pipe_bot(["/bin/cat"], sandbox=SandboxSpec())
+        deadline = time.monotonic() + 10
+        while process.box.bot_pid() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        inits.append(process.box.init)
+        channel.close()
+        end_all([process], grace_s=1.0, term_grace_s=0.3)
+    assert all(inits), inits
+    channel, process = launch_pipe_bot(["/bin/cat"], sandbox=SandboxSpec())
+    try:
+        for pid, started in inits[:2]:  # ended before the last two launches
+            fields = stat_fields(pid)
+            assert fields is None or fields[19] != started, f"box init {pid} is still the arbiter's zombie"
+    finally:
+        channel.close()
+        end_all([process], grace_s=1.0, term_grace_s=0.3)
+
+
 def test_a_bot_in_a_box_built_ahead_is_not_taken_for_started_before_its_program_runs() -> None:
     """In a box built ahead, the helper waits in the box's PID namespace, asleep, where the bot
     will be: it is not the bot until the bot's program runs (start-up is judged on the bot)."""

@@ -187,6 +187,7 @@ def _forget_launchers() -> None:
     _LAUNCHERS = None
     _READY_BOXES.forget()
     _BUILT_BOXES.forget()
+    _INITS.forget()
 
 
 os.register_at_fork(after_in_child=_forget_launchers)
@@ -405,6 +406,47 @@ class _BuiltBoxes:
 
 
 _BUILT_BOXES = _BuiltBoxes()
+
+
+class _Inits:
+    """Boxes' inits to reap. When bubblewrap's first process ends before the box's init, the
+    arbiter, a child subreaper, becomes the init's parent, and nothing else waits for it: it
+    would stay a zombie for as long as the arbiter runs, one a box. Each closed box's init is
+    kept here (its pid and start time) and reaped at a later launch or close once it is the
+    arbiter's zombie; one that is gone, or whose pid another process holds, is forgotten."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._waiting: list[tuple[int, bytes]] = []
+
+    def add(self, init: tuple[int, bytes]) -> None:
+        with self._lock:
+            self._waiting.append(init)
+        self.reap()
+
+    def reap(self) -> None:
+        me = os.getpid()
+        with self._lock:
+            waiting, self._waiting = self._waiting, []
+        kept = []
+        for pid, started in waiting:
+            fields = stat_fields(pid)
+            if fields is None or fields[19] != started:
+                continue  # reaped by its first process after all, or gone
+            if fields[0] == b"Z" and int(fields[1]) == me:
+                reap(pid)
+            else:
+                kept.append((pid, started))  # still ending, or not yet handed to the arbiter
+        with self._lock:
+            self._waiting += kept
+
+    def forget(self) -> None:
+        """In a forked child: the inits are the parent's."""
+        self._lock = threading.Lock()
+        self._waiting = []
+
+
+_INITS = _Inits()
 
 
 def _in_background(work: Callable[[], object]) -> bool:
@@ -893,6 +935,7 @@ class BotProcess:
         if not command:
             raise LaunchError("the command is empty")
         _set_child_subreaper()
+        _INITS.reap()
         _write_kit_bytecode()
         if sandbox is not None:
             why = unstartable(command, cwd)  # inside the box, a missing program would look like a crash
@@ -1326,8 +1369,15 @@ class BotProcess:
             if fd is not None:
                 os.close(fd)
         if self.box is not None:
+            self._reap_keepers()
             self.box.remove()
         self.drain.finish(0.5)
+
+    def _reap_keepers(self) -> None:
+        """Hand bubblewrap's init to `_INITS`, which reaps it once it is the arbiter's zombie."""
+        assert self.box is not None
+        if self.box.init is not None:
+            _INITS.add(self.box.init)
 
     def kill_tree(self) -> None:
         """SIGKILL every process of the bot's session at once and wait until they are dead."""

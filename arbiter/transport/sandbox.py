@@ -62,7 +62,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
-from .procfs import children, read_proc
+from .procfs import children, read_proc, stat_fields
 from . import spawn as spawn_helper
 from .seccomp import filter_file, unsupported_reason
 
@@ -771,6 +771,7 @@ class Box:
         self._launched_pid = pid
         self._keepers: set[int] = set()
         self._bot_pid: int | None = None
+        self.init: tuple[int, bytes] | None = None  # bubblewrap's init, once the bot is known: pid, start time
         for fd in self.pass_fds:  # the prelude has its own
             os.close(fd)
         self.pass_fds = ()
@@ -785,6 +786,8 @@ class Box:
             if bots and read_proc(f"/proc/{bots[0]}/comm") not in (None, b"bwrap\n"):  # it has run exec
                 self._keepers = {self._launched_pid, inits[0]}
                 self._bot_pid = bots[0]
+                fields = stat_fields(inits[0])
+                self.init = (inits[0], fields[19]) if fields is not None else None
         return self._bot_pid
 
     def keepers(self) -> set[int]:
