@@ -527,12 +527,12 @@ def test_a_box_built_ahead_gives_each_bot_its_own_environment_and_a_fresh_box(tm
     the same command gets the environment of its own game (the seed differs), and no file a
     bot left in its box's /tmp, nor any descriptor, reaches the next bot."""
     assert support().usable, support().describe()
-    leaver = ("import json, os, sys\nsys.stdin.readline()\nfound = os.listdir('/tmp')\n"
+    leaver = ("import json, os, sys\nsys.stdin.readline()\nfound = os.path.exists('/tmp/left-behind')\n"
               "open('/tmp/left-behind', 'w').write('x')\n"
               "print(json.dumps({'seed': os.environ.get('ARBITER_SEED'), 'tmp': found}), flush=True)\n")
     seeds = ("1", "2", "3", "4", "5")  # from the third launch on, each bot's box is built ahead
     seen = [boxed_report({"ARBITER_SEED": seed}, leaver) for seed in seeds]
-    assert seen == [{"seed": seed, "tmp": []} for seed in seeds]
+    assert seen == [{"seed": seed, "tmp": False} for seed in seeds]  # (a checkout under /tmp shows there)
     assert boxed_report({})["fds"] == []
 
 
