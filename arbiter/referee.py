@@ -212,7 +212,7 @@ class _TurnPlan(NamedTuple):
         if process is None:  # a remote bot: its CPU time is not known
             return cls(channel, None, tc, False, cpu_clock, factor, None, None, _no_cpu_ms)
         suspend, resume, cpu_ms = process.turn_calls()
-        return cls(channel, process, tc, tc.suspend_idle, cpu_clock, factor, suspend, resume, cpu_ms)
+        return cls(channel, process, tc, seat.suspends, cpu_clock, factor, suspend, resume, cpu_ms)
 
 
 def _no_cpu_ms() -> float:

@@ -298,11 +298,7 @@ class _ReadyBoxes:
         """End every box still waiting (at exit)."""
         with self._lock:
             ready, self._ready = self._ready, []
-        for started in ready:
-            try:
-                started.discard()
-            except OSError:  # at exit, a box whose files are already gone: nothing left to end
-                pass
+        _discard_all(ready)
 
     def forget(self) -> None:
         """In a forked child: the boxes are the parent's (their script pipes are closed here)."""
@@ -313,6 +309,15 @@ class _ReadyBoxes:
 
 
 _READY_BOXES = _ReadyBoxes()
+
+
+def _discard_all(boxes: Iterable[_StartedBox]) -> None:
+    """End boxes that got no bot (at exit)."""
+    for started in boxes:
+        try:
+            started.discard()
+        except OSError:  # at exit, a box whose files are already gone: nothing left to end
+            pass
 
 
 class _BuiltBoxes:
@@ -352,10 +357,11 @@ class _BuiltBoxes:
                     kept.append(entry)
                 else:
                     evicted.append(entry[1])
-            while kept and len(kept) + self._building >= self.MAX_BUILT:
-                evicted.append(kept.pop(0)[1])
-            self._ready = kept
             launches = self._launches[view] = self._launches.get(view, 0) + 1
+            if launches >= self.BUILD_FROM:  # room for the next one, the oldest of the others making way
+                while kept and len(kept) + self._building >= self.MAX_BUILT:
+                    evicted.append(kept.pop(0)[1])
+            self._ready = kept
             build = launches >= self.BUILD_FROM and len(kept) + self._building < self.MAX_BUILT
             if build:
                 self._building += 1
@@ -393,11 +399,7 @@ class _BuiltBoxes:
         """End every box still waiting (at exit)."""
         with self._lock:
             ready, self._ready = self._ready, []
-        for _, started in ready:
-            try:
-                started.discard()
-            except OSError:  # at exit, a box whose files are already gone: nothing left to end
-                pass
+        _discard_all([started for _, started in ready])
 
     def forget(self) -> None:
         """In a forked child: the boxes are the parent's."""
