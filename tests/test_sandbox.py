@@ -597,6 +597,35 @@ def test_a_boxs_init_handed_to_the_arbiter_does_not_stay_its_zombie() -> None:
         end_all([process], grace_s=1.0, term_grace_s=0.3)
 
 
+def _zombie_box_inits() -> set[int]:
+    """The arbiter's (this process's) children that are bubblewrap's and have ended, unreaped."""
+    from arbiter.transport.procfs import children, read_proc, stat_fields
+    found = set()
+    for pid in children(os.getpid()):
+        fields = stat_fields(pid)
+        if fields is not None and fields[0] == b"Z" and read_proc(f"/proc/{pid}/comm") == b"bwrap\n":
+            found.add(pid)
+    return found
+
+
+def test_a_bot_that_exits_at_once_leaves_no_zombie_box_init() -> None:
+    """A bot that ends before anything looked at its box (a crash at its first instruction, a
+    hostile one that exits at once) gave its box's init to the arbiter without the arbiter
+    knowing its pid: one zombie a game, until the machine's processes ran out. bubblewrap
+    gives the init's pid on its info descriptor, and it is reaped like any other."""
+    from arbiter.transport.process import BotProcess
+    assert support().usable, support().describe()
+    before = _zombie_box_inits()
+    for _ in range(4):  # the last one's init may still be ending: it is reaped at a later launch
+        process, stdin_fd, stdout_fd = BotProcess.launch(["/bin/false"], sandbox=SandboxSpec())
+        os.close(stdin_fd)
+        os.close(stdout_fd)
+        assert process.wait_exit(10.0) is not None
+        process.close()
+    left = _zombie_box_inits() - before
+    assert len(left) <= 1, f"the arbiter keeps {len(left)} zombie box inits: {sorted(left)}"
+
+
 def test_a_bot_in_a_box_built_ahead_is_not_taken_for_started_before_its_program_runs() -> None:
     """In a box built ahead, the helper waits in the box's PID namespace, asleep, where the bot
     will be: it is not the bot until the bot's program runs (start-up is judged on the bot)."""

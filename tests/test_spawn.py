@@ -191,10 +191,10 @@ def test_the_helpers_prelude_gives_the_bot_what_the_shells_did(monkeypatch):
 
 def test_a_nul_in_a_bots_environment_is_refused_before_its_box_is_given_it() -> None:
     from arbiter.transport.sandbox import SandboxError, _bot_data
-    assert _bot_data(["/usr/bin/bwrap", "--", "bot"], {"A": "1"}, address_space_mb=2, seccomp="/f") == (
-        b"v2097152\0s/f\0eA=1\0a/usr/bin/bwrap\0a--\0abot\0")
+    assert _bot_data(["/usr/bin/bwrap", "--", "bot"], {"A": "1"}, address_space_mb=2, seccomp="/f", info="/i") == (
+        b"v2097152\0s/f\0i/i\0eA=1\0a/usr/bin/bwrap\0a--\0abot\0")
     with pytest.raises(SandboxError, match="NUL"):
-        _bot_data(["/usr/bin/bwrap", "--", "bot"], {"A": "1\0abash"}, address_space_mb=None, seccomp=None)
+        _bot_data(["/usr/bin/bwrap", "--", "bot"], {"A": "1\0abash"}, address_space_mb=None, seccomp=None, info="/i")
 
 
 def test_the_kits_bytecode_is_written_before_the_first_launch_where_the_arbiter_may(tmp_path, monkeypatch):

@@ -345,8 +345,10 @@ def test_a_game_recorded_twice_is_a_clear_error_not_counted_twice(tmp_path: Path
     path = write_config(tmp_path, BODY)
     run(path)
     games = tmp_path / "results" / "games.jsonl"
-    games.write_text(games.read_text() + games.read_text().splitlines(keepends=True)[0])
-    with pytest.raises(UsageError, match=r"games.jsonl:13: game 001-a-b is recorded twice \(first on line 1\)"):
+    first = games.read_text().splitlines(keepends=True)[0]  # whichever game ended first
+    games.write_text(games.read_text() + first)
+    twice = re.escape(json.loads(first)["id"])
+    with pytest.raises(UsageError, match=rf"games.jsonl:13: game {twice} is recorded twice \(first on line 1\)"):
         report_results(tmp_path / "results")
 
 

@@ -1380,8 +1380,9 @@ class BotProcess:
     def _reap_keepers(self) -> None:
         """Hand bubblewrap's init to `_INITS`, which reaps it once it is the arbiter's zombie."""
         assert self.box is not None
-        if self.box.init is not None:
-            _INITS.add(self.box.init)
+        init = self.box.ended_init()
+        if init is not None:
+            _INITS.add(init)
 
     def kill_tree(self) -> None:
         """SIGKILL every process of the bot's session at once and wait until they are dead."""

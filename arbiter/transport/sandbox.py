@@ -78,6 +78,7 @@ SYSTEM_DIRS = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/li
 PACKAGE_DIR = Path(__file__).resolve().parents[1]  # the `arbiter` package: the bot kit
 PLAYERS_DIR = PACKAGE_DIR.parent / "players"  # the bundled players, beside it in a checkout
 _PROBE_TIMEOUT_S = 10.0
+_PROBE_REAP_S = 1.0  # how long the probe waits for its box's init to end, to reap it
 
 
 class SandboxError(Exception):
@@ -279,18 +280,21 @@ def _try_box(bwrap: str, setpriv: str, as_root: bool, seccomp: str | None, spawn
     script_r, script_w = os.pipe()
     control_r, control_w = os.pipe()
     report_r, report_w = os.pipe()
+    info_r, info_w = os.pipe()
     try:
         with open(script_w, "wb") as script, open(control_w, "wb") as control:
             script.write((_bot_script if spawn is None else _bot_data)(box, {"PATH": BOX_PATH}, address_space_mb=None,
-                                                                         seccomp=seccomp))
+                                                                         seccomp=seccomp, info=_fd_path(info_w)))
             control.write(_entries(["ePATH=" + BOX_PATH, "a/bin/true"]))
-        argv = _prelude_argv((), f"/proc/{os.getpid()}/fd/{script_r}", spawn, control=control_r, report=report_w)
+        argv = _prelude_argv((), _fd_path(script_r), spawn, control=control_r, report=report_w)
         done = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                               timeout=_PROBE_TIMEOUT_S, env={}, pass_fds=(control_r, report_w) if spawn else ())
     except (OSError, subprocess.SubprocessError) as exc:
         return str(exc)
     finally:
-        for fd in (script_r, control_r, report_r, report_w):
+        os.set_blocking(info_r, False)
+        _reap_init(_info_pid(info_r))
+        for fd in (script_r, control_r, report_r, report_w, info_r, info_w):
             os.close(fd)
     if done.returncode != 0:
         last = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:]
@@ -678,6 +682,10 @@ class Box:
         # arbiter keeps the read end until `remove` (its number cannot be reused meanwhile).
         self._script_r, self._script_w = os.pipe()
         self._script_w_open = True
+        # bubblewrap's word on the box (INFO_FD), through a pipe its prelude opens by its path in
+        # /proc: the pid of the box's init, for a bot that ends before anything looked (`init`).
+        self._info_r, self._info_w = os.pipe()
+        os.set_blocking(self._info_r, False)
         # With the launch helper, a box can be built before its bot is known (`build`, then
         # `give`): the bot's command comes through a pipe the helper reads on descriptor 6, and
         # the helper's descriptor 7, closed when the bot's program runs, tells `bot_pid` that it has.
@@ -689,10 +697,12 @@ class Box:
             self._report_r, report_w = os.pipe()
             self.pass_fds = (control_r, report_w)
             control, report = control_r, report_w
-        self.argv = _prelude_argv(self.groups.joins, f"/proc/{os.getpid()}/fd/{self._script_r}", places.spawn,
+        self.argv = _prelude_argv(self.groups.joins, _fd_path(self._script_r), places.spawn,
                                   control=control, report=report)
         self.env: dict[str, str] = {}  # the prelude's; the bot's own is set by its script
         self.view: BoxView | None = None  # what it shows, once built
+        self._launched_pid = -1
+        self.init: tuple[int, bytes] | None = None  # bubblewrap's init, once the bot is known: pid, start time
 
     def enter(self, command: Sequence[str], *, cwd: str | None, env: Mapping[str, str], spec: SandboxSpec,
               memory_mb: int | None, seat_dir: str | None = None) -> None:
@@ -708,7 +718,8 @@ class Box:
             _give_to_box(path, places.as_root)
         self.groups.limit_memory(memory_mb)
         self._write_script(_bot_script(view.bwrap(waits=False), self._bot_env(env),
-                                       address_space_mb=view.address_space_mb, seccomp=places.seccomp))
+                                       address_space_mb=view.address_space_mb, seccomp=places.seccomp,
+                                       info=_fd_path(self._info_w)))
 
     def build(self, view: BoxView) -> None:
         """Have the started box's prelude become bubblewrap showing `view`, its bot to come
@@ -718,7 +729,7 @@ class Box:
         for path in view.given:
             _give_to_box(path, places.as_root)
         self._write_script(_bot_data(view.bwrap(waits=True), {"PATH": BOX_PATH}, address_space_mb=view.address_space_mb,
-                                     seccomp=places.seccomp))
+                                     seccomp=places.seccomp, info=_fd_path(self._info_w)))
         self.view = view
 
     def give(self, env: Mapping[str, str], memory_mb: int | None) -> None:
@@ -839,13 +850,27 @@ class Box:
         """The most memory the box held at once, when a memory control group measured it."""
         return self.groups.peak_memory_mb()
 
+    def ended_init(self) -> tuple[int, bytes] | None:
+        """bubblewrap's init (pid, start time) once the box's processes have ended: as `bot_pid`
+        noted it, or, for a bot that ended before anything looked, as bubblewrap gave its pid on
+        INFO_FD. The arbiter reaps it once it is its zombie (process.py, `_Inits`): its first
+        process can end before it, and a bot that exits at once would otherwise leave one a box."""
+        if self.init is None and self._info_r >= 0:
+            pid = _info_pid(self._info_r)
+            fields = stat_fields(pid) if pid else None
+            # Still bubblewrap's, or handed to the arbiter: not a process that took its pid since.
+            if fields is not None and int(fields[1]) in (os.getpid(), self._launched_pid) and \
+                    read_proc(f"/proc/{pid}/comm") == b"bwrap\n":
+                self.init = (pid, fields[19])  # type: ignore[assignment]
+        return self.init
+
     def remove(self) -> None:
-        """Remove the control groups (the box's processes are dead) and the script's pipe."""
+        """Remove the control groups (the box's processes are dead) and the script's pipes."""
         self.abandon()
-        for fd in (self._script_r, self._report_r, *self.pass_fds):
+        for fd in (self._script_r, self._report_r, self._info_r, self._info_w, *self.pass_fds):
             if fd >= 0:
                 os.close(fd)
-        self._script_r = self._report_r = -1
+        self._script_r = self._report_r = self._info_r = self._info_w = -1
         self.pass_fds = ()
         self.groups.remove()
 
@@ -890,6 +915,43 @@ def box_view(command: Sequence[str], *, cwd: str | None, spec: SandboxSpec, memo
                    address_space_mb=memory_mb if places.memory is None else None)
 
 
+def _info_pid(info_r: int) -> int | None:
+    """The box init's pid (outside the box) that bubblewrap wrote on INFO_FD, read from the
+    other end of its pipe (non-blocking), or None when it said nothing (it failed before)."""
+    try:
+        said = os.read(info_r, 4096)
+    except OSError:
+        return None
+    found = re.search(rb'"child-pid": *([0-9]+)', said)
+    return int(found.group(1)) if found else None
+
+
+def _reap_init(pid: int | None) -> None:
+    """Reap the probe's box init once it is the arbiter's zombie (a child subreaper's: its
+    bubblewrap may end first); not when bubblewrap reaped it, or it is another's, or it is
+    still alive after _PROBE_REAP_S."""
+    deadline = time.monotonic() + _PROBE_REAP_S
+    while pid is not None:
+        fields = stat_fields(pid)
+        if fields is None or read_proc(f"/proc/{pid}/comm") != b"bwrap\n":
+            return
+        if fields[0] == b"Z" and int(fields[1]) == os.getpid():
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+            return
+        if time.monotonic() > deadline:
+            return
+        time.sleep(0.001)
+
+
+def _fd_path(fd: int) -> str:
+    """The path in /proc by which a box's prelude opens one of the arbiter's pipes (so that it
+    holds its own copy, close-on-exec or on a descriptor of its choosing, and nothing else does)."""
+    return f"/proc/{os.getpid()}/fd/{fd}"
+
+
 def _entries(entries: Sequence[str]) -> bytes:
     """Entries for the launch helper (spawn.c), each a tag and its text, NUL-terminated. A NUL
     inside one would end it early and start another, so none is let through."""
@@ -921,7 +983,7 @@ def _bwrap_argv(bwrap: str, setpriv: str, as_root: bool, command: Sequence[str],
     bot's pipes are moved to 0 and 1 and its rights dropped by the launch helper `spawn`
     (shown read-only at SPAWN_IN_BOX), or, without one, by a /bin/sh shim and setpriv."""
     argv = [bwrap, "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
-            "--die-with-parent", "--hostname", "box"]
+            "--die-with-parent", "--hostname", "box", "--info-fd", str(INFO_FD)]
     if seccomp:
         argv += ["--seccomp", str(SECCOMP_FD)]
     if not as_root:
@@ -971,6 +1033,9 @@ def _bwrap_argv(bwrap: str, setpriv: str, as_root: bool, command: Sequence[str],
 # sees the end of file when the bot closes its output, not when the whole box has gone.
 STDIN_FD, STDOUT_FD = 3, 4
 SECCOMP_FD = 5  # the filter's file, which bubblewrap reads and closes before the bot starts
+# Where bubblewrap writes its word on the box (`--info-fd`), the pid of the box's init outside
+# the box among it, as soon as it has made the init; it closes it, and the init never has it.
+INFO_FD = 8
 _STDIO_SHIM = 'exec 0<&3 1>&4 3<&- 4>&- && exec "$@"'
 SPAWN_IN_BOX = "/run/arbiter/spawn"  # where a box shows the launch helper
 
@@ -1002,15 +1067,17 @@ _SHELL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def _bot_script(bwrap: Sequence[str], env: Mapping[str, str], *, address_space_mb: int | None,
-                seccomp: str | None) -> bytes:
+                seccomp: str | None, info: str) -> bytes:
     """What a box's prelude runs once its bot is known: the address-space cap (when there is no
-    memory group), the system-call filter's file opened on SECCOMP_FD for bubblewrap, the bot's
-    environment (and nothing else: the prelude starts with none), then bubblewrap in its place."""
+    memory group), the system-call filter's file opened on SECCOMP_FD and the `info` file on
+    INFO_FD for bubblewrap, the bot's environment (and nothing else: the prelude starts with
+    none), then bubblewrap in its place."""
     lines = []
     if address_space_mb is not None:
         lines.append(f"ulimit -v {address_space_mb << 10}")
     if seccomp is not None:
         lines.append(f"exec {SECCOMP_FD}<{shlex.quote(seccomp)}")
+    lines.append(f"exec {INFO_FD}>{shlex.quote(info)}")
     # A name that is not a shell's (`my.setting`) is left out: the shell inside the box, before
     # `setpriv`, would drop it anyway (as it always has, docs/security.md).
     lines += [f"export {name}={shlex.quote(value)}" for name, value in env.items() if _SHELL_NAME.fullmatch(name)]
@@ -1019,7 +1086,7 @@ def _bot_script(bwrap: Sequence[str], env: Mapping[str, str], *, address_space_m
 
 
 def _bot_data(bwrap: Sequence[str], env: Mapping[str, str], *, address_space_mb: int | None,
-              seccomp: str | None) -> bytes:
+              seccomp: str | None, info: str) -> bytes:
     """`_bot_script`'s steps as the launch helper's prelude reads them (spawn.c): NUL-terminated
     entries, a tag and its text each; the same environment (names a shell would take), the same
     address-space cap and filter, then bubblewrap's command line. A NUL inside one would end it
@@ -1029,6 +1096,7 @@ def _bot_data(bwrap: Sequence[str], env: Mapping[str, str], *, address_space_mb:
         entries.append(f"v{address_space_mb << 20}")
     if seccomp is not None:
         entries.append(f"s{seccomp}")
+    entries.append(f"i{info}")
     entries += _env_entries(env)
     entries += [f"a{argument}" for argument in bwrap]
     return _entries(entries)

@@ -35,7 +35,8 @@
  * the box shows; empty: the box was not used, exit 0). CONTROL_FD and REPORT_FD ("-": none),
  * inherited pipes, are put on 6 and 7 for `spawn box-wait`. SCRIPT is data, not a shell's text: NUL-terminated
  * entries, each a tag and its text: 'v' the address-space cap in bytes, 's' the system-call
- * filter's file (opened on descriptor 5 for bubblewrap), 'e' one NAME=VALUE of the environment,
+ * filter's file (opened on descriptor 5 for bubblewrap), 'i' the file bubblewrap writes the box
+ * init's pid to (opened for writing on descriptor 8), 'e' one NAME=VALUE of the environment,
  * 'a' one argument of the command to become (bubblewrap's, its program first). It becomes that
  * command with that environment alone. On any failure it says what on stderr (the bot's log)
  * and exits 126, as the shell prelude it replaces did with `set -e`.
@@ -236,10 +237,18 @@ static int keep_aside(const char *text) {
     return moved;
 }
 
+/* `path` opened with `flags` on descriptor `target`, inherited by the program to come. */
+static void open_on(const char *path, int flags, int target) {
+    int fd = open(path, flags);
+    if (fd < 0 || (fd != target && (dup2(fd, target) < 0 || close(fd) != 0)))
+        refuse(path);
+}
+
 /* A command and its environment read from `fd` to its end of file: NUL-terminated entries,
  * 'a' an argument, 'e' a NAME=VALUE, and (with `limits`, the prelude's) 'v' the address-space
- * cap and 's' the system-call filter's file, opened on descriptor 5. `spare` free places are
- * left at the environment's end. Nothing there: the box was given no bot, exit 0. */
+ * cap, 's' the system-call filter's file, opened on descriptor 5, and 'i' the file bubblewrap
+ * writes its word on the box to (`--info-fd`), opened for writing on descriptor 8. `spare` free
+ * places are left at the environment's end. Nothing there: the box was given no bot, exit 0. */
 struct order {
     char **command, **environment;
     size_t variables;
@@ -267,11 +276,11 @@ static struct order read_order(int fd, int limits, size_t spare, const char *wha
             order.environment[order.variables++] = entry + 1;
         else if (limits && entry[0] == 'v')
             cap(RLIMIT_AS, entry + 1, "RLIMIT_AS");
-        else if (limits && entry[0] == 's') {
-            int filter = open(entry + 1, O_RDONLY);
-            if (filter < 0 || (filter != 5 && (dup2(filter, 5) < 0 || close(filter) != 0)))
-                refuse(entry + 1);
-        } else {
+        else if (limits && entry[0] == 's')
+            open_on(entry + 1, O_RDONLY, 5);
+        else if (limits && entry[0] == 'i')
+            open_on(entry + 1, O_WRONLY, 8);
+        else {
             errno = EINVAL;
             refuse(what);
         }
