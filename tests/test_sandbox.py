@@ -626,6 +626,31 @@ def test_a_bot_that_exits_at_once_leaves_no_zombie_box_init() -> None:
     assert len(left) <= 1, f"the arbiter keeps {len(left)} zombie box inits: {sorted(left)}"
 
 
+def test_a_box_built_ahead_and_never_used_leaves_no_zombie_box_init() -> None:
+    """A box built ahead for a player's next game is discarded when more than MAX_BUILT are
+    waiting (a tournament of more players than that evicts one at every launch) or at exit:
+    its helper and init end without a bot, and the init, handed to the arbiter, is reaped."""
+    from arbiter.transport import process as process_module
+    from arbiter.transport.process import BotProcess
+    assert support().usable, support().describe()
+    before = _zombie_box_inits()
+    for view in range(3):
+        for _ in range(process_module._BuiltBoxes.BUILD_FROM):  # the last launches have a box built ahead
+            bot, stdin_fd, stdout_fd = BotProcess.launch(["/bin/sh", "-c", f"exec true {view}"], sandbox=SandboxSpec())
+            os.close(stdin_fd)
+            os.close(stdout_fd)
+            bot.wait_exit(10.0)
+            bot.close()
+    process_module._BUILT_BOXES.close()  # as at exit, or one at a time when evicted
+    bot, stdin_fd, stdout_fd = BotProcess.launch(["/bin/true"], sandbox=SandboxSpec())  # reaps what has ended
+    os.close(stdin_fd)
+    os.close(stdout_fd)
+    bot.wait_exit(10.0)
+    bot.close()
+    left = _zombie_box_inits() - before
+    assert len(left) <= 1, f"the arbiter keeps {len(left)} zombie box inits: {sorted(left)}"
+
+
 def test_a_bot_in_a_box_built_ahead_is_not_taken_for_started_before_its_program_runs() -> None:
     """In a box built ahead, the helper waits in the box's PID namespace, asleep, where the bot
     will be: it is not the bot until the bot's program runs (start-up is judged on the bot)."""

@@ -239,6 +239,9 @@ class _StartedBox:
         for stream in (self.popen.stdin, self.popen.stdout, self.popen.stderr):
             if stream is not None:
                 stream.close()
+        init = self.box.ended_init()  # a built box's helper ends with its init, which may come to the arbiter
+        if init is not None:
+            _INITS.add(init)
         self.box.remove()
 
 
