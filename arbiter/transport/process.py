@@ -40,8 +40,9 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
 
 from .priority import let_others_run
-from .procfs import STAT_MAX_BYTES, children, is_running, kill, open_proc, pread_proc, read_proc, reap, stat_fields
+from .procfs import SHORTAGES, STAT_MAX_BYTES, children, threads, is_running, kill, open_proc, pread_proc, read_proc, reap, stat_fields
 from . import spawn
+from .waits import readable
 from .sandbox import PACKAGE_DIR, PLAYERS_DIR, Box, BoxView, SandboxError, SandboxSpec, box_view, support
 
 LOG_CAP_BYTES = 1 << 20  # a bot's stderr log keeps this much, then a note, then discards
@@ -72,6 +73,15 @@ T = TypeVar("T")
 
 class LaunchError(Exception):
     """The bot's command could not be started (not found, not executable, bad cwd)."""
+
+
+
+def _not_started(command: Sequence[str], where: str, exc: BaseException) -> Exception:
+    """What a launch of `command` that failed with `exc` raises: the machine's shortage
+    (`SHORTAGES`) as an OSError that names it, anything else as the bot's LaunchError."""
+    if isinstance(exc, OSError) and exc.errno in SHORTAGES:
+        return OSError(exc.errno, f"the arbiter could not start {command[0]!r}{where}: {exc.strerror}")
+    return LaunchError(f"cannot start {command[0]!r}{where}: {exc}")
 
 
 # --- the guardian --------------------------------------------------------------------
@@ -489,10 +499,7 @@ def _sample_cpu(pid: int, stat_fd: int | None = None,
     if int(fields[17]) == 1:  # num_threads: children hang off the thread that forked them
         listed = pread_proc(children_fd, f"/proc/{pid}/task/{pid}/children") or b""
     else:
-        try:
-            tids = os.listdir(f"/proc/{pid}/task")
-        except OSError:
-            tids = []
+        tids = threads(pid)
         listed = b" ".join(read_proc(f"/proc/{pid}/task/{tid}/children") or b"" for tid in tids)
     return own_ns, reaped_ticks, [int(child) for child in listed.split()]
 
@@ -550,6 +557,31 @@ def _set_child_subreaper() -> None:
             _SUBREAPER_OF = os.getpid()
     except (OSError, AttributeError):
         pass  # not Linux: orphans go to init as usual
+
+
+# The soft limit on the arbiter's open descriptors, raised to this at its first launch where the
+# hard limit allows. A bot holds about 15 of them (its pipes, pidfd, /proc and control-group
+# files) and a box waiting for its bot about 8: 16 games at once passed the usual 1024.
+OPEN_FILES_WANTED = 8192
+_OPEN_FILES_OF: int | None = None  # the process whose limit was raised (a fork's is its parent's)
+
+
+def _raise_open_files() -> None:
+    """Raise the arbiter's soft limit on open descriptors to OPEN_FILES_WANTED (at most its
+    hard limit, never lower than it was), once per process: many games at once need more than
+    the usual 1024. Bots started since inherit it; a boxed one is capped at MAX_OPEN_FILES
+    in its box."""
+    global _OPEN_FILES_OF
+    if _OPEN_FILES_OF == os.getpid():
+        return
+    _OPEN_FILES_OF = os.getpid()
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = OPEN_FILES_WANTED if hard == resource.RLIM_INFINITY else min(OPEN_FILES_WANTED, hard)
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+        except (OSError, ValueError):
+            pass  # kept as it was: fewer games at once fit, each failing launch says why
 
 
 _LIBC: ctypes.CDLL | None = None
@@ -866,7 +898,7 @@ def _spawn(helper: str, command: Sequence[str], parent_pid: int, memory_bytes: i
                                       str(report_w), *command], pass_fds=(report_w,),
                                      **options)  # type: ignore[call-overload]
         except (OSError, subprocess.SubprocessError) as exc:
-            raise LaunchError(f"cannot start {command[0]!r}{where}: {exc}") from None
+            raise _not_started(command, where, exc) from None
         finally:
             os.close(report_w)
         report = b""
@@ -880,7 +912,7 @@ def _spawn(helper: str, command: Sequence[str], parent_pid: int, memory_bytes: i
             if stream is not None:
                 stream.close()
         code = int(report) if report.isdigit() else 0
-        raise LaunchError(f"cannot start {command[0]!r}{where}: {OSError(code, os.strerror(code), command[0])}")
+        raise _not_started(command, where, OSError(code, os.strerror(code), command[0]))
     return popen
 
 
@@ -942,6 +974,7 @@ class BotProcess:
         if not command:
             raise LaunchError("the command is empty")
         _set_child_subreaper()
+        _raise_open_files()
         _INITS.reap()
         _write_kit_bytecode()
         if sandbox is not None:
@@ -955,8 +988,8 @@ class BotProcess:
                     started = _BUILT_BOXES.take(box_view(command, cwd=cwd, spec=sandbox, memory_mb=memory_mb))
                 else:
                     started = _READY_BOXES.take()
-            except (OSError, subprocess.SubprocessError) as exc:
-                raise LaunchError(f"cannot start {command[0]!r}: {exc}") from None
+            except (OSError, subprocess.SubprocessError) as exc:  # the box's making, not the bot's command
+                raise SandboxError(f"cannot make a box for {command[0]!r}: {exc}") from None
             box, popen = started.box, started.popen
             try:
                 if ahead:
@@ -1002,7 +1035,7 @@ class BotProcess:
                 popen = subprocess.Popen(list(command), **options,  # type: ignore[call-overload]
                                          preexec_fn=lambda: _prepare_child(parent_pid, memory_bytes, prctl))
             except (OSError, subprocess.SubprocessError) as exc:
-                raise LaunchError(f"cannot start {command[0]!r}{where}: {exc}") from None
+                raise _not_started(command, where, exc) from None
         else:
             popen = _spawn(helper, command, parent_pid, memory_bytes, options, where)
         try:
@@ -1010,7 +1043,7 @@ class BotProcess:
         except OSError as exc:  # no guardian, no bot: it could outlive a killed arbiter
             popen.kill()
             popen.wait()
-            raise LaunchError(f"cannot start the guardian process: {exc}") from None
+            raise OSError(exc.errno, f"the arbiter could not start its guardian process: {exc.strerror}") from None
         return popen
 
     # --- control ---------------------------------------------------------------------
@@ -1138,11 +1171,7 @@ class BotProcess:
         else:
             pids = [self.pid, *self.track_descendants()]
         for pid in pids:
-            try:
-                tids = os.listdir(f"/proc/{pid}/task")
-            except OSError:
-                continue  # gone since the walk
-            for tid in tids:
+            for tid in threads(pid):  # none: gone since the walk
                 stat = read_proc(f"/proc/{pid}/task/{tid}/stat", STAT_MAX_BYTES)
                 if not stat:
                     continue
@@ -1219,11 +1248,7 @@ class BotProcess:
         which counts a wait when the thread gets the CPU); and whether one is runnable now."""
         waited_ns, runnable = 0, False
         for pid in (self.pid, *self.track_descendants()):
-            try:
-                threads = os.listdir(f"/proc/{pid}/task")
-            except OSError:
-                continue
-            for tid in threads:
+            for tid in threads(pid):
                 schedstat = read_proc(f"/proc/{pid}/task/{tid}/schedstat")
                 stat = read_proc(f"/proc/{pid}/task/{tid}/stat")
                 if schedstat and stat:
@@ -1316,7 +1341,7 @@ class BotProcess:
     def wait_exit(self, timeout_s: float) -> int | None:
         """Wait up to `timeout_s` for the bot process to exit; its status, or None."""
         if self.exit_status() is None and timeout_s > 0:
-            select.select([self._pidfd], [], [], timeout_s)
+            readable([self._pidfd], timeout_s)
         return self.exit_status()
 
     def wait_box_exit(self, timeout_s: float) -> None:
@@ -1336,7 +1361,7 @@ class BotProcess:
             try:
                 stat = stat_fields(pid)
                 if started is not None and stat is not None and stat[19] == started:
-                    select.select([fd], [], [], max(0.0, timeout_s))
+                    readable([fd], timeout_s)
             finally:
                 os.close(fd)
 
@@ -1345,8 +1370,7 @@ class BotProcess:
         """Wait up to `timeout_s` for any of `processes` to exit (a pause that a bot's exit cuts
         short); those that have exited, possibly none. One system call, however many bots."""
         by_fd = {process._pidfd: process for process in processes}
-        readable, _, _ = select.select(list(by_fd), [], [], timeout_s)
-        return {by_fd[fd] for fd in readable}
+        return {by_fd[fd] for fd in readable(list(by_fd), timeout_s)}
 
     def describe_exit(self, status: int) -> str:
         """`exited with status 1` or `was killed by SIGSEGV`, and which limit of its box it hit."""
@@ -1445,6 +1469,8 @@ def _first_line_problem(path: Path, program: str, run_by: str | None) -> str | N
         with open(path, "rb") as file:
             head = file.read(512)
     except OSError as exc:
+        if exc.errno in SHORTAGES:
+            raise  # the arbiter's shortage, not the program's
         return f"{program} cannot be read ({exc.strerror})"
     if not head.startswith(b"#!"):
         if run_by and not head.startswith(b"\x7fELF"):

@@ -4,9 +4,15 @@ Shared by the process owner (`process.py`) and the box's keeper (`sandbox.py`); 
 """
 from __future__ import annotations
 
+import errno
 import os
 
 STAT_MAX_BYTES = 2048  # a stat line: 52 numbers of at most 20 digits and a 64-byte name at most
+# An errno that says the machine or the arbiter ran short (of descriptors, memory, processes,
+# space), not that a process is gone or a bot's command is wrong: such a failure is the
+# arbiter's, raised as OSError (a tournament's arbiter fault: said, no bot blamed, played
+# again on resume). A look at a bot that fails so never reads as "gone" or "still starting".
+SHORTAGES = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOMEM, errno.EAGAIN, errno.ENOSPC, errno.ENOBUFS})
 
 
 def read_proc(path: str, max_bytes: int | None = None) -> bytes | None:
@@ -15,7 +21,9 @@ def read_proc(path: str, max_bytes: int | None = None) -> bytes | None:
     which the kernel hands over whole in one read, and a system call fewer than to the end."""
     try:
         fd = os.open(path, os.O_RDONLY)
-    except OSError:
+    except OSError as exc:
+        if exc.errno in SHORTAGES:
+            raise
         return None
     try:
         if max_bytes is not None:
@@ -39,9 +47,12 @@ def stat_fields(pid: int) -> list[bytes] | None:
 
 
 def open_proc(path: str) -> int | None:
+    """A /proc file opened for reading, or None when the process is gone."""
     try:
         return os.open(path, os.O_RDONLY)
-    except OSError:
+    except OSError as exc:
+        if exc.errno in SHORTAGES:
+            raise
         return None
 
 
@@ -58,12 +69,19 @@ def pread_proc(fd: int | None, path: str, max_bytes: int = 65536) -> bytes | Non
         return None  # the process is gone
 
 
+def threads(pid: int) -> list[str]:
+    """The thread ids of a process (names in /proc/PID/task); none when it is gone."""
+    try:
+        return os.listdir(f"/proc/{pid}/task")
+    except OSError as exc:
+        if exc.errno in SHORTAGES:
+            raise
+        return []
+
+
 def children(pid: int) -> list[int]:
     """The pids of a process's children (of all its threads); empty when it is gone."""
-    try:
-        tids = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return []
+    tids = threads(pid)
     listed = b" ".join(read_proc(f"/proc/{pid}/task/{tid}/children") or b"" for tid in tids)
     return [int(child) for child in listed.split()]
 

@@ -51,7 +51,6 @@ import functools
 import os
 import re
 import secrets
-import select
 import shlex
 import shutil
 import subprocess
@@ -63,6 +62,7 @@ from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
 from .procfs import children, read_proc, stat_fields
+from .waits import readable
 from . import spawn as spawn_helper
 from .seccomp import filter_file, unsupported_reason
 
@@ -684,8 +684,8 @@ class Box:
         self._script_w_open = True
         # bubblewrap's word on the box (INFO_FD), through a pipe its prelude opens by its path in
         # /proc: the pid of the box's init, for a bot that ends before anything looked (`init`).
-        self._info_r, self._info_w = os.pipe()
-        os.set_blocking(self._info_r, False)
+        # Made with bubblewrap's command line, not before: a box waiting for its bot holds none.
+        self._info_r = self._info_w = -1
         # With the launch helper, a box can be built before its bot is known (`build`, then
         # `give`): the bot's command comes through a pipe the helper reads on descriptor 6, and
         # the helper's descriptor 7, closed when the bot's program runs, tells `bot_pid` that it has.
@@ -719,7 +719,7 @@ class Box:
         self.groups.limit_memory(memory_mb)
         self._write_script(_bot_script(view.bwrap(waits=False), self._bot_env(env),
                                        address_space_mb=view.address_space_mb, seccomp=places.seccomp,
-                                       info=_fd_path(self._info_w)))
+                                       info=self._info_path()))
 
     def build(self, view: BoxView) -> None:
         """Have the started box's prelude become bubblewrap showing `view`, its bot to come
@@ -729,13 +729,14 @@ class Box:
         for path in view.given:
             _give_to_box(path, places.as_root)
         self._write_script(_bot_data(view.bwrap(waits=True), {"PATH": BOX_PATH}, address_space_mb=view.address_space_mb,
-                                     seccomp=places.seccomp, info=_fd_path(self._info_w)))
+                                     seccomp=places.seccomp, info=self._info_path()))
         self.view = view
 
     def give(self, env: Mapping[str, str], memory_mb: int | None) -> None:
         """Start the bot in the built box: its view's command, with `env` and the box's PATH,
         HOME and LANG, its group within `memory_mb`."""
         assert self.view is not None and self._control_w >= 0
+        self._note_init()  # built a while ago, its init waiting: the pipe's two ends can go now
         self.groups.limit_memory(memory_mb)
         data = _entries([*_env_entries(self._bot_env(env)), *(f"a{argument}" for argument in self.view.resolved)])
         try:
@@ -747,6 +748,29 @@ class Box:
         finally:
             os.close(self._control_w)
             self._control_w = -1
+
+    def _info_path(self) -> str:
+        """The path by which the prelude opens the pipe bubblewrap gives the init's pid on."""
+        self._info_r, self._info_w = os.pipe()
+        os.set_blocking(self._info_r, False)
+        return _fd_path(self._info_w)
+
+    def _note_init(self) -> None:
+        """Note bubblewrap's init (`init`) from its word on INFO_FD, once it has given it, and
+        close that pipe: still bubblewrap's child, or handed to the arbiter, never a process
+        that took its pid since (not a child of either)."""
+        if self.init is not None or self._info_r < 0:
+            return
+        pid = _info_pid(self._info_r)
+        if pid is None:
+            return  # not yet made (the pipe is kept for the next look), or never
+        fields = stat_fields(pid)
+        if fields is not None and int(fields[1]) in (os.getpid(), self._launched_pid) and \
+                read_proc(f"/proc/{pid}/comm") == b"bwrap\n":
+            self.init = (pid, fields[19])
+        for fd in (self._info_r, self._info_w):
+            os.close(fd)
+        self._info_r = self._info_w = -1
 
     @staticmethod
     def _bot_env(env: Mapping[str, str]) -> dict[str, str]:
@@ -790,7 +814,7 @@ class Box:
     def bot_pid(self) -> int | None:
         """The bot's own process (the box init's child), once it has run the bot's program."""
         if self._bot_pid is None:
-            if self._report_r >= 0 and not select.select([self._report_r], [], [], 0)[0]:
+            if self._report_r >= 0 and not readable([self._report_r], 0):
                 return None  # the helper has not run the bot's program yet (its descriptor 7 is open)
             inits = children(self._launched_pid)
             bots = children(inits[0]) if inits else []
@@ -855,13 +879,7 @@ class Box:
         noted it, or, for a bot that ended before anything looked, as bubblewrap gave its pid on
         INFO_FD. The arbiter reaps it once it is its zombie (process.py, `_Inits`): its first
         process can end before it, and a bot that exits at once would otherwise leave one a box."""
-        if self.init is None and self._info_r >= 0:
-            pid = _info_pid(self._info_r)
-            fields = stat_fields(pid) if pid else None
-            # Still bubblewrap's, or handed to the arbiter: not a process that took its pid since.
-            if fields is not None and int(fields[1]) in (os.getpid(), self._launched_pid) and \
-                    read_proc(f"/proc/{pid}/comm") == b"bwrap\n":
-                self.init = (pid, fields[19])  # type: ignore[assignment]
+        self._note_init()
         return self.init
 
     def remove(self) -> None:
