@@ -34,8 +34,15 @@ the same `Channel` and reuses `BotProcess` for bots it launches.
 """
 from __future__ import annotations
 
+import errno
 from dataclasses import dataclass
 from typing import Protocol, Sequence, Union
+
+# An errno that says the machine or the arbiter ran short (of descriptors, memory, processes,
+# buffers, space), not that a process is gone or a bot's command is wrong: such a failure is
+# the arbiter's, raised as OSError (a tournament's arbiter fault: said, no bot blamed, played
+# again on resume), wherever it shows: at a launch, at a look at a starting bot, at a socket.
+SHORTAGES = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOMEM, errno.EAGAIN, errno.ENOSPC, errno.ENOBUFS})
 
 # A protocol line is at most this many bytes, line ending excluded (docs/protocol.md).
 MAX_LINE_BYTES = 4096
@@ -109,6 +116,7 @@ def decode_line(raw: bytes) -> str | BadLine:
 
 __all__ = [
     "MAX_LINE_BYTES",
+    "SHORTAGES",
     "TIMEOUT",
     "BadLine",
     "Channel",

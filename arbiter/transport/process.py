@@ -40,7 +40,8 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
 
 from .priority import let_others_run
-from .procfs import SHORTAGES, STAT_MAX_BYTES, children, threads, is_running, kill, open_proc, pread_proc, read_proc, reap, stat_fields
+from . import SHORTAGES
+from .procfs import STAT_MAX_BYTES, children, threads, is_running, kill, open_proc, pread_proc, read_proc, reap, stat_fields
 from . import spawn
 from .waits import readable
 from .sandbox import PACKAGE_DIR, PLAYERS_DIR, Box, BoxView, SandboxError, SandboxSpec, box_view, support

@@ -4,19 +4,16 @@ Shared by the process owner (`process.py`) and the box's keeper (`sandbox.py`); 
 """
 from __future__ import annotations
 
-import errno
 import os
 
+from . import SHORTAGES
+
 STAT_MAX_BYTES = 2048  # a stat line: 52 numbers of at most 20 digits and a 64-byte name at most
-# An errno that says the machine or the arbiter ran short (of descriptors, memory, processes,
-# space), not that a process is gone or a bot's command is wrong: such a failure is the
-# arbiter's, raised as OSError (a tournament's arbiter fault: said, no bot blamed, played
-# again on resume). A look at a bot that fails so never reads as "gone" or "still starting".
-SHORTAGES = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOMEM, errno.EAGAIN, errno.ENOSPC, errno.ENOBUFS})
 
 
 def read_proc(path: str, max_bytes: int | None = None) -> bytes | None:
-    """A /proc file's contents, or None when the process is gone. With `max_bytes`, one read
+    """A /proc file's contents, or None when the process is gone (a shortage of the arbiter's,
+    `SHORTAGES`, is raised: it never reads as a gone process). With `max_bytes`, one read
     of at most that much: enough for a file of one short record (a `stat` line, a `syscall`),
     which the kernel hands over whole in one read, and a system call fewer than to the end."""
     try:

@@ -49,7 +49,7 @@ import zmq
 from zmq.utils import z85
 from zmq.utils.monitor import recv_monitor_message
 
-from . import TIMEOUT, BadLine, Closed, ReadResult, SendResult, decode_line
+from . import SHORTAGES, TIMEOUT, BadLine, Closed, ReadResult, SendResult, decode_line
 from .endpoints import (Endpoint, EndpointError, LeaseCancelled, SocketSpec, check_socket, connectable, parse_endpoint,
                         socket_problems)
 from .keys import KeyPair, read_key_file
@@ -344,6 +344,9 @@ class ZmqChannel:
                 self.endpoint = endpoint.text
         except zmq.ZMQError as exc:
             self.shut()
+            if exc.errno in SHORTAGES:  # the arbiter's, not the player's endpoint
+                raise OSError(exc.errno, f"the arbiter could not {side} {endpoint.text} for {label}: "
+                                         f"{exc.strerror}") from None
             raise LaunchError(f"{label}: cannot {side} {endpoint.text}: {exc.strerror}") from None
         self._poll_items = [(socket, zmq.POLLIN), (self._monitor, zmq.POLLIN)]
         self._open_fds: set[int] = set()
