@@ -932,10 +932,17 @@ class BotProcess:
         self.session_id = popen.pid  # setsid: session id = process group id = pid
         self.drain = drain
         self._pidfd = os.pidfd_open(popen.pid)
-        self._stat_fd = open_proc(f"/proc/{popen.pid}/task/{popen.pid}/stat")
+        self._stat_fd = self._children_fd = self._last_pid_fd = None
+        try:
+            self._stat_fd = open_proc(f"/proc/{popen.pid}/task/{popen.pid}/stat")
+            self._children_fd = open_proc(f"/proc/{popen.pid}/task/{popen.pid}/children")
+            self._last_pid_fd = open_proc(_LAST_PID_PATH)
+        except OSError:  # the arbiter ran short: none of them stays open
+            for fd in (self._pidfd, self._stat_fd, self._children_fd):
+                if fd is not None:
+                    os.close(fd)
+            raise
         self._own_stat_fd: int | None = None  # in a box, that of the bot's own process, once it has begun
-        self._children_fd = open_proc(f"/proc/{popen.pid}/task/{popen.pid}/children")
-        self._last_pid_fd = open_proc(_LAST_PID_PATH)
         self._cpu_clock = _cpu_clock(popen.pid)
         # Set when the last full CPU reading found the bot alone (no child process): the
         # last pid handed out before it, the bot's reaped children's CPU time, and when.
@@ -1002,14 +1009,20 @@ class BotProcess:
                 raise
         else:
             box, popen = None, cls._launch_unboxed(command, cwd=cwd, env=env, memory_mb=memory_mb)
-        assert popen.stderr is not None
-        drain = StderrDrain(os.dup(popen.stderr.fileno()), log_path)
-        assert popen.stdin is not None and popen.stdout is not None
-        stdin_fd, stdout_fd = os.dup(popen.stdin.fileno()), os.dup(popen.stdout.fileno())
+        assert popen.stdin is not None and popen.stdout is not None and popen.stderr is not None
+        drain: StderrDrain | None = None
+        kept: list[int] = []  # the bot's stdin and stdout, as the caller's own descriptors
+        try:
+            drain = StderrDrain(os.dup(popen.stderr.fileno()), log_path)
+            kept = [os.dup(popen.stdin.fileno())]
+            kept.append(os.dup(popen.stdout.fileno()))
+            bot = cls(popen, drain, box)
+        except BaseException:  # the arbiter ran short (descriptors, say): no bot is left behind
+            _undo_launch(popen, box, drain, kept)
+            raise
         for stream in (popen.stdin, popen.stdout, popen.stderr):
-            if stream is not None:
-                stream.close()
-        return cls(popen, drain, box), stdin_fd, stdout_fd
+            stream.close()
+        return bot, kept[0], kept[1]
 
     @staticmethod
     def _launch_unboxed(command: Sequence[str], *, cwd: str | None, env: Mapping[str, str] | None,
@@ -1415,6 +1428,32 @@ class BotProcess:
     def kill_tree(self) -> None:
         """SIGKILL every process of the bot's session at once and wait until they are dead."""
         end_all([self], grace_s=0, term_grace_s=0)
+
+
+def _undo_launch(popen: subprocess.Popen[bytes], box: Box | None, drain: StderrDrain | None,
+                 kept: Sequence[int]) -> None:
+    """End a bot whose launch failed after its process started (the arbiter out of descriptors,
+    say): its session killed (in a box, bubblewrap's first process, whose death takes the box
+    with it), reaped, and everything the launch had made for it closed or removed, so that a
+    failed launch leaves no process, descriptor or control group behind."""
+    try:
+        os.killpg(popen.pid, signal.SIGKILL)
+    except OSError:
+        pass  # gone already
+    popen.wait()
+    GUARDIAN.unregister(popen.pid)
+    for stream in (popen.stdin, popen.stdout, popen.stderr):
+        if stream is not None:
+            stream.close()
+    for fd in kept:
+        os.close(fd)
+    if drain is not None:
+        drain.finish(0.5)  # its pipe has ended with the bot's processes
+    if box is not None:
+        init = box.ended_init()
+        if init is not None:
+            _INITS.add(init)
+        box.remove()
 
 
 # The file names an interpreter is given as its script: `python bot.py`, `node bot.js`...
