@@ -250,9 +250,7 @@ class _StartedBox:
         for stream in (self.popen.stdin, self.popen.stdout, self.popen.stderr):
             if stream is not None:
                 stream.close()
-        init = self.box.ended_init()  # a built box's helper ends with its init, which may come to the arbiter
-        if init is not None:
-            _INITS.add(init)
+        _INITS.add_of(self.box)  # a built box's helper ends with its init, which may come to the arbiter
         self.box.remove()
 
 
@@ -441,6 +439,12 @@ class _Inits:
         with self._lock:
             self._waiting.append(init)
         self.reap()
+
+    def add_of(self, box: Box) -> None:
+        """Add `box`'s init, once its processes have ended (`Box.ended_init`), when it had one."""
+        init = box.ended_init()
+        if init is not None:
+            self.add(init)
 
     def reap(self) -> None:
         me = os.getpid()
@@ -1421,9 +1425,7 @@ class BotProcess:
     def _reap_keepers(self) -> None:
         """Hand bubblewrap's init to `_INITS`, which reaps it once it is the arbiter's zombie."""
         assert self.box is not None
-        init = self.box.ended_init()
-        if init is not None:
-            _INITS.add(init)
+        _INITS.add_of(self.box)
 
     def kill_tree(self) -> None:
         """SIGKILL every process of the bot's session at once and wait until they are dead."""
@@ -1450,9 +1452,7 @@ def _undo_launch(popen: subprocess.Popen[bytes], box: Box | None, drain: StderrD
     if drain is not None:
         drain.finish(0.5)  # its pipe has ended with the bot's processes
     if box is not None:
-        init = box.ended_init()
-        if init is not None:
-            _INITS.add(init)
+        _INITS.add_of(box)
         box.remove()
 
 
