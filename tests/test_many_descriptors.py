@@ -17,6 +17,7 @@ from arbiter.referee import PlayerSpec, TimeControl, play_game
 from arbiter.transport.process import OPEN_FILES_WANTED
 from arbiter.transport.sandbox import SandboxSpec, support
 from arbiter.transport.waits import SELECT_LIMIT
+from referee_support import MARK, live_marked, new_marker
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NIM_BOT = os.path.join(ROOT, "players", "nim_greedy.py")
@@ -103,26 +104,6 @@ def test_a_bot_is_not_blamed_when_the_arbiter_has_no_descriptors_left() -> None:
     assert outcome.errno == errno.EMFILE
 
 
-def _sleepers(mark: str) -> list[int]:
-    """Live processes running `sleep MARK` (zombies excluded)."""
-    found = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/cmdline", "rb") as cmdline:
-                argv = cmdline.read().split(b"\0")
-                if not argv[0].endswith(b"/sleep") or argv[1:2] != [mark.encode()]:  # in a box: /usr/bin/sleep
-                    continue
-            with open(f"/proc/{name}/stat", "rb") as stat:
-                if stat.read().rsplit(b")", 1)[1].split()[0] == b"Z":
-                    continue
-        except OSError:
-            continue
-        found.append(int(name))
-    return found
-
-
 @pytest.mark.parametrize("boxed", [True, False], ids=["boxed", "unboxed"])
 def test_a_launch_that_fails_after_its_bot_started_leaves_no_bot_running(monkeypatch, boxed: bool) -> None:
     """A launch can fail after the bot's process has started (the arbiter out of descriptors
@@ -136,14 +117,18 @@ def test_a_launch_that_fails_after_its_bot_started_leaves_no_bot_running(monkeyp
     def short_of_descriptors(*args: object, **kwargs: object) -> None:
         raise OSError(errno.EMFILE, "Too many open files")
 
-    mark = str(6000 + os.getpid() % 1000)
+    marker = new_marker()
     spec = SandboxSpec() if boxed else None
-    bot, stdin_fd, stdout_fd = process_module.BotProcess.launch(["/bin/sleep", mark], sandbox=spec)
+
+    def launch() -> tuple[process_module.BotProcess, int, int]:
+        return process_module.BotProcess.launch(["/bin/sleep", "60"], env={MARK: marker}, sandbox=spec)
+
+    bot, stdin_fd, stdout_fd = launch()
     try:  # such a bot is seen running, when its launch succeeds
         deadline = time.monotonic() + 10
-        while not _sleepers(mark) and time.monotonic() < deadline:
+        while not live_marked(marker, boxes=False) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert _sleepers(mark)
+        assert live_marked(marker, boxes=False)
     finally:
         os.close(stdin_fd)
         os.close(stdout_fd)
@@ -151,9 +136,9 @@ def test_a_launch_that_fails_after_its_bot_started_leaves_no_bot_running(monkeyp
         bot.close()
     monkeypatch.setattr(process_module, "StderrDrain", short_of_descriptors)  # the launch's first step after the start
     with pytest.raises(OSError):
-        process_module.BotProcess.launch(["/bin/sleep", mark], sandbox=spec)
+        launch()
     time.sleep(1.0)  # long enough for a box left behind to have started its bot
     deadline = time.monotonic() + 10
-    while _sleepers(mark) and time.monotonic() < deadline:
+    while live_marked(marker, boxes=False) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not _sleepers(mark), "the bot of a failed launch is still running"
+    assert not live_marked(marker, boxes=False), "the bot of a failed launch is still running"
