@@ -644,7 +644,11 @@ class StderrDrain:
         # launching thread: a slow file system holds up this launch, not every bot's stderr.
         self._log = self._open(log_path)
         self._log_lock = threading.Lock()
-        _STDERR_READER.add(self)
+        try:
+            _STDERR_READER.add(self)
+        except BaseException:  # not read, so not owned: closed here (the arbiter ran short, say)
+            self._end()
+            raise
 
     def _open(self, path: Path | None) -> io.FileIO | None:
         """The log file at `path`, or None (and `problem` says why) when there is none."""
