@@ -736,7 +736,7 @@ class Box:
         """Start the bot in the built box: its view's command, with `env` and the box's PATH,
         HOME and LANG, its group within `memory_mb`."""
         assert self.view is not None and self._control_w >= 0
-        self._note_init()  # built a while ago, its init waiting: the pipe's two ends can go now
+        self._note_init()  # built a while ago, its init waiting, which a bot that exits at once outlives
         self.groups.limit_memory(memory_mb)
         data = _entries([*_env_entries(self._bot_env(env)), *(f"a{argument}" for argument in self.view.resolved)])
         try:
@@ -756,21 +756,20 @@ class Box:
         return _fd_path(self._info_w)
 
     def _note_init(self) -> None:
-        """Note bubblewrap's init (`init`) from its word on INFO_FD, once it has given it, and
-        close that pipe: still bubblewrap's child, or handed to the arbiter, never a process
-        that took its pid since (not a child of either)."""
+        """Note bubblewrap's init (`init`) from its word on INFO_FD, once it has given it: still
+        bubblewrap's child, or handed to the arbiter, never a process that took its pid since
+        (not a child of either). The pipe stays open until `remove`: bubblewrap writes its word
+        in several writes, and one that met a pipe with no reader would kill it (SIGPIPE), and
+        its box with it, which the arbiter would take for the bot's death."""
         if self.init is not None or self._info_r < 0:
             return
         pid = _info_pid(self._info_r)
         if pid is None:
-            return  # not yet made (the pipe is kept for the next look), or never
+            return  # not yet made (looked at again later), or never
         fields = stat_fields(pid)
         if fields is not None and int(fields[1]) in (os.getpid(), self._launched_pid) and \
                 read_proc(f"/proc/{pid}/comm") == b"bwrap\n":
             self.init = (pid, fields[19])
-        for fd in (self._info_r, self._info_w):
-            os.close(fd)
-        self._info_r = self._info_w = -1
 
     @staticmethod
     def _bot_env(env: Mapping[str, str]) -> dict[str, str]:
