@@ -702,7 +702,7 @@ class Box:
         self.env: dict[str, str] = {}  # the prelude's; the bot's own is set by its script
         self.view: BoxView | None = None  # what it shows, once built
         self._launched_pid = -1
-        self.init: tuple[int, bytes] | None = None  # bubblewrap's init, once the bot is known: pid, start time
+        self.init: tuple[int, bytes] | None = None  # bubblewrap's init (pid, start time), once noted
 
     def enter(self, command: Sequence[str], *, cwd: str | None, env: Mapping[str, str], spec: SandboxSpec,
               memory_mb: int | None, seat_dir: str | None = None) -> None:
@@ -736,7 +736,6 @@ class Box:
         """Start the bot in the built box: its view's command, with `env` and the box's PATH,
         HOME and LANG, its group within `memory_mb`."""
         assert self.view is not None and self._control_w >= 0
-        self._note_init()  # built a while ago, its init waiting, which a bot that exits at once outlives
         self.groups.limit_memory(memory_mb)
         data = _entries([*_env_entries(self._bot_env(env)), *(f"a{argument}" for argument in self.view.resolved)])
         try:
@@ -805,7 +804,7 @@ class Box:
         self._launched_pid = pid
         self._keepers: set[int] = set()
         self._bot_pid: int | None = None
-        self.init: tuple[int, bytes] | None = None  # bubblewrap's init, once the bot is known: pid, start time
+        self.init: tuple[int, bytes] | None = None  # bubblewrap's init (pid, start time), once noted
         for fd in self.pass_fds:  # the prelude has its own
             os.close(fd)
         self.pass_fds = ()
