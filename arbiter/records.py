@@ -27,7 +27,10 @@ def arbiter_version() -> str:
 
 
 class Termination(str, enum.Enum):
-    """How a game ended. Every value but NORMAL is a fault by `offender`."""
+    """How a game ended. NORMAL: by the rules. VOID: the game could not be decided through
+    no bot's fault (the game's own rules failed, or the worker process playing it died or
+    ran out of something); it has no winner and no offender and counts for no one
+    (docs/records.md). Every other value is a fault by `offender`."""
 
     NORMAL = "normal"
     TIMEOUT = "timeout"
@@ -35,10 +38,15 @@ class Termination(str, enum.Enum):
     MALFORMED = "malformed"
     ILLEGAL = "illegal"
     PROTOCOL = "protocol"
+    VOID = "void"
 
     @property
     def is_fault(self) -> bool:
-        return self is not Termination.NORMAL
+        return self not in (Termination.NORMAL, Termination.VOID)
+
+    @property
+    def is_void(self) -> bool:
+        return self is Termination.VOID
 
 
 def game_places(scores: list[int], winner: int | None, offender: int | None) -> list[int]:
