@@ -15,7 +15,7 @@ from ..protocol import DIALECTS
 from ..tournament.progress import TolerantStream
 from .outputs import check_output_file, check_output_folder
 from ..referee import TimeControl
-from .players import add_engine_option, command_line_game, command_line_players, game_params, seat_players
+from .players import add_engine_option, command_line_game, ms_flag, command_line_players, game_params, seat_players
 from .sandbox_options import add_sandbox_options, warn_if_unsandboxed
 
 DEFAULT_LOG_DIR = Path("results") / "check"
@@ -40,7 +40,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="a game parameter (repeatable), e.g. -p rows=5")
     parser.add_argument("--dialect", choices=DIALECTS, default="arbiter",
                         help="the bot's dialect: codecup bots get no Game line (default arbiter)")
-    parser.add_argument("--time-ms", type=int, default=10_000, metavar="N",
+    parser.add_argument("--time-ms", type=ms_flag("--time-ms"), default=10_000, metavar="N",
                         help="the bot's budget in every game but the small-clock one (default %(default)s)")
     parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                         help="what every game's clock counts (default wall; cpu on a machine busy with other work)")

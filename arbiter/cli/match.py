@@ -25,7 +25,7 @@ from ..tournament.schema import MAX_NAME_BYTES
 from ..tournament.validate import KeyPath
 from ..tournament.progress import Progress, describe_result
 from ..tournament.runner import Interrupted, run_tournament, sandbox_line, stopped_note
-from .players import (TOURNAMENT_FLAGS, PlayerArg, add_engine_option, command_line_players, flag_namer, game_params,
+from .players import (TOURNAMENT_FLAGS, PlayerArg, add_engine_option, ms_flag, command_line_players, flag_namer, game_params,
                       openings_entry)
 from .outputs import add_results_options, check_results_flags
 from .sandbox_options import add_sandbox_options
@@ -55,13 +55,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "moves separated by ';' (default: none)")
     parser.add_argument("--openings-seed", type=int, default=1, metavar="SEED",
                         help="seed of the random openings (default %(default)s)")
-    parser.add_argument("--time-ms", type=int, default=None, metavar="N",
+    parser.add_argument("--time-ms", type=ms_flag("--time-ms"), default=None, metavar="N",
                         help="each bot's budget per game (default 30000)")
-    parser.add_argument("--move-ms", type=int, default=None, metavar="N", help="a cap per move (default none)")
-    parser.add_argument("--startup-ms", type=int, default=None, metavar="N",
+    parser.add_argument("--move-ms", type=ms_flag("--move-ms"), default=None, metavar="N", help="a cap per move (default none)")
+    parser.add_argument("--startup-ms", type=ms_flag("--startup-ms"), default=None, metavar="N",
                         help="how long each bot may take to start, off the clock, before it first waits "
                              f"for its input (default {TimeControl.startup_ms})")
-    add_results_options(parser, "results/match")
+    add_results_options(parser, None)
+    parser.add_argument("--results", default=None, metavar="DIR",
+                        help="the results folder, relative to the current folder (default "
+                             "results/match-NAME_A-vs-NAME_B, after the players); the same command again resumes it")
     parser.add_argument("--check", action="store_true",
                         help="run `arbiter check` on both bots before the first game and refuse to start if "
                              "one fails")
@@ -97,7 +100,10 @@ def flags_to_config(args: argparse.Namespace) -> tuple[dict[str, Any], Callable[
     time = {key: value for key, value in (("time_ms", args.time_ms), ("move_ms", args.move_ms),
                                           ("startup_ms", args.startup_ms)) if value is not None}
     data: dict[str, Any] = {
-        "name": "match", "results": str(Path(args.results).resolve()), "game": args.game,
+        # A match's folder is named after its players by default, so that a match against another
+        # opponent is a folder of its own instead of a refused resume of this one.
+        "name": "match", "results": str(Path(args.results or f"results/match-{names[0]}-vs-{names[1]}").resolve()),
+        "game": args.game,
         "params": game_params(args.param), "format": "round-robin", "games_per_pairing": args.games,
         "openings": openings_entry(args.openings, args.openings_seed), "time": time,
         # The bots run from here; an absolute cwd keeps the folder's copy runnable with `arbiter run`.

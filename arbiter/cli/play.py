@@ -16,7 +16,7 @@ from ..reports.html import write_game_page
 from ..referee import TimeControl, play_game
 from ..tournament.progress import TolerantStream, ordinal
 from .outputs import check_output_file, check_output_folder
-from .players import add_engine_option, command_line_game, command_line_players, game_params, seat_players
+from .players import add_engine_option, command_line_game, ms_flag, command_line_players, game_params, seat_players
 from .sandbox_options import add_sandbox_options, warn_if_unsandboxed
 
 DEFAULT_LOG_DIR = Path("results") / "play"
@@ -37,12 +37,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_engine_option(parser)
     parser.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE",
                         help="a game parameter (repeatable), e.g. -p rows=5")
-    parser.add_argument("--time-ms", type=int, default=TimeControl.time_ms, metavar="N",
+    parser.add_argument("--time-ms", type=ms_flag("--time-ms"), default=TimeControl.time_ms, metavar="N",
                         help="each bot's time budget for the whole game (default %(default)s)")
-    parser.add_argument("--move-ms", type=int, default=None, metavar="N", help="a cap on each move")
+    parser.add_argument("--move-ms", type=ms_flag("--move-ms"), default=None, metavar="N", help="a cap on each move")
     parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                         help="what the budget counts (default wall)")
-    parser.add_argument("--startup-ms", type=int, default=TimeControl.startup_ms, metavar="N",
+    parser.add_argument("--startup-ms", type=ms_flag("--startup-ms"), default=TimeControl.startup_ms, metavar="N",
                         help="how long each bot may take to start, off the clock, before it first waits "
                              "for its input (default %(default)s)")
     parser.add_argument("--dialect", choices=DIALECTS, default="arbiter",

@@ -23,6 +23,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from ..errors import UsageError
 from ..games import Game, find_game
+from ..protocol import find_dialect
 from ..referee import PlayerSpec, TimeControl
 from ..tournament.config import players_from_data
 from ..tournament.game_probe import parameter_problem
@@ -157,7 +158,8 @@ def _keyed(word: str) -> bool:
 
 
 def duration_ms(text: str, where: str) -> int:
-    """`30s`, `1.5s`, `1500ms`, `2m` in whole milliseconds (at least 1); UsageError naming `where`."""
+    """`30s`, `1.5s`, `1500ms`, `2m` in whole milliseconds (at least 1); UsageError naming `where`.
+    The unit is required (`tc=30`: thirty what?); a `--*-ms` flag's name gives it (`ms_flag`)."""
     match = DURATION.fullmatch(text.strip())
     if match is None:
         raise UsageError(f"{where}: {text!r} is not a duration: give a number and a unit, e.g. 30s, 1.5s or "
@@ -166,6 +168,19 @@ def duration_ms(text: str, where: str) -> int:
     if ms < 1:
         raise UsageError(f"{where}: {text!r} is not allowed: must be at least 1ms")
     return ms
+
+
+def ms_flag(flag: str) -> Callable[[str], int]:
+    """The argparse type of a `--*-ms` flag: a number of milliseconds as the flag's name says
+    (checked as the config's key is), or a duration with its own unit (`10s`, `1500ms`)."""
+    def milliseconds(text: str) -> int:
+        if re.fullmatch(r"-?\d+", text.strip()):  # a count of milliseconds, its sign checked with the others
+            return int(text)
+        try:
+            return duration_ms(text, flag)
+        except UsageError as exc:  # argparse names the flag and exits with its usage status
+            raise argparse.ArgumentTypeError(str(exc).removeprefix(f"{flag}: ")) from None
+    return milliseconds
 
 
 def command_line_players(commands: Sequence[str], engines: Sequence[Sequence[str]],
@@ -291,6 +306,10 @@ def seat_players(players: Sequence[PlayerArg], *, sandbox: bool, read: Sequence[
         entry = player.entry(player.default_name(), cwd=os.getcwd(), sandbox=sandbox, read=read, write=write,
                              env=env, transport=None if transport == "pipe" else transport)
         entry.setdefault("dialect", dialects[seat])
+        allowed = find_dialect(entry["dialect"]).seats  # as a config's players are refused (tournament/config.py)
+        if allowed is not None and allowed != len(players):
+            raise UsageError(f"{player.flag}: dialect {entry['dialect']} plays games of {allowed} seats, and this "
+                             f"game has {len(players)} (docs/protocol.md)")
         entries.append(entry)
     namer = flag_namer({}, {("players", seat): player for seat, player in enumerate(players)})
     return players_from_data(entries, time, namer, hidden=[str(path) for path in hidden])
@@ -306,4 +325,4 @@ TOURNAMENT_FLAGS: dict[KeyPath, str] = {
 
 
 __all__ = ["PlayerArg", "TIME_FLAGS", "TOURNAMENT_FLAGS", "add_engine_option", "command_line_players", "command_name",
-           "duration_ms", "flag_namer", "game_params", "openings_entry", "parse_engine", "seat_players"]
+           "duration_ms", "flag_namer", "ms_flag", "game_params", "openings_entry", "parse_engine", "seat_players"]

@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     from ..reports.live import LiveServer, check_results_folder, parse_address
     host, port = parse_address(args.address, "--address")
     check_results_folder(args.results_dir)
-    server = LiveServer(args.results_dir, host=host, port=port, logs=args.serve_logs)
+    server = LiveServer(args.results_dir, host=host, port=port, logs=args.serve_logs, option="--address")
     print(announce(server.start(), host, args.serve_logs), flush=True)
     try:
         wait_for_ctrl_c()

@@ -22,7 +22,7 @@ from ..tournament.validate import KeyPath
 from ..tournament.sprt import Interrupted, SprtOutcome, SprtProgress, run_sprt
 from ..tournament.runner import GameWatch, sandbox_line, stopped_note
 from .outputs import add_results_options, check_results_flags
-from .players import (TOURNAMENT_FLAGS, PlayerArg, add_engine_option, command_line_players, flag_namer, game_params,
+from .players import (TOURNAMENT_FLAGS, PlayerArg, add_engine_option, ms_flag, command_line_players, flag_namer, game_params,
                       openings_entry, parse_engine)
 from .sandbox_options import add_sandbox_options
 from .serve import add_serve_options, served
@@ -66,9 +66,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "moves separated by ';' (default %(default)s)")
     parser.add_argument("--openings-seed", type=int, default=1, metavar="SEED",
                         help="seed of the random openings (default %(default)s)")
-    parser.add_argument("--time-ms", type=int, default=None, help="each bot's time budget per game (default 30000)")
-    parser.add_argument("--move-ms", type=int, default=None, help="a cap per move (default none)")
-    parser.add_argument("--startup-ms", type=int, default=None, metavar="N",
+    parser.add_argument("--time-ms", type=ms_flag("--time-ms"), default=None, help="each bot's time budget per game (default 30000)")
+    parser.add_argument("--move-ms", type=ms_flag("--move-ms"), default=None, help="a cap per move (default none)")
+    parser.add_argument("--startup-ms", type=ms_flag("--startup-ms"), default=None, metavar="N",
                         help="how long each bot may take to start, off the clock, before it first waits "
                              f"for its input (default {TimeControl.startup_ms})")
     parser.add_argument("--concurrency", type=int, default=None,

@@ -55,7 +55,7 @@ def parse_address(text: str, option: str = "--serve") -> tuple[str, int]:
     match = re.fullmatch(r"(?:\[([0-9A-Fa-f:.]+)\]|([^:\s]*)):(\d{1,5})|(\d{1,5})", text.strip())
     if not match:
         raise UsageError(f"{option} {text!r}: expected HOST:PORT or PORT (e.g. 127.0.0.1:8000, or 0.0.0.0:8000 "
-                         "to be seen from other machines); a config file goes before {option}")
+                         f"to be seen from other machines); a config file goes before {option}")
     host = match.group(1) or match.group(2) or LOOPBACK
     port = int(match.group(3) or match.group(4))
     if port > 65535:
@@ -401,9 +401,10 @@ class LiveServer:
     """Serves one results folder's live page until `stop`; read-only, loopback unless asked."""
 
     def __init__(self, folder: Path, *, host: str = LOOPBACK, port: int = 0, feed: RunFeed | None = None,
-                 logs: bool = False) -> None:
+                 logs: bool = False, option: str = "--serve") -> None:
         self.folder = Path(folder)
         self.host, self.port = host, port
+        self.option = option  # the flag that gave the address, named when it cannot be listened on
         self.state = LiveState(self.folder, feed=feed, logs=logs)
         self.clients: set[_Client] = set()
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -458,7 +459,7 @@ class LiveServer:
             await site.start()
         except OSError as exc:
             await runner.cleanup()
-            raise UsageError(f"--serve {self.host}:{self.port}: cannot listen there ({exc.strerror or exc})") from None
+            raise UsageError(f"{self.option} {self.host}:{self.port}: cannot listen there ({exc.strerror or exc})") from None
         host, port = runner.addresses[0][:2]
         shown = f"[{host}]" if ":" in host else host
         self.url = f"http://{shown}:{port}/"

@@ -1,0 +1,103 @@
+"""What a new user met on the command line (issue 39, frictions), each as the user sees it: the
+message on stderr and the exit status of `arbiter` run as a command, or the folder it wrote."""
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arbiter.cli import _parse, build_parser
+from arbiter.cli.match import flags_to_config
+
+ROOT = Path(__file__).resolve().parent.parent
+RANDOM = f"{sys.executable} {ROOT / 'players' / 'random_bot.py'}"
+GREEDY = f"{sys.executable} {ROOT / 'players' / 'nim_greedy.py'}"
+
+
+def arbiter(*args: str, cwd: Path, timeout_s: float = 120) -> subprocess.CompletedProcess[str]:
+    """`arbiter ARGS` run as the user runs it, from `cwd`."""
+    return subprocess.run([sys.executable, "-m", "arbiter", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=timeout_s, stdin=subprocess.DEVNULL)
+
+
+def write_config(folder: Path) -> Path:
+    """A two-player Limit Nim round robin of two games, unboxed (the frictions are not the box's)."""
+    config = folder / "nim.yaml"
+    config.write_text(f"name: nim\ngame: limit-nim\nformat: round-robin\ngames_per_pairing: 2\nsandbox: off\n"
+                      f"players:\n  - {{name: a, command: \"{RANDOM}\"}}\n  - {{name: b, command: \"{GREEDY}\"}}\n")
+    return config
+
+
+def test_serve_with_a_host_and_no_port_names_the_flag_not_a_placeholder(tmp_path):
+    result = arbiter("run", "--serve", "localhost", str(write_config(tmp_path)), cwd=tmp_path)
+    assert result.returncode == 2
+    assert "{option}" not in result.stderr
+    assert "a config file goes before --serve" in result.stderr
+
+
+def test_serve_address_on_a_busy_port_names_the_address_flag(tmp_path):
+    (tmp_path / "games.jsonl").write_text("")
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = arbiter("serve", str(tmp_path), "--address", f"127.0.0.1:{port}", cwd=tmp_path)
+    assert result.returncode == 2
+    assert f"--address 127.0.0.1:{port}: cannot listen there" in result.stderr
+    assert "--serve" not in result.stderr
+
+
+def test_run_with_serve_before_the_config_runs_the_config_and_serves_it(tmp_path):
+    result = arbiter("run", "--serve", str(write_config(tmp_path)), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "live page: http://127.0.0.1:" in result.stderr + result.stdout
+    assert (tmp_path / "results" / "nim" / "games.jsonl").read_text().count("\n") == 2
+
+
+def test_run_without_a_config_says_one_is_required(tmp_path):
+    result = arbiter("run", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "a config file is required: arbiter run CONFIG" in result.stderr
+
+
+def test_run_with_reuse_points_to_the_configs_reuse_key(tmp_path):
+    result = arbiter("run", str(write_config(tmp_path)), "--reuse", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "`reuse: true`" in result.stderr and "unrecognized" not in result.stderr
+    assert not (tmp_path / "results").exists()
+
+
+@pytest.mark.parametrize("command", ["play", "match", "sprt", "check"])
+@pytest.mark.parametrize(("given", "ms"), [("10s", 10_000), ("1500ms", 1500), ("2500", 2500), ("1.5s", 1500)])
+def test_time_flags_take_milliseconds_or_a_duration_with_its_unit(command, given, ms):
+    bots = {"play": [RANDOM, RANDOM], "match": [RANDOM, GREEDY, "--games", "2"],
+            "sprt": ["--candidate", RANDOM, "--baseline", GREEDY], "check": [RANDOM]}[command]
+    args = _parse(build_parser(), [command, "limit-nim", *bots, "--time-ms", given])
+    assert args.time_ms == ms
+
+
+def test_a_time_flag_that_is_not_a_duration_names_the_flag(tmp_path):
+    result = arbiter("play", "limit-nim", RANDOM, RANDOM, "--move-ms", "10x", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "argument --move-ms: '10x' is not a duration" in result.stderr
+    assert "invalid int" not in result.stderr
+
+
+def test_a_codecup_dialect_seat_in_a_game_of_three_is_refused_before_any_game(tmp_path):
+    result = arbiter("play", "dots-and-boxes", "-p", "players=3", "--dialect", "codecup", "--no-sandbox",
+                     RANDOM, RANDOM, RANDOM, cwd=tmp_path)
+    assert result.returncode == 2
+    assert "dialect codecup plays games of 2 seats, and this game has 3" in result.stderr
+    assert not list(tmp_path.rglob("*.log"))
+
+
+def test_a_matchs_results_folder_is_named_after_its_players(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    first, _ = flags_to_config(_parse(build_parser(), ["match", "limit-nim", RANDOM, GREEDY, "--games", "2"]))
+    other, _ = flags_to_config(_parse(build_parser(), ["match", "limit-nim", RANDOM, RANDOM, "--games", "2"]))
+    assert first["results"] == os.path.join(tmp_path, "results", "match-random_bot-vs-nim_greedy")
+    assert other["results"] == os.path.join(tmp_path, "results", "match-random_bot-a-vs-random_bot-b")
