@@ -39,7 +39,8 @@ from .transport import TIMEOUT, BadLine, Channel, Closed, ReadResult
 from .transport.pipe import launch_pipe_bot, output_look
 from .transport.priority import punctual
 from .transport.process import BotProcess, LaunchError, end_all, launch_side_by_side
-from .transport.sandbox import SandboxSpec, not_shown_hint
+from .transport.sandbox import SandboxSpec
+from .transport.shown import not_shown_hint
 from .transport.endpoints import EndpointError, LeaseCancelled, SocketSpec, check_socket
 
 QUIT_GRACE_S = 0.5  # after `Quit`, how long a bot may take to exit before SIGTERM

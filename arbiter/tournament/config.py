@@ -19,7 +19,8 @@ from ..games import Game, GameError, find_game
 from ..protocol import DIALECTS, find_dialect
 from ..referee import PlayerSpec, TimeControl
 from ..transport.keys import KeyFileError, read_key_file, read_public_key
-from ..transport.sandbox import SandboxSpec, ShownPaths, box_here, hidden_paths, shown_path_problems
+from ..transport.sandbox import SandboxSpec, box_here
+from ..transport.shown import ShownPaths, hidden_paths, shown_path_problems
 from ..transport.endpoints import SocketSpec, socket_problems
 from .game_probe import parameter_problem
 from .plan import OpeningError, group_count, make_opening

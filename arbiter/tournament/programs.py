@@ -29,7 +29,8 @@ from collections import deque
 from typing import Sequence
 
 from ..referee import PlayerSpec
-from ..transport.sandbox import SandboxSpec, ShownPaths, command_folders, hidden_paths, program_file
+from ..transport.sandbox import SandboxSpec
+from ..transport.shown import ShownPaths, command_folders, hidden_paths, program_file
 
 MAX_FILES = 2000  # entries hashed per player, beyond its program file
 MAX_CONTENT_BYTES = 16 << 20  # bytes of content hashed per player; past it, names, sizes and times
