@@ -411,14 +411,21 @@ def test_an_ordinary_user_gets_a_process_cap_and_a_fork_bomb_stops_at_it(launch:
     logs = Path(tempfile.mkdtemp(prefix="arbiter-nonroot-"))  # pytest's own folders are root's alone
     os.chown(logs, user.pw_uid, user.pw_gid)
     cache = str(logs / "cache") if launch == "helper" else "no/cache"  # a relative one is never used
+    # The user runs a copy of the checkout's files: the checkout itself may lie in a folder that
+    # only root may enter (root's home, a `mktemp -d`), as CI's and many users' do.
+    tree = Path(tempfile.mkdtemp(prefix="arbiter-nonroot-tree-"))
+    os.chmod(tree, 0o755)
+    for part in ("arbiter", "players", "tests"):
+        shutil.copytree(ROOT / part, tree / part, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     try:
         done = subprocess.run(["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups",
-                               "/usr/bin/python3", str(ROOT / "tests" / "nonroot_fork_bomb.py"), str(logs)],
+                               "/usr/bin/python3", str(tree / "tests" / "nonroot_fork_bomb.py"), str(logs)],
                               capture_output=True, text=True, timeout=120, cwd="/",
-                              env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "HOME": "/tmp",
+                              env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(tree), "HOME": "/tmp",
                                    "XDG_CACHE_HOME": cache})
     finally:
         shutil.rmtree(logs, ignore_errors=True)
+        shutil.rmtree(tree, ignore_errors=True)
     assert done.returncode == 0, done.stderr[-3000:]
     seen = json.loads(done.stdout.splitlines()[-1])
     if "NOT sandboxed" in seen["header"]:
