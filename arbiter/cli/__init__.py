@@ -17,7 +17,7 @@ from ..games import GameError
 from ..records import arbiter_version
 
 # Each module has `register(subparsers)`, which adds its parser and sets `func(args) -> int`.
-SUBCOMMANDS = ("play", "check", "match", "run", "report", "serve", "sprt", "keys")
+SUBCOMMANDS = ("play", "check", "match", "run", "report", "export", "serve", "sprt", "keys")
 # Subcommands whose bot commands may come before, between or after the options
 # (`arbiter match GAME -p rows=3 CMD_A CMD_B`): argparse's intermixed parsing.
 INTERMIXED = ("play", "check", "match", "sprt")
