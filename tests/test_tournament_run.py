@@ -417,7 +417,7 @@ def test_report_of_a_run_stopped_before_its_first_game_lists_the_players(tmp_pat
     (lambda r: {**r, "moves": [{"move": "1 2"}]}, "every move needs a seat (0 or 1) and its wall_ms"),
     (lambda r: {**r, "winner": 2}, "winner must be 0, 1 or null, not 2"),
     (lambda r: {**r, "termination": ["normal"]},
-     "termination must be one of normal, timeout, crash, malformed, illegal, protocol, not ['normal']"),
+     "termination must be one of normal, timeout, crash, malformed, illegal, protocol, void, not ['normal']"),
 ])
 def test_a_damaged_field_in_a_record_is_named(tmp_path: Path, edit, problem: str) -> None:
     path = write_config(tmp_path, BODY)

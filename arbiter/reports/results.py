@@ -9,6 +9,7 @@ from ..errors import UsageError, show_path
 from ..records import GameRecord
 from ..tournament.audit import replay_problem, scoring_of
 from ..tournament.store import ResultsFolder, TournamentDescription
+from .ranking import swiss_tables
 from .standings import compute_standings, write_standings
 
 
@@ -86,6 +87,7 @@ def load_results(folder: Path) -> tuple[list[GameRecord], dict[str, Any]]:
         "players_listed": schedule.get("players", []),
         "totals": {"planned": description.planned if description.planned is not None else len(records)},
         "sandbox": sandbox_status(records, description.sandbox),
+        **swiss_tables(records, schedule),  # a Swiss tournament's rounds, and its final ranking
     }
     return records, meta
 

@@ -17,6 +17,7 @@ from tabulate import tabulate
 
 from ..games import CHANCE
 from ..records import GameRecord, game_places
+from .ranking import format_ranking
 from ..stats import EloEstimate, elo_text, pairing_elo, plackett_luce
 from ..tournament.progress import ordinal
 from ..tournament.store import ResultsFolder
@@ -289,10 +290,11 @@ def write_standings(results_dir: Path, standings: Standings, meta: dict[str, Any
     """Write standings.txt, standings.md and summary.json; return the text table."""
     sandbox = (meta.get("sandbox") or {}).get("line")
     after = f"{sandbox}\n" if sandbox else ""  # what boxed the bots: docs/security.md
-    text = format_standings(standings) + after
+    text = format_ranking(meta) + format_standings(standings) + after  # a staged ranking first, when there is one
     folder = ResultsFolder(results_dir)
     folder.standings_text.write_text(text, encoding="utf-8")
-    folder.standings_markdown.write_text(format_standings(standings, markdown=True) + after, encoding="utf-8")
+    folder.standings_markdown.write_text(format_ranking(meta, markdown=True) + format_standings(standings, markdown=True)
+                                         + after, encoding="utf-8")
     summary = summary_json(standings, meta)
     folder.summary.write_text(json.dumps(summary, indent=2, allow_nan=False) + "\n", encoding="utf-8")
     return text

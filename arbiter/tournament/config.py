@@ -25,7 +25,7 @@ from ..transport.endpoints import SocketSpec, socket_problems
 from .game_probe import parameter_problem
 from .plan import OpeningError, group_count, make_opening
 from .probe import FolderThere, PathThere, Sandboxing, Startable, ThisMachine, loopback, not_this_machine, probe
-from .schema import (CLUSTER, GAUNTLET, MAX_CONCURRENCY, MAX_NAME_BYTES, MAX_PLANNED_GAMES, OPENINGS, PLAYER,
+from .schema import (CLUSTER, FINAL, GAUNTLET, MAX_CONCURRENCY, MAX_NAME_BYTES, MAX_PLANNED_GAMES, OPENINGS, PLAYER,
                      SANDBOX, SANDBOX_MODES, SCORING, SOCKET, SPRT, TIME, TOP, player_name)
 from .validate import ConfigError, KeyPath, Mapping, Problems, integer, load_yaml, number, one_of, text
 
@@ -103,6 +103,16 @@ class ClusterSpec:
 
 
 @dataclass(frozen=True)
+class FinalStage:
+    """A Swiss tournament's final (docs/config.md, final): after the Swiss rounds, the `top`
+    players by the Swiss ranking play a round robin of `games_per_pairing` games a group
+    among themselves, and the final ranking puts them first (tournament/stages.py)."""
+
+    top: int
+    games_per_pairing: int = 2
+
+
+@dataclass(frozen=True)
 class TournamentConfig:
     """A validated tournament. Paths are absolute."""
 
@@ -125,6 +135,7 @@ class TournamentConfig:
     sandbox: str = "on"  # on, off or required (docs/security.md); players' own `sandbox: off` aside
     seed: int = 0  # each game's bots get a seed derived from it and the game id ($ARBITER_SEED)
     seats: int = 2  # players per game: the game's `players` parameter
+    final: FinalStage | None = None  # format: swiss only: the top players' round robin after the rounds
     cluster: ClusterSpec | None = None  # games on a Dask cluster (docs/cluster.md); None: here
     raw: dict[str, Any] = field(default_factory=dict, compare=False)  # the file as read, for the copy and diffs
 
@@ -261,6 +272,9 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
         problems.add(("rounds",), "is required for format: swiss (the number of Swiss rounds)")
     if fmt != "swiss" and top.has("rounds"):
         problems.add(("rounds",), f"only applies to format: swiss, not {fmt}")
+    final = _read_final(problems, top, seats) if top.has("final") else None
+    if final is not None and fmt != "swiss":
+        problems.add(("final",), f"only applies to format: swiss, not {fmt} (the final is played after the Swiss rounds)")
     concurrency = TOP.read(top, "concurrency")  # its default needs the clocks
     seed = TOP.read(top, "seed")
     check = TOP.read(top, "check")
@@ -299,6 +313,9 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
     if fmt != "sprt" and players and len(given) < seats:
         problems.add(("players",), f"{len(given)} players cannot fill the {seats} seats of {game_name} "
                                    f"players={seats}: give at least {seats} players")
+    if final is not None and names and not seats <= final.top <= len(names):
+        problems.add(("final", "top"), f"{final.top} is not allowed: the final takes from {seats} players (a game's "
+                                       f"seats) to all {len(names)} players")
     groups = group_count(str(fmt), len(names), seats, rounds or 0) if len(names) >= seats else 0
     if groups * per_pairing > MAX_PLANNED_GAMES:
         key = "games_per_group" if top.has("games_per_group") else "games_per_pairing"
@@ -336,7 +353,7 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
         openings=openings, time=time, concurrency=concurrency, scoring=scoring,
         players=tuple(_boxing(p, sandbox_mode, spread=cluster is not None) for p in _hiding(players, hidden)),
         candidate=candidate, sprt=sprt, check=check, sandbox=str(sandbox_mode), seed=seed, seats=seats,
-        cluster=cluster, raw=data,
+        final=final if fmt == "swiss" else None, cluster=cluster, raw=data,
     )
 
 
@@ -363,6 +380,19 @@ def _games_per_group(problems: Problems, top: Mapping, seats: int) -> int:
                              "(each opening is played once in each seat rotation)")
         return seats
     return int(value)
+
+
+def _read_final(problems: Problems, top: Mapping, seats: int) -> FinalStage:
+    """`final:`: how many of the Swiss ranking's top players play the final round robin, and
+    its games a group (default 2: CodeCup's double round robin; a multiple of the seats)."""
+    m = Mapping(problems, ("final",), top.raw("final"), FINAL.names)
+    top_players = FINAL.read(m, "top")
+    per_group = m.get("games_per_pairing", max(2, seats), integer(seats, MAX_PLANNED_GAMES))
+    if per_group % seats:
+        problems.add(("final", "games_per_pairing"), f"{per_group!r} is not allowed: must be a multiple of the "
+                                                     f"{seats} seats (each opening is played once in each seat rotation)")
+        per_group = seats
+    return FinalStage(top=int(top_players or seats), games_per_pairing=int(per_group))
 
 
 def _read_scoring(problems: Problems, value: Any, seats: int) -> Scoring:
@@ -775,5 +805,5 @@ def _read_openings(problems: Problems, value: Any, folder: Path, game: Game[Any]
     return Openings(lines=tuple(lines), file=str(path), seed=OPENINGS.read(m, "seed"))
 
 
-__all__ = ["COMMAND_LINE", "ClusterSpec", "ConfigError", "Openings", "Scoring", "SprtSettings", "TournamentConfig",
+__all__ = ["COMMAND_LINE", "ClusterSpec", "ConfigError", "FinalStage", "Openings", "Scoring", "SprtSettings", "TournamentConfig",
            "config_from_data", "load_config", "players_from_data"]

@@ -32,7 +32,8 @@ from .programs import player_digests
 from .progress import Progress
 from .resume import (play_conditions, refuse_changed_conditions, refuse_changed_programs, refuse_changed_schedule,
                      sandboxed_players, schedule_identity, start_over_advice)
-from .schedule import ScheduledGame, fixed_schedule, planned_games, swiss_round
+from .schedule import ScheduledGame, final_games, fixed_schedule, planned_games, swiss_round
+from .stages import finalists
 from .store import GameStore, ResultsFolder, TournamentDescription, game_log_prefix, hold_results_folder
 
 if TYPE_CHECKING:
@@ -208,8 +209,13 @@ class TournamentRunner:
         self.progress.start(planned, self.records)
         if self.config.format == "swiss":
             assert self.config.rounds is not None
+            swiss: list[str] = []
             for round_no in range(1, self.config.rounds + 1):
-                self._play_batch(self._swiss_games(round_no))
+                games = self._swiss_games(round_no)
+                swiss += [game.id for game in games]
+                self._play_batch(games)
+            if self.config.final is not None:
+                self._play_final(swiss)
         else:
             self._play_batch(fixed_schedule(self.config))
         self.progress.finish(self.records)
@@ -231,6 +237,22 @@ class TournamentRunner:
         games, sitting_out = swiss_round(self.config, round_no, points, met, byes)
         self._byes.setdefault(round_no, set()).update(sitting_out)
         return games
+
+    def _play_final(self, swiss: list[str]) -> None:
+        """The final (config.final): the top of the Swiss ranking play their round robin, once
+        every Swiss game has its record (a game the machinery failed is played again by a
+        resume first, so that the finalists never change under a final already begun)."""
+        assert self.config.final is not None and self.config.rounds is not None
+        missing = [game_id for game_id in swiss if game_id not in self.done_ids]
+        if missing:
+            self.progress.note(f"the final waits: {len(missing)} Swiss games have no record yet ({missing[0]}, ...); "
+                               "run the same command again to play them, then the final")
+            return
+        chosen = finalists(self.records, [p.name for p in self.config.players], self.config.rounds,
+                           self.config.final.top)
+        self.progress.note(f"final: {', '.join(chosen)} (the top {len(chosen)} of the Swiss ranking) play a round "
+                           f"robin of {self.config.final.games_per_pairing} games a group")
+        self._play_batch(final_games(self.config, chosen))
 
     def _play_batch(self, games: list[ScheduledGame]) -> None:
         self._play((g for g in games if g.id not in self.done_ids))

@@ -99,22 +99,25 @@ def balanced_cycles(groups: Sequence[tuple[str, ...]], rotations: int) -> list[l
     return cycles
 
 
-def _group_games(config: TournamentConfig, game: Game[Any], round_no: int, groups: Sequence[tuple[str, ...]],
-                 first_opening: int) -> list[ScheduledGame]:
-    """Each group plays games_per_group / seats openings, each in one rotation of the seats:
-    the turns of a cyclic order chosen by `balanced_cycles`."""
+def _group_games(config: TournamentConfig, game: Game[Any], groups: Sequence[tuple[str, ...]], *, per_group: int,
+                 first_opening: int, stage: str | None = None, round_no: int | None = None) -> list[ScheduledGame]:
+    """Each group plays per_group / seats openings, each in one rotation of the seats: the
+    turns of a cyclic order chosen by `balanced_cycles`. A fixed schedule's games are in round
+    k + 1 for opening k, ids `001-a-b`; a Swiss round's are all in `round_no`, ids
+    `003-o1-a-b`; a final's (`stage`) in `round_no` too, ids `final-o1-a-b`."""
     games: list[ScheduledGame] = []
-    rotations = config.games_per_pairing // config.seats
-    for k, cycles in enumerate(balanced_cycles(groups, rotations)):
+    for k, cycles in enumerate(balanced_cycles(groups, per_group // config.seats)):
         opening = opening_for(config, game, first_opening + k)
+        if stage is not None:
+            head = f"{stage}-o{k + 1}"
+        elif round_no is not None:
+            head = f"{round_no:03d}-o{k + 1}"
+        else:
+            head = f"{k + 1:03d}"
         for cycle in cycles:
             for seats in seat_turns(cycle):
-                suffix = f"-o{k + 1}" if config.format == "swiss" else ""
-                games.append(ScheduledGame(
-                    id=f"{round_no if config.format == 'swiss' else k + 1:03d}{suffix}-{'-'.join(seats)}",
-                    round=round_no if config.format == "swiss" else k + 1,
-                    seats=seats, opening=opening,
-                ))
+                games.append(ScheduledGame(id=f"{head}-{'-'.join(seats)}", round=round_no or k + 1, seats=seats,
+                                           opening=opening))
     return games
 
 
@@ -132,7 +135,8 @@ def fixed_schedule(config: TournamentConfig) -> list[ScheduledGame]:
         groups = gauntlet_groups(config.candidate, [n for n in names if n != config.candidate], config.seats)
     else:
         raise ValueError(f"{config.format} has no fixed schedule")
-    return _unique(_group_games(config, config.make_game(), 0, groups, 0))
+    return _unique(_group_games(config, config.make_game(), groups, per_group=config.games_per_pairing,
+                                first_opening=0))
 
 
 def _unique(games: list[ScheduledGame]) -> list[ScheduledGame]:
@@ -214,7 +218,23 @@ def swiss_round(config: TournamentConfig, round_no: int, points: dict[str, float
     groups = _group_without_repeats(order, met, config.seats) or _group_without_repeats(order, set(), config.seats)
     assert groups is not None
     per_round = config.games_per_pairing // config.seats
-    return _group_games(config, config.make_game(), round_no, groups, (round_no - 1) * per_round), sitting_out
+    return _group_games(config, config.make_game(), groups, per_group=config.games_per_pairing,
+                        first_opening=(round_no - 1) * per_round, round_no=round_no), sitting_out
+
+
+FINAL_STAGE = "final"  # the final's game ids begin with it (`final-o1-a-b`)
+
+
+def final_games(config: TournamentConfig, qualifiers: Sequence[str]) -> list[ScheduledGame]:
+    """The final's games (config.final): the `qualifiers` (in Swiss ranking order) play a round
+    robin of final.games_per_pairing games a group, in round rounds + 1, its openings those
+    after the Swiss rounds'."""
+    assert config.final is not None and config.rounds is not None
+    per_round = config.games_per_pairing // config.seats
+    groups = round_robin_groups(list(qualifiers), config.seats)
+    return _unique(_group_games(config, config.make_game(), groups, per_group=config.final.games_per_pairing,
+                                first_opening=config.rounds * per_round, stage=FINAL_STAGE,
+                                round_no=config.rounds + 1))
 
 
 def _group_without_repeats(order: list[str], met: set[frozenset[str]], seats: int) -> list[tuple[str, ...]] | None:
@@ -235,5 +255,8 @@ def planned_games(config: TournamentConfig) -> int:
     """How many games the whole tournament will play."""
     if config.sprt is not None:
         return config.sprt.max_games  # at most: the test stops as soon as it is decided
-    return group_count(config.format, len(config.players), config.seats, config.rounds or 0) * config.games_per_pairing
+    games = group_count(config.format, len(config.players), config.seats, config.rounds or 0) * config.games_per_pairing
+    if config.final is not None:
+        games += group_count("round-robin", config.final.top, config.seats, 0) * config.final.games_per_pairing
+    return games
 

@@ -31,6 +31,7 @@ DEFAULT_LOG_PATTERN = "warn|error|exception|traceback|assert"
 MAX_CONCURRENCY = 256
 MAX_PLANNED_GAMES = 1_000_000  # the schedule is built in memory before the first game
 MAX_ROUNDS = 10_000
+MAX_PLAYERS = 10_000  # a final's `top` at most
 MAX_MEMORY_MB = 1 << 30  # 1 PiB: above it the limit in bytes no longer fits the kernel's rlimit
 MAX_NAME_BYTES = 64  # a log file's name holds the game id (two names) and a name again: 3 x 64 + 19 < 255
 MAX_OPENING_MOVES = 64
@@ -273,6 +274,13 @@ GAUNTLET = Table("docs/config.md", (
     Key("candidate", SCHEDULE, required=True, entry="candidate"),  # one of the players' names
 ))
 
+# `final:` of a Swiss tournament (CodeCup's stages): the top players after the Swiss rounds play a
+# round robin among themselves for the final ranking (docs/config.md, final).
+FINAL = Table("docs/config.md", (
+    Key("top", SCHEDULE, integer(2, MAX_PLAYERS), required=True, entry="final"),
+    Key("games_per_pairing", SCHEDULE, entry="final"),  # default 2 (a double round robin); a multiple of the seats
+))
+
 # The top level. The description's entries come in this order.
 TOP = Table("docs/config.md", (
     Key("name", FREE, text),  # default: the file's name; it names the default results folder
@@ -283,6 +291,7 @@ TOP = Table("docs/config.md", (
     Key("games_per_pairing", SCHEDULE, entry="games_per_pairing", value=lambda c: c.games_per_pairing),
     Key("games_per_group", SCHEDULE, field="games_per_pairing", entry="games_per_pairing"),
     Key("rounds", SCHEDULE, integer(1, MAX_ROUNDS), entry="rounds", value=lambda c: c.rounds),
+    Key("final", SCHEDULE, entry="final", value=lambda c: None if c.final is None else scheduled(c.final, FINAL)),
     Key("openings", SCHEDULE, entry="openings", value=lambda c: scheduled(c.openings, OPENINGS)),
     # Every TimeControl field of every player, compared one by one.
     Key("time", CONDITION, entry="time", value=player_time_controls),
