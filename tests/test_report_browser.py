@@ -366,3 +366,30 @@ def test_the_viewer_steps_through_a_three_seat_game_in_its_players_colours(page,
     owners = {colour[names[seat]] for seat, score in enumerate(record.scores) if score}
     assert len(fills) == sum(record.scores) and set(fills) == owners
     assert seat_scores(page) == record.scores
+
+
+def test_a_swiss_report_with_a_final_shows_the_staged_ranking_and_every_rounds_groups(page, tmp_path):
+    from arbiter.reports.results import report_results
+    from arbiter.tournament.config import load_config
+    from arbiter.tournament.progress import Progress
+    from arbiter.tournament.runner import TournamentRunner, prepare_results
+    from tournament_helpers import fake_play, write_config
+
+    players = "".join(f'  - {{name: {name}, command: "true"}}\n' for name in ("a", "b", "c", "d", "e"))
+    config = load_config(write_config(tmp_path, f"game: limit-nim\nformat: swiss\nrounds: 2\nfinal: {{top: 3}}\n"
+                                                f"players:\n{players}"))
+    TournamentRunner(config, prepare_results(config, fresh=False), Progress(quiet=True, tty=False), play=fake_play).run()
+    report_results(config.results_dir)
+    summary = json.loads((config.results_dir / "summary.json").read_text())
+    open_file(page, write_tournament_report(config.results_dir))
+    rows = page.locator("#ranking-table tbody tr")
+    assert rows.count() == 5
+    for index, line in enumerate(summary["ranking"]):
+        shown = cell_texts(page, f"#ranking-table tbody tr:nth-child({index + 1})")
+        assert (shown["rank"], shown["name"], shown["stage"], shown["points"]) == (
+            str(line["rank"]), line["name"], line["stage"], f"{line['points']:g}")
+    rounds = page.locator("#rounds-list li").all_text_contents()
+    assert [text.split(":")[0] for text in rounds] == ["Round 1", "Round 2", "Final"]
+    assert "(out: " in rounds[0]  # five players: one sits out each Swiss round
+    overview = page.eval_on_selector_all("#overview dd", "dds => dds.map(dd => dd.textContent)")
+    assert any("Then the top 3 of the Swiss ranking play a round robin" in text for text in overview)

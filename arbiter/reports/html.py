@@ -171,6 +171,11 @@ def tournament_tables(summary: dict[str, Any]) -> dict[str, Any]:
         "crosstable": summary.get("crosstable", {}),
         "crosstable_counts": summary.get("crosstable_counts", "points"),
         "head_to_head": summary.get("head_to_head"),
+        # A Swiss tournament's rounds and, with a final, its staged ranking (reports/ranking.py).
+        "rounds": summary.get("rounds"),
+        "ranking": summary.get("ranking"),
+        "final_top": summary.get("final_top"),
+        "final_round": summary.get("final_round"),
     }
 
 
@@ -231,7 +236,12 @@ def _format_sentence(fmt: str, settings: dict[str, Any], seats: int) -> str:
         return f"Gauntlet: the candidate plays every {unit} it is in{games}."
     if fmt == "swiss":
         rounds = settings.get("rounds")
-        return f"Swiss, {_plural(rounds, 'round') if rounds else 'in rounds'}: each round, every {unit} plays{games}."
+        swiss = f"Swiss, {_plural(rounds, 'round') if rounds else 'in rounds'}: each round, every {unit} plays{games}."
+        final = settings.get("final")
+        if not final:
+            return swiss
+        return (f"{swiss} Then the top {final['top']} of the Swiss ranking play a round robin, every {unit} "
+                f"{_plural(final['games_per_pairing'], 'game')}, for the final ranking.")
     if fmt == "sprt":
         return "SPRT: the candidate plays the baseline in pairs of games until the test decides."
     return _sentence(fmt or "unknown")

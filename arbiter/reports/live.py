@@ -36,6 +36,7 @@ from ..tournament.schedule import ScheduledGame
 from ..tournament.sprt import SprtTest
 from ..tournament.store import ResultsFolder
 from .html import GAME_FIELDS, PageData, render_page, tournament_tables
+from .ranking import swiss_tables
 from .results import load_results
 from .standings import compute_standings, summary_json
 
@@ -264,6 +265,7 @@ class LiveState:
         meta["totals"] = {**meta.get("totals", {}), "played": len(self.records)}
         if self.records:
             meta["params"] = self.records[0].params
+        meta.update(swiss_tables(self.records, self.meta))  # the rounds and staged ranking as records land
         standings = compute_standings(self.records, players=self.meta["players_listed"], scoring=meta["scoring"])
         self.tables = tournament_tables(summary_json(standings, meta))
         self.sprt = self._sprt_status()

@@ -193,6 +193,33 @@
     return card("standings", "Standings", h("div", { class: "scroll-x" }, table), pair);
   }
 
+  // A Swiss tournament with a final: the staged ranking and its tie-breaks, as standings.txt opens.
+  function renderRanking() {
+    if (!data.ranking) return null;
+    const columns = [["rank", "#"], ["name", "player"], ["stage", "stage"], ["points", "points"],
+      ["among_tied", "among tied"], ["swiss_rank", "Swiss rank"], ["swiss_points", "Swiss points"], ["buchholz", "Buchholz"]];
+    const cell = (line, key) => (line[key] == null ? "" : typeof line[key] === "number" ? pyG(line[key]) : line[key]);
+    const body = data.ranking.map((line) => h("tr", { "data-player": line.name, class: line.stage === "final" ? "finalist" : null },
+      columns.map(([key]) => (key === "name"
+        ? h("td", { class: "text", "data-key": key }, swatch(colorOfName(line.name)), line.name)
+        : h("td", { "data-key": key, class: key === "stage" ? "text" : null, text: cell(line, key) })))));
+    return card("ranking", "Final ranking", h("div", { class: "scroll-x" },
+      h("table", { class: "data", id: "ranking-table" },
+        h("thead", {}, h("tr", {}, columns.map(([key, label]) => h("th", { class: key === "name" || key === "stage" ? "text" : null, text: label })))),
+        h("tbody", {}, body))),
+      h("p", { class: "note", text: `The top ${data.final_top} of the Swiss ranking played the final. Ties: points among the tied players in the final, then the Swiss rank (Swiss points, then Buchholz, then the config's order).` }));
+  }
+
+  // A Swiss tournament's rounds: each group with the points its players took in that round.
+  function renderRounds() {
+    if (!data.rounds || !data.rounds.length) return null;
+    const items = data.rounds.map((r) => h("li", { "data-round": String(r.round) },
+      h("strong", { text: r.round === data.final_round ? "Final: " : `Round ${r.round}: ` }),
+      r.groups.map((group) => group.map(([name, points]) => `${name} ${pyG(points)}`).join(" – ")).join("; ")
+        + (r.out.length ? ` (out: ${r.out.join(", ")})` : "")));
+    return card("rounds", "Rounds", h("ol", { class: "rounds", id: "rounds-list" }, items));
+  }
+
   function niceStep(span) {
     const raw = span / 6;
     const base = 10 ** Math.floor(Math.log10(raw));
@@ -736,7 +763,8 @@
       // New games start at games_from; a snapshot may already hold some of them, and a gap means
       // updates were lost: a new connection starts again from a snapshot.
       if ("games_from" in message && message.games_from > data.games.length) { reconnect(); return; }
-      for (const key of ["page", "tournament", "seats", "standings", "crosstable", "crosstable_counts", "head_to_head", "boards", "players"]) {
+      for (const key of ["page", "tournament", "seats", "standings", "crosstable", "crosstable_counts", "head_to_head", "boards", "players",
+        "rounds", "ranking", "final_top", "final_round"]) {
         if (key in message) data[key] = message[key];
       }
       if (message.games) data.games.push(...message.games.slice(data.games.length - message.games_from));
@@ -778,8 +806,8 @@
   const main = document.getElementById("page-main");
   function renderTournament() {
     renderHeader();
-    main.replaceChildren(...(data.live ? liveCards() : []), renderOverview(), renderStandings(), renderChart(),
-      renderCrosstable(), renderGamesList());
+    main.replaceChildren(...(data.live ? liveCards() : []), renderOverview(), ...[renderRanking()].filter(Boolean),
+      renderStandings(), ...[renderRounds()].filter(Boolean), renderChart(), renderCrosstable(), renderGamesList());
     if (data.live) tickClocks();
     if (overlay && !overlay.hidden) route();
   }

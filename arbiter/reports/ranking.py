@@ -12,15 +12,17 @@ from ..records import GameRecord
 from ..tournament.stages import final_ranking
 
 
-def swiss_tables(records: Sequence[GameRecord], schedule: Mapping[str, Any]) -> dict[str, Any]:
+def swiss_tables(records: Sequence[GameRecord], meta: Mapping[str, Any]) -> dict[str, Any]:
     """summary.json's `rounds` (each round's groups, their points and who sat out) and, with a
-    final, `ranking`; nothing for other formats."""
-    if schedule.get("format") != "swiss" or not schedule.get("rounds"):
+    final, `ranking`, from a results folder's `meta` (results.load_results); nothing for other
+    formats."""
+    settings = meta.get("settings") or {}
+    if meta.get("format") != "swiss" or not settings.get("rounds"):
         return {}
-    rounds = int(schedule["rounds"])
-    names = list(schedule.get("players") or [])
-    tables: dict[str, Any] = {"rounds": _rounds(records, names, rounds + (1 if schedule.get("final") else 0))}
-    final = schedule.get("final")
+    rounds = int(settings["rounds"])
+    names = list(meta.get("players_listed") or [])
+    final = settings.get("final")
+    tables: dict[str, Any] = {"rounds": _rounds(records, names, rounds + (1 if final else 0))}
     if final:
         tables["ranking"] = [asdict(line) for line in final_ranking(records, names, rounds, int(final["top"]))]
         tables["final_top"] = int(final["top"])

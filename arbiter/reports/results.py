@@ -80,6 +80,7 @@ def load_results(folder: Path) -> tuple[list[GameRecord], dict[str, Any]]:
         "settings": {
             "games_per_pairing": schedule.get("games_per_pairing"),
             "rounds": schedule.get("rounds"),
+            "final": schedule.get("final"),  # a Swiss tournament's final stage (tournament/stages.py)
             "openings": schedule.get("openings"),
             "time": description.time,
         },
@@ -87,8 +88,8 @@ def load_results(folder: Path) -> tuple[list[GameRecord], dict[str, Any]]:
         "players_listed": schedule.get("players", []),
         "totals": {"planned": description.planned if description.planned is not None else len(records)},
         "sandbox": sandbox_status(records, description.sandbox),
-        **swiss_tables(records, schedule),  # a Swiss tournament's rounds, and its final ranking
     }
+    meta.update(swiss_tables(records, meta))  # a Swiss tournament's rounds, and its final ranking
     return records, meta
 
 
