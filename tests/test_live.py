@@ -337,3 +337,49 @@ def test_a_folder_started_again_sends_every_page_a_new_snapshot(serve, folder, t
         name, again = stream.next()
     assert len(again["games"]) == 1
     stream.close()
+
+
+def test_an_entrants_link_opens_its_own_logs_and_no_other_seats(serve, folder):
+    from arbiter.reports.entrant_keys import entrant_key
+    record = GameRecord.from_json(json.loads((folder / "games.jsonl").read_text().splitlines()[0]))
+    own, other = record.seat_names()
+    logs = folder / "logs"
+    logs.mkdir(exist_ok=True)
+    for seat, name in enumerate((own, other)):
+        (logs / f"{record.id}-seat{seat}-{name}.log").write_text(f"{name}'s secret\n" + "x" * 20_000)
+    key = entrant_key(folder, own)
+    _, port = serve()  # no --serve-logs: only an entrant's link opens a log
+    status, text = get(port, f"/logs/{record.id}/0?entrant={own}&key={key}")
+    assert status == 200 and text.startswith(f"{own}'s secret\n")
+    assert "cut by the arbiter's export: the first 10,000 characters" in text  # as the contest shows it
+    assert get(port, f"/logs/{record.id}/1?entrant={own}&key={key}") == (
+        403, "this link shows its own entrant's logs only\n")
+    assert get(port, f"/logs/{record.id}/1?entrant={other}&key={key}")[0] == 403  # a key is its name's alone
+    assert get(port, f"/logs/{record.id}/0?entrant={own}&key={'0' * 32}")[0] == 403
+    assert get(port, f"/logs/{record.id}/0")[0] == 404
+    status, page = get(port, f"/?entrant={own}&key={key}")
+    data = json.loads(re.search(r'<script id="report-data" type="application/json">(.*?)</script>', page, re.S).group(1))
+    assert status == 200 and data["live"]["entrant"] == own and data["live"]["key"] == key
+    assert get(port, f"/?entrant={own}&key=nonsense")[0] == 403
+    assert entrant_key(folder, own) == key  # the secret is kept: a link handed out keeps working
+    assert (folder / "entrant-secret").stat().st_mode & 0o077 == 0
+
+
+def test_arbiter_serve_prints_each_players_own_link(folder):
+    import signal
+    import subprocess
+    import sys
+    server = subprocess.Popen([sys.executable, "-m", "arbiter", "serve", str(folder), "--entrant-links"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        lines = [server.stdout.readline() for _ in range(4)]
+    finally:
+        server.send_signal(signal.SIGINT)
+        server.wait(timeout=30)
+    assert lines[0].startswith("live page: http://127.0.0.1:")
+    links = {line.split()[2]: line.split()[-1] for line in lines[1:]}
+    assert set(links) == {"alpha", "beta", "gamma"}
+    port = int(re.search(r":(\d+)/", links["beta"]).group(1))
+    assert all(link.startswith(f"http://127.0.0.1:{port}/?entrant={name}&key=") for name, link in links.items())
+    assert server.returncode == 130

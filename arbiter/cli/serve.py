@@ -6,7 +6,7 @@ import argparse
 import threading
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator, Sequence
 
 from ..errors import UsageError
 
@@ -30,7 +30,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "to other machines)")
     parser.add_argument("--serve-logs", action="store_true",
                         help="also serve the bots' stderr logs (hidden by default: they may hold secrets)")
+    add_entrant_links_option(parser)
     parser.set_defaults(func=run)
+
+
+def add_entrant_links_option(parser: argparse.ArgumentParser) -> None:
+    """`--entrant-links`: print each entrant's own link to the page (its logs alone)."""
+    parser.add_argument("--entrant-links", action="store_true",
+                        help="print each player's own link to the live page, which opens that player's logs "
+                             "and no other's (hand each entrant its link; docs/live.md)")
 
 
 def add_serve_options(parser: argparse.ArgumentParser) -> None:
@@ -40,6 +48,7 @@ def add_serve_options(parser: argparse.ArgumentParser) -> None:
                              "port, its address printed at the start; 0.0.0.0:PORT shows it to other machines")
     parser.add_argument("--serve-logs", action="store_true",
                         help="with --serve: also serve the bots' stderr logs (hidden by default)")
+    add_entrant_links_option(parser)
 
 
 def announce(url: str, host: str, logs: bool) -> str:
@@ -52,19 +61,32 @@ def announce(url: str, host: str, logs: bool) -> str:
             "anyone who reaches this address sees the games")
 
 
+def note_entrant_links(url: str, folder: Path, players: Sequence[str], note: Callable[[str], None]) -> None:
+    """Each player's own link (reports/entrant_keys.py), one line each."""
+    from ..reports.entrant_keys import entrant_link
+    for name in players:
+        note(f"link for {name} (its own logs only): {entrant_link(url, folder, name)}")
+
+
 @contextmanager
-def served(args: argparse.Namespace, folder: Path, note: Callable[[str], None]) -> Iterator[RunFeed | None]:
-    """With --serve: the live page of `folder` while the body runs, and the runner's watch."""
+def served(args: argparse.Namespace, folder: Path, note: Callable[[str], None],
+           players: Sequence[str] = ()) -> Iterator[RunFeed | None]:
+    """With --serve: the live page of `folder` while the body runs, and the runner's watch;
+    with --entrant-links, each of `players`' own link is noted."""
     if args.serve is None:
-        if args.serve_logs:
-            raise UsageError("--serve-logs: only with --serve (it says what the live page shows)")
+        for flag, given in (("--serve-logs", args.serve_logs), ("--entrant-links", args.entrant_links)):
+            if given:
+                raise UsageError(f"{flag}: only with --serve (it says what the live page shows)")
         yield None
         return
     from ..reports.live import LiveServer, RunFeed, parse_address
     host, port = parse_address(args.serve)
     feed = RunFeed()
     server = LiveServer(folder, host=host, port=port, feed=feed, logs=args.serve_logs)
-    note(announce(server.start(), host, args.serve_logs))
+    url = server.start()
+    note(announce(url, host, args.serve_logs))
+    if args.entrant_links:
+        note_entrant_links(url, folder, players, note)
     try:
         yield feed
     finally:
@@ -75,9 +97,12 @@ def run(args: argparse.Namespace) -> int:
     """Serve until Ctrl-C (then exit 130, as every interrupted command does)."""
     from ..reports.live import LiveServer, check_results_folder, parse_address
     host, port = parse_address(args.address, "--address")
-    check_results_folder(args.results_dir)
+    players = check_results_folder(args.results_dir)
     server = LiveServer(args.results_dir, host=host, port=port, logs=args.serve_logs, option="--address")
-    print(announce(server.start(), host, args.serve_logs), flush=True)
+    url = server.start()
+    print(announce(url, host, args.serve_logs), flush=True)
+    if args.entrant_links:
+        note_entrant_links(url, args.results_dir, players, lambda line: print(line, flush=True))
     try:
         wait_for_ctrl_c()
     finally:

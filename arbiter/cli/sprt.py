@@ -100,7 +100,8 @@ def run(args: argparse.Namespace) -> int:
     check_results_flags(args)
     data, flags = flags_to_config(args)
     config = config_from_data(data, COMMAND_LINE, flags)
-    with served(args, config.results_dir, lambda line: print(line, file=sys.stderr, flush=True)) as watch:
+    with served(args, config.results_dir, lambda line: print(line, file=sys.stderr, flush=True),
+                [p.name for p in config.players]) as watch:
         return run_config(config, fresh=args.fresh, backup=args.backup, quiet=args.quiet,
                           again=f"the same arbiter sprt command (same --results {args.results})", watch=watch)
 

@@ -86,17 +86,22 @@ def _export_one(name: str, records: Sequence[GameRecord], summary: dict[str, Any
     return EntrantExport(name, target, len(own), copied)
 
 
+def cut_log(text: str, chars: int = LOG_CHARS) -> str:
+    """A log's first `chars` characters, and a line saying how much was cut."""
+    if len(text) <= chars:
+        return text
+    return text[:chars] + CUT_NOTE.format(chars=f"{chars:,}", total=f"{len(text):,}")
+
+
 def _copy_cut(source: Path, target: Path, chars: int) -> bool:
-    """Copy a log's first `chars` characters (a note says how much was cut); False when the
-    log is gone (a game whose bot never started, a folder tidied by hand)."""
+    """Copy a log's first `chars` characters (`cut_log`); False when the log is gone (a game
+    whose bot never started, a folder tidied by hand)."""
     try:
         text = source.read_text(encoding="utf-8", errors="replace")
     except FileNotFoundError:
         return False
-    if len(text) > chars:
-        text = text[:chars] + CUT_NOTE.format(chars=f"{chars:,}", total=f"{len(text):,}")
-    target.write_text(text, encoding="utf-8")
+    target.write_text(cut_log(text, chars), encoding="utf-8")
     return True
 
 
-__all__ = ["EntrantExport", "LOG_CHARS", "export_entrants"]
+__all__ = ["EntrantExport", "LOG_CHARS", "cut_log", "export_entrants"]

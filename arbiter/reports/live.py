@@ -36,6 +36,8 @@ from ..tournament.schedule import ScheduledGame
 from ..tournament.sprt import SprtTest
 from ..tournament.store import ResultsFolder
 from .html import GAME_FIELDS, PageData, render_page, tournament_tables
+from .entrant_keys import key_holder
+from .export import cut_log
 from .ranking import swiss_tables
 from .results import load_results
 from .standings import compute_standings, summary_json
@@ -336,6 +338,13 @@ class LiveState:
         running = self._running_json()  # first: a running game may add its board to the page's
         return {**self._tables_or_empty(), **self.page.to_json(), "live": self._live(running)}
 
+    def seat_name(self, game_id: str, seat: int) -> str | None:
+        """Who played `seat` of a game recorded or running; None for no such game or seat."""
+        running = self.running.get(game_id)
+        names = running.scheduled.seats if running is not None else next(
+            (record.seat_names() for record in reversed(self.records) if record.id == game_id), ())
+        return names[seat] if 0 <= seat < len(names) else None
+
     def _tables_or_empty(self) -> dict[str, Any]:
         if self.tables:
             return self.tables
@@ -536,10 +545,25 @@ class LiveServer:
         response.headers["Referrer-Policy"] = "no-referrer"
         return response
 
+    def _entrant(self, request: web.Request) -> tuple[str, str] | None | web.Response:
+        """The entrant a request's link names, if its key is that entrant's (entrant_keys.py);
+        None for a request without one; a 403 response for a key that is not valid."""
+        name, key = request.query.get("entrant"), request.query.get("key")
+        if name is None and key is None:
+            return None
+        if name is None or key is None or not key_holder(self.folder, name, key):
+            return web.Response(status=403, text="this entrant link is not valid (ask the organiser for yours)\n")
+        return name, key
+
     async def _page(self, request: web.Request) -> web.Response:
+        entrant = self._entrant(request)
+        if isinstance(entrant, web.Response):
+            return entrant
         self.state.take_notes()
         self.state.scan()
         data = self.state.snapshot()
+        if entrant is not None:  # this page shows the logs of the entrant's own seats
+            data["live"] = {**data["live"], "entrant": entrant[0], "key": entrant[1]}
         text = render_page(data, f"{data['tournament']['name']} · arbiter live")
         return web.Response(text=text, content_type="text/html")
 
@@ -568,16 +592,23 @@ class LiveServer:
         return response
 
     async def _log(self, request: web.Request) -> web.Response:
-        if not self.state.logs:
+        entrant = self._entrant(request)
+        if isinstance(entrant, web.Response):
+            return entrant
+        if not self.state.logs and entrant is None:
             return web.Response(status=404, text="bot logs are not served (start the server with --serve-logs)\n")
         game, seat = request.match_info["game"], request.match_info["seat"]
         if game not in self.state.record_ids and game not in self.state.running or not seat.isdigit():
             return web.Response(status=404, text="no such game\n")
+        if not self.state.logs and entrant is not None and self.state.seat_name(game, int(seat)) != entrant[0]:
+            return web.Response(status=403, text="this link shows its own entrant's logs only\n")
         # Only a file directly in logs/ named for that game and seat: no path from the request is opened.
         logs = self.state.results.seat_logs(game, int(seat))
         if not logs:
             return web.Response(status=404, text="no log for that seat\n")
         data = logs[0].read_bytes()
+        if not self.state.logs:  # an entrant sees its log as the contest shows it (reports/export.py)
+            data = cut_log(data.decode("utf-8", "replace")).encode()
         return web.Response(body=data, content_type="text/plain", charset="utf-8")
 
 
@@ -590,11 +621,13 @@ def _event(name: str, message: dict[str, Any]) -> bytes:
     return f"event: {name}\ndata: {data}\n\n".encode()
 
 
-def check_results_folder(folder: Path) -> None:
-    """UsageError unless `folder` is a results folder `arbiter serve` can show."""
-    load_results(folder)
+def check_results_folder(folder: Path) -> list[str]:
+    """UsageError unless `folder` is a results folder `arbiter serve` can show; its players."""
+    records, meta = load_results(folder)
     if not os.access(folder, os.R_OK):
         raise UsageError(f"{show_path(folder)} cannot be read")
+    players = list(meta["players_listed"])
+    return players + sorted({name for record in records for name in record.seat_names()} - set(players))
 
 
 __all__ = ["LiveServer", "RunFeed", "check_results_folder", "is_loopback", "parse_address"]

@@ -572,6 +572,11 @@
     if (data.live && data.live.logs) {  // served with --serve-logs: each seat's stderr log
       viewer.meta.append(" · logs:", ...game.names.map((name, seat) =>
         [" ", h("a", { class: "log-link", href: `logs/${encodeURIComponent(game.id)}/${seat}`, target: "_blank", rel: "noopener", text: name })]).flat());
+    } else if (data.live && data.live.entrant && game.names.includes(data.live.entrant)) {  // an entrant's own link
+      const query = `?entrant=${encodeURIComponent(data.live.entrant)}&key=${encodeURIComponent(data.live.key)}`;
+      viewer.meta.append(" · your log:", ...game.names.map((name, seat) => (name === data.live.entrant
+        ? [" ", h("a", { class: "log-link", href: `logs/${encodeURIComponent(game.id)}/${seat}${query}`, target: "_blank", rel: "noopener", text: `seat ${seat}` })]
+        : [])).flat());
     }
     viewer.seatScores = game.names.map(() => h("span", { class: "seat-score" }));
     viewer.seatNodes = game.names.map((name, seat) =>
@@ -758,7 +763,11 @@
   }
 
   function accept(message, whole) {
-    if (whole) data = message;
+    if (whole) {
+      const own = data.live && data.live.entrant ? { entrant: data.live.entrant, key: data.live.key } : {};
+      data = message;
+      data.live = { ...data.live, ...own };  // an entrant's page keeps its link's key
+    }
     else {
       // New games start at games_from; a snapshot may already hold some of them, and a gap means
       // updates were lost: a new connection starts again from a snapshot.

@@ -272,6 +272,12 @@ class ResultsFolder:
         return self.path / REPORT_FILE
 
     @property
+    def entrant_secret(self) -> Path:
+        """`entrant-secret`: the key of each entrant's own link to the live page
+        (reports/entrant_keys.py); read and written by the arbiter alone (mode 0600)."""
+        return self.path / "entrant-secret"
+
+    @property
     def arbiter_faults(self) -> Path:
         """`arbiter-faults.jsonl`: one line per game the arbiter's machinery could not play
         (the game has no record, blames no bot, and is played again on a resume)."""
