@@ -7,10 +7,12 @@ import os
 import shutil
 import subprocess
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+import arbiter.transport.sandbox as sandbox_module
 from arbiter.transport import write_cap
 from arbiter.transport.sandbox import support
 from referee_support import ROOT
@@ -32,12 +34,18 @@ def assert_capped(seen: dict, write_mb: int, write_files: int) -> None:
 
 
 @pytest.mark.skipif(write_cap.available() is not None, reason=f"no capped tmpfs here: {write_cap.available()}")
-def test_the_disk_filler_never_holds_more_than_its_cap_boxed_as_root(tmp_path: Path) -> None:
+@pytest.mark.parametrize("launch", ["helper", "shell and setpriv"])
+def test_the_disk_filler_never_holds_more_than_its_cap_boxed_as_root(launch: str, tmp_path: Path,
+                                                                      monkeypatch) -> None:
     """Writing as fast as it can while starting, on its turns and after `Quit`, game after
     game (deleting what it left at each start), the filler's folder and its boxes' copies
     never hold more than 4 MiB in 40 entries, sampled from outside while it writes; it meets
     ENOSPC and plays on, and what its last game left is in its folder afterwards."""
     assert support().usable, support().describe()
+    if launch == "helper" and support().spawn is None:
+        pytest.skip("no launch helper here")
+    if launch != "helper":
+        monkeypatch.setattr(sandbox_module, "_SUPPORT", replace(support(), spawn=None))
     seen = filled_games(tmp_path / "cache", tmp_path / "logs", games=3, write_mb=4, write_files=40)
     assert_capped(seen, 4, 40)
     assert seen["copies_seen"] > 0, "no capped copy was ever seen: the sampler looked at nothing"
