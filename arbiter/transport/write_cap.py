@@ -43,7 +43,7 @@ import tempfile
 from typing import Sequence
 
 _HOLDER_START_S = 10.0  # how long a holder may take to mount its tmpfs
-_HOLDER_SCRIPT = 'mount -t tmpfs -o "$1" arbiter-write "$0" && echo ready && exec cat >/dev/null'
+_HOLDER_SCRIPT = 'mount -t tmpfs -o "$1" arbiter-write "$0" && echo ready && read -r _'  # waits for the end of its input
 _COPY_CHUNK = 1 << 20
 
 
