@@ -12,4 +12,5 @@ from write_cap_games import filled_games  # noqa: E402
 
 base = Path(sys.argv[1])
 seen = filled_games(base / "cache", base / "logs", games=2, write_mb=4, write_files=40)
-print(json.dumps({"header": support().describe(), "write_cap": available(), **seen}))
+print(json.dumps({"header": support().describe(), "helper": support().spawn is not None, "write_cap": available(),
+                  **seen}))

@@ -52,11 +52,16 @@ def test_the_disk_filler_never_holds_more_than_its_cap_boxed_as_root(launch: str
     assert seen["after_entries"] > 0 and all(name.startswith(("start-", "turn-", "quit-")) for name in seen["names_after"])
 
 
-def test_the_disk_filler_never_holds_more_than_its_cap_boxed_as_an_ordinary_user() -> None:
-    """The same games run by an ordinary user (nobody), whose boxes are made in user namespaces."""
+@pytest.mark.parametrize("launch", ["helper", "shell and setpriv"])
+def test_the_disk_filler_never_holds_more_than_its_cap_boxed_as_an_ordinary_user(launch: str) -> None:
+    """The same games run by an ordinary user (nobody), whose boxes are made in user namespaces:
+    bubblewrap, root of the holder's, runs the box as nobody with no capability; whether the
+    launch helper (built into the user's cache) or the box's shell starts the bot."""
     import pwd
     if os.geteuid() != 0 or not os.path.exists("/usr/bin/python3"):
         pytest.skip("needs root to become another user, and the system's Python")
+    if launch == "helper" and not (shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")):
+        pytest.skip("no C compiler: the launch helper cannot be built here")
     user = pwd.getpwnam("nobody")
     base = Path(tempfile.mkdtemp(prefix="arbiter-nonroot-"))  # pytest's own folders are root's alone
     os.chown(base, user.pw_uid, user.pw_gid)
@@ -65,7 +70,7 @@ def test_the_disk_filler_never_holds_more_than_its_cap_boxed_as_an_ordinary_user
                                "/usr/bin/python3", str(ROOT / "tests" / "nonroot_write_cap.py"), str(base)],
                               capture_output=True, text=True, timeout=300, cwd="/",
                               env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "HOME": "/tmp",
-                                   "XDG_CACHE_HOME": str(base / "xdg")})
+                                   "XDG_CACHE_HOME": str(base / "xdg") if launch == "helper" else "no/cache"})
     finally:
         shutil.rmtree(base, ignore_errors=True)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -73,6 +78,7 @@ def test_the_disk_filler_never_holds_more_than_its_cap_boxed_as_an_ordinary_user
     if "NOT sandboxed" in seen["header"]:
         pytest.skip(f"an ordinary user cannot make a box here: {seen['header']}")
     assert seen["write_cap"] is None, seen["write_cap"]
+    assert seen["helper"] == (launch == "helper")
     assert_capped(seen, 4, 40)
     assert seen["copies_seen"] > 0
 
@@ -106,3 +112,16 @@ def test_a_copy_is_held_to_the_cap_and_never_follows_a_link(tmp_path: Path) -> N
     cap.close()
     assert not (folder / "hole").exists() and (folder / "deep" / "book.txt").read_text() == "learned"
     assert not list(tmp_path.glob(".cache.arbiter-*"))  # no copy left beside it
+
+
+def test_where_no_holder_can_be_made_the_folder_is_checked_after_each_turn(tmp_path: Path, monkeypatch) -> None:
+    """Without a capped tmpfs (no unshare or nsenter, no user namespaces), the box shows the
+    folder itself and the referee checks it after each of the bot's turns: the filler, over
+    the cap by its start, loses by a recorded fault, which names the cap."""
+    assert support().usable, support().describe()
+    monkeypatch.setattr(write_cap, "available", lambda: "not on this machine (the test says)")
+    seen = filled_games(tmp_path / "cache", tmp_path / "logs", games=1, write_mb=4, write_files=40)
+    assert seen["copies_seen"] == 0
+    ((termination, offender, detail),) = seen["endings"]
+    assert (termination, offender) == ("crash", 0)
+    assert "its write folders hold more than their cap of 4 MiB in 40 files (sandbox: write_mb, write_files)" in detail
