@@ -247,11 +247,14 @@ def fill_up(disk: Path, room_bytes: int) -> Path:
 
 
 def test_a_full_results_disk_stops_the_run_cleanly_and_the_same_command_resumes(small_disk: Path, tmp_path: Path,
-                                                                              capsys) -> None:
+                                                                              capsys, request) -> None:
     """The results folder's disk runs full mid-run (here a 1 MiB tmpfs with 40 KiB left): the
     run stops with one line naming the folder and saying what to do, exit status 2; every line
-    of games.jsonl is a whole record (none torn), and no bot is blamed for a log it could not
-    write. Once there is room, the same command plays the rest, each game recorded once."""
+    of games.jsonl is a whole record (none torn). Once there is room, the same command plays
+    the rest, each game recorded once. The logs' disk is full all along (`logs/` is a tmpfs
+    of one page, taken): no bot is blamed for a log that could not be written, and each
+    record of the bot that writes on stderr says its log could not be kept, and why."""
+    import subprocess
     from referee_support import BOTS, ROOT
     results = small_disk / "results"
     config = tmp_path / "full.yaml"
@@ -263,6 +266,12 @@ def test_a_full_results_disk_stops_the_run_cleanly_and_the_same_command_resumes(
         f"  - {{name: greedy, command: {os.sys.executable} {ROOT / 'players' / 'nim_greedy.py'} --seed 1}}\n"
         f"  - {{name: chatty, command: {chatty}, sandbox: {{read: [{BOTS}]}}}}\n")
     planned = 24
+    logs = results / "logs"
+    logs.mkdir(parents=True)
+    (results / "games.jsonl").touch()  # a results folder, not a stranger's
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4k", "arbiter-test-logs", str(logs)], check=True)
+    request.addfinalizer(lambda: subprocess.run(["umount", "--lazy", str(logs)], check=False))
+    (logs / "ballast").write_bytes(b"\0" * 4096)
     ballast = fill_up(small_disk, 40 << 10)
     assert main(["run", str(config), "--quiet"]) == 2
     said = capsys.readouterr().err.strip().splitlines()[-1:]  # after the run's notes
@@ -283,6 +292,9 @@ def test_a_full_results_disk_stops_the_run_cleanly_and_the_same_command_resumes(
     assert [record.to_json() for record in records[:len(stopped)]] == stopped  # kept as they were
     assert all(record.termination is Termination.NORMAL for record in records), \
         [record.detail for record in records if record.termination is not Termination.NORMAL]
+    for record in records:
+        if "chatty" in record.names:
+            assert "could not keep" in record.detail and "No space left on device" in record.detail, record.detail
 
 
 def test_a_record_that_cannot_be_written_whole_leaves_nothing(small_disk: Path) -> None:
@@ -299,3 +311,4 @@ def test_a_record_that_cannot_be_written_whole_leaves_nothing(small_disk: Path) 
     assert store.path.read_bytes() == before
     assert f"the disk of the results folder {small_disk} is full" in str(refused.value)
     assert "game g2 was not recorded" in str(refused.value)
+
