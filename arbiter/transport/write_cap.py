@@ -42,8 +42,9 @@ import subprocess
 import tempfile
 from typing import Sequence
 
-_HOLDER_START_S = 10.0  # how long a holder may take to mount its tmpfs
-_HOLDER_SCRIPT = 'mount -t tmpfs -o "$1" arbiter-write "$0" && echo ready && read -r _'  # waits for the end of its input
+# The holder, in its namespaces: mounts the tmpfs ($1 its options) over the empty folder $0,
+# says so, and waits for the end of its input (the arbiter's pipe: closed, or the arbiter gone).
+_HOLDER_SCRIPT = 'mount -t tmpfs -o "$1" arbiter-write "$0" && echo ready && read -r _'
 _COPY_CHUNK = 1 << 20
 
 
