@@ -125,3 +125,24 @@ def test_where_no_holder_can_be_made_the_folder_is_checked_after_each_turn(tmp_p
     ((termination, offender, detail),) = seen["endings"]
     assert (termination, offender) == ("crash", 0)
     assert "its write folders hold more than their cap of 4 MiB in 40 files (sandbox: write_mb, write_files)" in detail
+
+
+@pytest.mark.skipif(write_cap.available() is not None, reason=f"no capped tmpfs here: {write_cap.available()}")
+def test_a_players_boxes_at_once_share_one_copy_written_back_when_the_last_ends(tmp_path: Path) -> None:
+    """Two boxes of one player at once (two of its games side by side) show one tmpfs, as they
+    would the folder on disk (a counter or a cache shared between its games still works), the
+    cap holding for both together; it is written back when the last has ended."""
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    first = write_cap.hold([str(folder)], write_mb=1, write_files=10, box_uid=None)
+    second = write_cap.hold([str(folder)], write_mb=1, write_files=10, box_uid=None)
+    assert second is first
+    Path(first.root, "0", "game-1").write_text("claimed")
+    write_cap.release(first)
+    assert not (folder / "game-1").exists()  # the other box still shows it
+    assert Path(second.root, "0", "game-1").read_text() == "claimed"
+    write_cap.release(second)
+    assert (folder / "game-1").read_text() == "claimed"
+    third = write_cap.hold([str(folder)], write_mb=1, write_files=10, box_uid=None)
+    assert third is not first and Path(third.root, "0", "game-1").read_text() == "claimed"
+    write_cap.release(third)

@@ -28,8 +28,9 @@ What a box is, on a machine that offers it all:
   at most `MAX_OPEN_FILES` descriptors. Without a memory control group, `RLIMIT_AS`;
   without a pids group and not root, `RLIMIT_NPROC` set inside the box's own user namespace.
   Its write folders hold at most `write_mb` and `write_files`: the box shows a copy of them on
-  a tmpfs of that size and inode count, copied back when it ends (`write_cap.py`); where that
-  tmpfs cannot be made, the referee checks them after each turn (`SandboxSpec.write_cap_broken`).
+  a tmpfs of that size and inode count, shared by the player's boxes at once and copied back
+  when the last ends (`write_cap.py`); where that tmpfs cannot be made, the referee checks
+  them after each turn (`SandboxSpec.write_cap_broken`).
 - **system calls**: the seccomp filter of `seccomp.py` (keyrings, locks, namespaces, mounts,
   io_uring, ptrace, bpf...), loaded by bubblewrap from a file the prelude opens.
 - **suspension**: the keeper freezes the whole box between turns (the freezer control
@@ -704,7 +705,7 @@ class Box:
                                   control=control, report=report)
         self.env: dict[str, str] = {}  # the prelude's; the bot's own is set by its script
         self.view: BoxView | None = None  # what it shows, once built
-        self.write_cap: write_cap.WriteCap | None = None  # its write folders' capped copy, while it lives
+        self.write_cap: write_cap.WriteCap | None = None  # its write folders' capped copy (`write_cap.hold`)
         self._launched_pid = -1
         self.init: tuple[int, bytes] | None = None  # bubblewrap's init (pid, start time), once noted
 
@@ -743,9 +744,8 @@ class Box:
         if not view.write or write_cap.available() is not None:
             return argv
         try:
-            self.write_cap = write_cap.WriteCap(view.write, write_mb=view.write_limits[0],
-                                                write_files=view.write_limits[1],
-                                                box_uid=(BOX_UID, BOX_GID) if self.places.as_root else None)
+            self.write_cap = write_cap.hold(view.write, write_mb=view.write_limits[0], write_files=view.write_limits[1],
+                                            box_uid=(BOX_UID, BOX_GID) if self.places.as_root else None)
         except write_cap.WriteCapError as exc:
             raise SandboxError(str(exc)) from None
         return self.write_cap.around(argv)
@@ -903,7 +903,7 @@ class Box:
         copy its write folders back from their capped copy."""
         self.abandon()
         if self.write_cap is not None:
-            self.write_cap.close()
+            write_cap.release(self.write_cap)
             self.write_cap = None
         for fd in (self._script_r, self._report_r, self._info_r, self._info_w, *self.pass_fds):
             if fd >= 0:

@@ -4,8 +4,10 @@ A player's `sandbox: write:` folders are its own data, kept from game to game. A
 show them: it shows a copy of them, on a tmpfs of `write_mb` MiB and `write_files` entries
 (`size=`, `nr_inodes=`) that the kernel holds at every moment (while the bot starts, during
 its turns, after `Quit`): a bot that fills it gets ENOSPC inside its box and whatever it does
-about that is its own. When the box has ended, what the tmpfs holds replaces the folders on
-disk; that copy is bounded by the cap, so a bot can never put more than its cap there.
+about that is its own. The player's boxes at once (two of its games side by side) share the
+tmpfs, as they would share the folders (`hold`, `release`); when the last has ended, what the
+tmpfs holds replaces the folders on disk, a copy held to the cap as plain files, so a bot
+can never put more than its cap there.
 
 How the tmpfs is made, one way for root and for an ordinary user: a small holder process,
 `unshare` into a mount namespace of its own (and, not root, a user namespace in which it is
@@ -40,6 +42,7 @@ import shutil
 import stat
 import subprocess
 import tempfile
+import threading
 from typing import Sequence
 
 # The holder, in its namespaces: mounts the tmpfs ($1 its options) over the empty folder $0,
@@ -65,16 +68,56 @@ def available() -> str | None:
     return None
 
 
+_Key = tuple[tuple[str, ...], int, int, "tuple[int, int] | None"]
+_HELD: dict[_Key, WriteCap] = {}  # the copies boxes show now, by their folders and cap
+_USERS: dict[_Key, int] = {}  # how many boxes show each
+_KEY_LOCKS: dict[_Key, threading.Lock] = {}  # one copy made or written back at a time, per folders
+_LOCK = threading.Lock()  # over the three
+
+
+def hold(folders: Sequence[str], *, write_mb: int, write_files: int, box_uid: tuple[int, int] | None) -> WriteCap:
+    """The capped copy of a player's write folders for one more box: the one its other boxes
+    show now (two games of one player at once share their folders, as on disk, and the cap
+    holds for them together), else a new one. Raises WriteCapError. `release` it when the box
+    has ended."""
+    key = (tuple(_outermost(folders)), write_mb, write_files, box_uid)
+    with _LOCK:
+        lock = _KEY_LOCKS.setdefault(key, threading.Lock())
+    with lock:  # a copy still being written back is written back before the next is made
+        with _LOCK:
+            cap = _HELD.get(key)
+            if cap is not None:
+                _USERS[key] += 1
+                return cap
+        cap = WriteCap(key[0], write_mb=write_mb, write_files=write_files, box_uid=box_uid)
+        with _LOCK:
+            _HELD[key], _USERS[key] = cap, 1
+        return cap
+
+
+def release(cap: WriteCap) -> None:
+    """One box showing `cap` has ended: the last one's end writes it back and removes it."""
+    key = (tuple(cap.folders), *cap.limits, cap.box_uid)
+    with _LOCK:
+        lock = _KEY_LOCKS[key]
+    with lock:
+        with _LOCK:
+            _USERS[key] -= 1
+            if _USERS[key] > 0:
+                return
+            del _HELD[key], _USERS[key]
+        cap.close()
+
+
 class WriteCap:
-    """One box's write folders held in one capped tmpfs: made (and filled with the folders'
-    contents) before the box, shown by it through `around`, copied back and gone at `close`.
+    """A player's write folders held in one capped tmpfs: made (and filled with the folders'
+    contents) before its box, shown by it through `around`, copied back and gone at `close`
+    (boxes get one through `hold` and `release`, which share it between a player's boxes).
     `box_uid` is the (uid, gid) the bot runs as when the arbiter is root, else None."""
 
     def __init__(self, folders: Sequence[str], *, write_mb: int, write_files: int,
                  box_uid: tuple[int, int] | None) -> None:
-        # The folders the box binds (`--bind F F`), one inside another counted once (its parent shows it).
-        real = sorted(dict.fromkeys(os.path.realpath(folder) for folder in folders), key=len)
-        self.folders = [f for i, f in enumerate(real) if not any(_within(f, p) for p in real[:i])]
+        self.folders = _outermost(folders)
         self.box_uid = box_uid
         self.as_root = os.geteuid() == 0
         self.whole = True  # every folder was copied in whole (else none is copied back)
@@ -302,6 +345,13 @@ def _copy_file(source: int, target: int, name: str, mode: int) -> None:
             os.close(writer)
     finally:
         os.close(reader)
+
+
+def _outermost(folders: Sequence[str]) -> list[str]:
+    """The folders a box binds (`--bind F F`, by their real paths), one inside another left out
+    (its parent shows it)."""
+    real = sorted(dict.fromkeys(os.path.realpath(folder) for folder in folders), key=len)
+    return [f for i, f in enumerate(real) if not any(_within(f, p) for p in real[:i])]
 
 
 def _within(path: str, folder: str) -> bool:
