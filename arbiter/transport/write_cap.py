@@ -21,10 +21,11 @@ Not root, bubblewrap then runs as root of the holder's user namespace: it is tol
 arbiter's uid and gid for the box (`--uid`, `--gid`) and to drop every capability.
 
 Why this way (benchmarks/bench_write_cap.py, docs/security.md): a quota needs a file system
-set up for it and root; a loop-mounted image needs root and a `mkfs` per player (tens of
-ms); a tmpfs mounted by the arbiter in the machine's own namespace needs root and is left
-behind when the arbiter is killed. The holder works for both and costs a few ms a box, for
-players with write folders only. The price: the tmpfs is memory, charged to the control
+set up for it and root; a loop-mounted image needs root, a `mkfs` per player and a loop
+device a box (about twice the holder's time); a tmpfs mounted by the arbiter in the
+machine's own namespace needs root and is left behind when the arbiter is killed (about
+three quarters of the holder's time). The holder works for root and for an ordinary user,
+off the clock, for players with write folders only. The price: the tmpfs is memory, charged to the control
 group of whoever writes it (the bot's box for what the bot writes), so what a bot holds in
 its write folders during a game counts towards its `memory_mb` too; and tmpfs counts whole
 pages, so a cap of `write_mb` holds fewer small files than bytes (the cap is at the block).
