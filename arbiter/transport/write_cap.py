@@ -241,12 +241,17 @@ def _replace(inside: str, folder: str, budget: _Budget) -> None:
                 os.close(target)
         finally:
             os.close(source)
-        old = fresh + ".old"
+        old: str | None = fresh + ".old"
         try:
             os.rename(folder, old)
         except FileNotFoundError:
-            old = None
-        os.rename(fresh, folder)
+            old = None  # removed meanwhile (by hand): the copy takes its place
+        try:
+            os.rename(fresh, folder)
+        except OSError:
+            if old is not None:
+                os.rename(old, folder)  # back as it was
+            raise
         if old is not None:
             remove_tree(old)
     except BaseException:
