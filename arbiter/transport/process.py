@@ -998,8 +998,8 @@ class BotProcess:
             if why is not None:
                 raise LaunchError(f"cannot start {command[0]!r}: {why}")
             # A ZeroMQ seat's folder is the game's own: its box is not built ahead; nor is one
-            # with write folders, copied in when it is built (write_cap.py): the last game's copy
-            # back would come after.
+            # with write folders (write_cap.py): waiting, it would hold the player's copy, which
+            # would then be written back to disk only when the arbiter exits.
             ahead = support().spawn is not None and seat_dir is None and not sandbox.write
             try:
                 if ahead:
