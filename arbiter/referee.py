@@ -41,6 +41,7 @@ from .transport.priority import punctual
 from .transport.process import BotProcess, LaunchError, end_all, launch_side_by_side
 from .transport.sandbox import SandboxSpec
 from .transport.shown import not_shown_hint
+from .transport import write_cap
 from .transport.endpoints import EndpointError, LeaseCancelled, SocketSpec, check_socket
 
 QUIT_GRACE_S = 0.5  # after `Quit`, how long a bot may take to exit before SIGTERM
@@ -135,7 +136,8 @@ class _Seat:
         self.used_ms = 0.0  # clock used so far (wall or CPU ms, as `time.clock` says)
         self.cpu_mark_ms: float | None = None  # the bot's CPU time once it was last stopped
         self.suspended_cpu_ms = 0.0  # CPU time its bot used while stopped, charged to its clock
-        self.write_capped = spec.sandbox is not None and bool(spec.sandbox.write)  # its box's write folders
+        # Its box's write folders, checked after its turns only where the kernel cannot cap them.
+        self.write_capped = spec.sandbox is not None and bool(spec.sandbox.write) and write_cap.available() is not None
         self.launched_at = 0.0  # when its launch began (the referee's clock)
         self.startup_ms: float | None = None  # how long it took to start, when that was watched
         self.game_of_process: int | None = None  # which game of its process this is (1: launched for it)

@@ -447,21 +447,28 @@ def test_an_ordinary_user_gets_a_process_cap_and_a_fork_bomb_stops_at_it(launch:
 ])
 def test_a_write_folder_stops_at_its_cap(count: int, size_kb: int, cap: dict, broken: bool, tmp_path: Path) -> None:
     """A `write:` folder holds at most `write_mb` and `write_files` (256 MiB and 10,000 by
-    default); a bot that puts more there loses by a recorded fault, checked after each of its
-    turns (its box is frozen between them, so that is when it can have written)."""
+    default): a bot that writes more there meets ENOSPC in its box (the kernel holds the cap,
+    write_cap.py) and plays on; what it wrote is in the folder after the game, within the cap."""
     assert support().usable, support().describe()
+    from arbiter.transport.write_cap import available
+    if available() is not None:
+        pytest.skip(f"the kernel cannot hold the cap here (checked after each turn instead): {available()}")
     folder = tmp_path / "cache"
     marker = new_marker()
     filler = replace(bot("write_fill_bot.py", "filler", marker, FOLDER=str(folder), COUNT=str(count),
                          SIZE_KB=str(size_kb)),
                      sandbox=SandboxSpec(read=(str(BOTS),), write=(str(folder),), **cap))
     record = play_game(find_game("limit-nim"), [filler, honest(marker)], time=GAME_TIME, log_dir=tmp_path)
+    assert record.termination is Termination.NORMAL, record.detail
+    said = Path(record.logs[0]).read_text()
+    files = list(folder.iterdir())
     if broken:
-        assert (record.termination, record.offender) == (Termination.CRASH, 0), record.detail
-        assert "seat 0 (filler) broke the limits of its sandbox: its write folders hold more than their cap" \
-            in record.detail
+        assert "ATTACK write_fill: blocked: wrote" in said and "No space left on device" in said, said
+        assert sum(f.stat().st_size for f in files) <= cap.get("write_mb", 256) << 20
+        assert len(files) <= cap.get("write_files", 10000)
     else:
-        assert record.termination is Termination.NORMAL, record.detail
+        assert "ATTACK write_fill: SUCCEEDED: wrote 20 files" in said, said
+        assert len(files) == 20  # copied back whole
     assert live_marked(marker) == []
 
 

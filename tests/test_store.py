@@ -215,3 +215,100 @@ def test_keys_this_arbiter_does_not_know_and_moves_written_by_hand_read_as_befor
     assert loaded.players == [PlayerRef("a", ""), PlayerRef("b", "python b.py", "d")]
     assert {k: v for k, v in loaded.to_json().items() if k in ("judge", "extra")} == {"judge": {"name": "x"}, "extra": 1}
     assert GameRecord.from_json(data) == loaded
+
+
+# --- a results folder whose disk runs full ----------------------------------------------
+
+@pytest.fixture
+def small_disk(tmp_path: Path):
+    """A tmpfs of 1 MiB of its own (mounted here as root), unmounted afterwards."""
+    import subprocess
+    if os.geteuid() != 0:
+        pytest.skip("mounting a small file system of its own needs root")
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m,mode=0755", "arbiter-test-disk", str(disk)],
+                             capture_output=True, text=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"this machine cannot mount a tmpfs: {mounted.stderr.strip()}")
+    try:
+        yield disk
+    finally:
+        subprocess.run(["umount", "--lazy", str(disk)], check=False)
+
+
+def fill_up(disk: Path, room_bytes: int) -> Path:
+    """A ballast file leaving `room_bytes` free on `disk`."""
+    seen = os.statvfs(disk)
+    ballast = disk / "ballast"
+    with open(ballast, "wb") as file:
+        file.write(b"\0" * (seen.f_bavail * seen.f_frsize - room_bytes))
+    return ballast
+
+
+def test_a_full_results_disk_stops_the_run_cleanly_and_the_same_command_resumes(small_disk: Path, tmp_path: Path,
+                                                                              capsys, request) -> None:
+    """The results folder's disk runs full mid-run (here a 1 MiB tmpfs with 40 KiB left): the
+    run stops with one line naming the folder and saying what to do, exit status 2; every line
+    of games.jsonl is a whole record (none torn). Once there is room, the same command plays
+    the rest, each game recorded once. The logs' disk is full all along (`logs/` is a tmpfs
+    of one page, taken): no bot is blamed for a log that could not be written, and each
+    record of the bot that writes on stderr says its log could not be kept, and why."""
+    import subprocess
+    from referee_support import BOTS, ROOT
+    results = small_disk / "results"
+    config = tmp_path / "full.yaml"
+    chatty = f"{os.sys.executable} {BOTS / 'transcript_bot.py'}"  # every line it gets, on stderr
+    config.write_text(
+        f"name: full\ngame: limit-nim\nformat: round-robin\ngames_per_pairing: 8\nconcurrency: 2\n"
+        f"results: {results}\ntime: {{time_ms: 10000}}\nplayers:\n"
+        f"  - {{name: random, command: {os.sys.executable} {ROOT / 'players' / 'random_bot.py'} --seed 1}}\n"
+        f"  - {{name: greedy, command: {os.sys.executable} {ROOT / 'players' / 'nim_greedy.py'} --seed 1}}\n"
+        f"  - {{name: chatty, command: {chatty}, sandbox: {{read: [{BOTS}]}}}}\n")
+    planned = 24
+    logs = results / "logs"
+    logs.mkdir(parents=True)
+    (results / "games.jsonl").touch()  # a results folder, not a stranger's
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4k", "arbiter-test-logs", str(logs)], check=True)
+    request.addfinalizer(lambda: subprocess.run(["umount", "--lazy", str(logs)], check=False))
+    (logs / "ballast").write_bytes(b"\0" * 4096)
+    ballast = fill_up(small_disk, 40 << 10)
+    assert main(["run", str(config), "--quiet"]) == 2
+    said = capsys.readouterr().err.strip().splitlines()[-1:]  # after the run's notes
+    assert said[0].startswith(f"arbiter run: error: the disk of the results folder {results} is full "
+                              "(No space left on device); free some space there"), said
+    assert "run the same command again to resume" in said[0] and "will be played again" in said[0]
+    data = (results / "games.jsonl").read_bytes()
+    assert data.endswith(b"\n")
+    stopped = [json.loads(line) for line in data.splitlines()]
+    assert 0 < len(stopped) < planned
+    assert not list(results.glob("*.partial"))
+
+    ballast.unlink()
+    assert main(["run", str(config), "--quiet"]) == 0
+    records = ResultsFolder(results).store().load()
+    assert len(records) == planned
+    assert len({record.id for record in records}) == planned
+    assert [record.to_json() for record in records[:len(stopped)]] == stopped  # kept as they were
+    assert all(record.termination is Termination.NORMAL for record in records), \
+        [record.detail for record in records if record.termination is not Termination.NORMAL]
+    for record in records:
+        if "chatty" in record.names:
+            assert "could not keep" in record.detail and "No space left on device" in record.detail, record.detail
+
+
+def test_a_record_that_cannot_be_written_whole_leaves_nothing(small_disk: Path) -> None:
+    """Appending on a full disk writes no part of the line: the file is as it was."""
+    from arbiter.tournament.store import GameStore, RecordNotWritten
+    from dataclasses import replace
+    store = GameStore(small_disk / "games.jsonl")
+    store.append(won_game("g1", ["a", "b"], 0))
+    before = store.path.read_bytes()
+    big = replace(won_game("g2", ["a", "b"], 0), detail="x" * (64 << 10))
+    fill_up(small_disk, 8 << 10)
+    with pytest.raises(RecordNotWritten) as refused:
+        store.append(big)
+    assert store.path.read_bytes() == before
+    assert f"the disk of the results folder {small_disk} is full" in str(refused.value)
+    assert "game g2 was not recorded" in str(refused.value)
+

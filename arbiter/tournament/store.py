@@ -9,11 +9,12 @@ docs/records.md, The results folder, describes each file.
 """
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import os
 import shutil
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from datetime import datetime, timezone
@@ -40,6 +41,22 @@ RUN_FILES = (GAMES_FILE, DESCRIPTION_FILE, CONFIG_COPY_FILE, STANDINGS_TEXT_FILE
 # The description's format. 1: the first to say (its `schema` key); a file without one (0) is
 # read the same way. A change that older arbiters would misread raises it.
 DESCRIPTION_SCHEMA = 1
+
+
+class RecordNotWritten(UsageError):
+    """A game's record could not be written whole to `games.jsonl` (its disk full, say): the
+    run stops, nothing of the record is left, and a resume plays the game again."""
+
+    def __init__(self, path: Path, game_id: str | None, exc: OSError) -> None:
+        folder = path.parent
+        why = exc.strerror or str(exc)
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            what = (f"the disk of the results folder {show_path(folder)} is full ({why}); free some space there "
+                    "(`df` names the disk) and run the same command again to resume")
+        else:
+            what = f"cannot write {show_path(path)} ({why}); once it can be written, run the same command again to resume"
+        super().__init__(f"{what}: game {game_id} was not recorded and will be played again, "
+                         "every game recorded before it is kept")
 
 
 class GameStore:
@@ -116,12 +133,29 @@ class GameStore:
         return self.audit(record) if self.audit is not None else None
 
     def append(self, record: GameRecord) -> None:
-        """Write one record as a line and make it durable before returning."""
-        line = json.dumps(record.to_json(), separators=(",", ":"), ensure_ascii=False) + "\n"
-        with open(self.path, "a", encoding="utf-8") as handle:
-            handle.write(line)
-            handle.flush()
-            os.fsync(handle.fileno())
+        """Write one record as a line and make it durable before returning, or write nothing:
+        a line that cannot be written whole (its disk full, say) is taken back, and
+        RecordNotWritten says so (the game is not counted; a resume plays it again)."""
+        line = (json.dumps(record.to_json(), separators=(",", ":"), ensure_ascii=False) + "\n").encode("utf-8")
+        try:
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        except OSError as exc:
+            raise RecordNotWritten(self.path, record.id, exc) from None
+        try:
+            start = os.fstat(fd).st_size  # the one writer: the file ends here
+            view = memoryview(line)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        except OSError as exc:
+            try:  # what was written of it is taken back (shrinking a file needs no room)
+                os.ftruncate(fd, start)
+                os.fsync(fd)
+            except OSError:
+                pass  # then it is a torn last line, which `load` ignores and a resume cuts off
+            raise RecordNotWritten(self.path, record.id, exc) from None
+        finally:
+            os.close(fd)
 
     def tail(self) -> RecordTail:
         """A reader of the records appended here from now on, one batch a call (the live page's)."""
@@ -389,7 +423,11 @@ def write_whole(path: Path, text: str) -> None:
         partial.write_text(text, encoding="utf-8")
         os.replace(partial, path)
     except OSError as exc:
-        raise UsageError(f"cannot write {path}: {exc.strerror}") from None
+        with suppress(OSError):
+            partial.unlink(missing_ok=True)  # on a full disk, what it holds is room
+        hint = " (its disk is full: free some space there and run the command again)" \
+            if exc.errno in (errno.ENOSPC, errno.EDQUOT) else ""
+        raise UsageError(f"cannot write {path}: {exc.strerror}{hint}") from None
 
 
 @contextmanager

@@ -997,8 +997,10 @@ class BotProcess:
             why = unstartable(command, cwd)  # inside the box, a missing program would look like a crash
             if why is not None:
                 raise LaunchError(f"cannot start {command[0]!r}: {why}")
-            # A ZeroMQ seat's folder is the game's own: its box is not built ahead.
-            ahead = support().spawn is not None and seat_dir is None
+            # A ZeroMQ seat's folder is the game's own: its box is not built ahead; nor is one
+            # with write folders (write_cap.py): waiting, it would hold the player's copy, which
+            # would then be written back to disk only when the arbiter exits.
+            ahead = support().spawn is not None and seat_dir is None and not sandbox.write
             try:
                 if ahead:
                     started = _BUILT_BOXES.take(box_view(command, cwd=cwd, spec=sandbox, memory_mb=memory_mb))

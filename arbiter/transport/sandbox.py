@@ -27,8 +27,10 @@ What a box is, on a machine that offers it all:
   alike), at most `MAX_PROCESSES` tasks, files of at most `MAX_FILE_MB`, no core dumps,
   at most `MAX_OPEN_FILES` descriptors. Without a memory control group, `RLIMIT_AS`;
   without a pids group and not root, `RLIMIT_NPROC` set inside the box's own user namespace.
-  Its write folders hold at most `write_mb` and `write_files` (`SandboxSpec.write_cap_broken`,
-  which the referee asks after each of the bot's turns).
+  Its write folders hold at most `write_mb` and `write_files`: the box shows a copy of them on
+  a tmpfs of that size and inode count, shared by the player's boxes at once and copied back
+  when the last ends (`write_cap.py`); where that tmpfs cannot be made, the referee checks
+  them after each turn (`SandboxSpec.write_cap_broken`).
 - **system calls**: the seccomp filter of `seccomp.py` (keyrings, locks, namespaces, mounts,
   io_uring, ptrace, bpf...), loaded by bubblewrap from a file the prelude opens.
 - **suspension**: the keeper freezes the whole box between turns (the freezer control
@@ -65,6 +67,7 @@ from .waits import readable
 from . import spawn as spawn_helper
 from .seccomp import filter_file, unsupported_reason
 from .shown import PACKAGE_DIR, PLAYERS_DIR, SYSTEM_DIRS, _ancestors, _binds, _masks, _named_paths, _resolved
+from . import write_cap
 
 BOX_UID = BOX_GID = 61000  # the unprivileged user a boxed bot runs as when the arbiter is root
 TMPFS_MB = 64  # size of a box's private /tmp, and of its /dev/shm
@@ -99,7 +102,8 @@ class SandboxSpec:
 
     def write_cap_broken(self) -> str | None:
         """Why the write folders hold more than their cap, or None (read without following a
-        link; the walk stops as soon as the cap is passed, so it costs at most the cap)."""
+        link; the walk stops as soon as the cap is passed, so it costs at most the cap). Asked
+        only where the kernel cannot hold the cap (`write_cap.available`)."""
         if not self.write:
             return None
         size, entries = 0, 0
@@ -696,6 +700,7 @@ class Box:
                                   control=control, report=report)
         self.env: dict[str, str] = {}  # the prelude's; the bot's own is set by its script
         self.view: BoxView | None = None  # what it shows, once built
+        self.write_cap: write_cap.WriteCap | None = None  # its write folders' capped copy (`write_cap.hold`)
         self._launched_pid = -1
         self.init: tuple[int, bytes] | None = None  # bubblewrap's init (pid, start time), once noted
 
@@ -712,7 +717,7 @@ class Box:
         for path in view.given:
             _give_to_box(path, places.as_root)
         self.groups.limit_memory(memory_mb)
-        self._write_script(_bot_script(view.bwrap(waits=False), self._bot_env(env),
+        self._write_script(_bot_script(self._bwrap(view, waits=False), self._bot_env(env),
                                        address_space_mb=view.address_space_mb, seccomp=places.seccomp,
                                        info=self._info_path()))
 
@@ -723,9 +728,22 @@ class Box:
         assert places.spawn is not None and view.places is places
         for path in view.given:
             _give_to_box(path, places.as_root)
-        self._write_script(_bot_data(view.bwrap(waits=True), {"PATH": BOX_PATH}, address_space_mb=view.address_space_mb,
+        self._write_script(_bot_data(self._bwrap(view, waits=True), {"PATH": BOX_PATH}, address_space_mb=view.address_space_mb,
                                      seccomp=places.seccomp, info=self._info_path()))
         self.view = view
+
+    def _bwrap(self, view: BoxView, *, waits: bool) -> Sequence[str]:
+        """bubblewrap's command line for `view`, its write folders shown as a capped copy
+        (`write_cap.py`) where the machine can make one."""
+        argv = view.bwrap(waits=waits)
+        if not view.write or write_cap.available() is not None:
+            return argv
+        try:
+            self.write_cap = write_cap.hold(view.write, write_mb=view.write_limits[0], write_files=view.write_limits[1],
+                                            box_uid=(BOX_UID, BOX_GID) if self.places.as_root else None)
+        except write_cap.WriteCapError as exc:
+            raise SandboxError(str(exc)) from None
+        return self.write_cap.around(argv)
 
     def give(self, env: Mapping[str, str], memory_mb: int | None) -> None:
         """Start the bot in the built box: its view's command, with `env` and the box's PATH,
@@ -876,8 +894,12 @@ class Box:
         return self.init
 
     def remove(self) -> None:
-        """Remove the control groups (the box's processes are dead) and the script's pipes."""
+        """Remove the control groups (the box's processes are dead) and the script's pipes, and
+        copy its write folders back from their capped copy."""
         self.abandon()
+        if self.write_cap is not None:
+            write_cap.release(self.write_cap)
+            self.write_cap = None
         for fd in (self._script_r, self._report_r, self._info_r, self._info_w, *self.pass_fds):
             if fd >= 0:
                 os.close(fd)
@@ -899,6 +921,7 @@ class BoxView:
     write: tuple[str, ...]
     hide: tuple[str, ...]
     given: tuple[str, ...]  # made to exist and given to the box's user before it starts
+    write_limits: tuple[int, int]  # the write folders' cap: (write_mb, write_files)
     address_space_mb: int | None  # the cap on address space, where no memory group caps the box
 
     def bwrap(self, *, waits: bool) -> tuple[str, ...]:
@@ -921,7 +944,7 @@ def box_view(command: Sequence[str], *, cwd: str | None, spec: SandboxSpec, memo
     seat = (seat_dir,) if seat_dir else ()
     return BoxView(places=places, resolved=tuple(_resolved(command, workdir)), workdir=workdir,
                    read=(*spec.read, *seat), write=tuple(spec.write), hide=tuple(spec.hide),
-                   given=(*spec.write, *seat),
+                   given=(*spec.write, *seat), write_limits=(spec.write_mb, spec.write_files),
                    # Without a memory group the cap is on address space (mmap included).
                    address_space_mb=memory_mb if places.memory is None else None)
 
