@@ -85,7 +85,7 @@ class ScriptedChannel:
         if self.closed:
             return Closed("the arbiter closed the channel")
         now = time.monotonic()
-        if not self._replies or self._replies[0][1] > deadline:
+        if not self._replies or self._replies[0][1] > max(deadline, now):  # a past deadline: what is there now
             if deadline > now:  # nothing by the deadline: the wait a bot that thinks on costs
                 time.sleep(deadline - now)
             return TIMEOUT
