@@ -106,15 +106,15 @@ def play_game(game: Game[Any], players: Sequence[PlayerSpec], *, time: TimeContr
     Raises ValueError for bad arguments (wrong number of players, an illegal opening)
     before any process starts, and GameAborted when `cancel` is set (bots already ended).
     """
-    state = _check_arguments(game, players, opening, time)
+    void, state = _start(game, players, opening, time)
     seats = [
         Seat(k, spec, spec.clock(time), _log_path(log_dir, log_prefix, k, spec.name))
         for k, spec in enumerate(players)
     ]
     if log_dir is not None:
         Path(log_dir).mkdir(parents=True, exist_ok=True)
-    return _referee(_Referee(game, state, seats, list(opening), cancel, on_turn,
-                             ChanceDice(fresh_seed() if chance_seed is None else chance_seed), kept))
+    return _referee(_Referee(game, state, seats, [] if void else list(opening), cancel, on_turn,
+                             ChanceDice(fresh_seed() if chance_seed is None else chance_seed), kept), void)
 
 
 def play_channels(game: Game[Any], players: Sequence[PlayerSpec], channels: Sequence[Channel], *,
@@ -131,18 +131,31 @@ def play_channels(game: Game[Any], players: Sequence[PlayerSpec], channels: Sequ
     """
     if len(channels) != len(players):
         raise ValueError(f"{len(players)} players but {len(channels)} channels")
-    state = _check_arguments(game, players, opening, time, launched=False)
+    void, state = _start(game, players, opening, time, launched=False)
     seats = [Seat(k, spec, spec.clock(time), None) for k, spec in enumerate(players)]
     for seat, channel in zip(seats, channels):
         seat.channel = channel
-    return _referee(_Referee(game, state, seats, list(opening), cancel, on_turn,
-                             ChanceDice(fresh_seed() if chance_seed is None else chance_seed), None))
+    return _referee(_Referee(game, state, seats, [] if void else list(opening), cancel, on_turn,
+                             ChanceDice(fresh_seed() if chance_seed is None else chance_seed), None), void)
 
 
-def _referee(referee: _Referee) -> GameRecord:
-    """Run the game, shut it down and make its record; every bot ended if anything escapes."""
+def _start(game: Game[Any], players: Sequence[PlayerSpec], opening: Sequence[str], time: TimeControl, *,
+           launched: bool = True) -> tuple[Verdict | None, State[Any]]:
+    """The position after the opening (`_check_arguments`), or, when the rules fail before the
+    first move, the void verdict (and a position never used: no bot is started)."""
+    try:
+        return None, _check_arguments(game, players, opening, time, launched=launched)
+    except _RulesFailed as failed:
+        return failed.verdict, None  # type: ignore[return-value]
+
+
+def _referee(referee: _Referee, void: Verdict | None = None) -> GameRecord:
+    """Run the game, shut it down and make its record; every bot ended if anything escapes.
+    A game `void` before its first move is recorded at once, no bot started."""
     started_at = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
     started = _now()
+    if void is not None:
+        return referee.record(void, started_at, _now() - started)
     try:
         ending = referee.run()
         referee.shut_down(ending)
@@ -190,20 +203,11 @@ def _check_arguments(game: Game[Any], players: Sequence[PlayerSpec], opening: Se
     if len(players) != game.num_players:
         raise ValueError(f"{game.describe()} has {game.num_players} seats, but {len(players)} players were given")
     for k, spec in enumerate(players):
-        if not launched:
-            if spec.clock(time).clock != "wall" or spec.reuse:
-                raise ValueError(f"seat {k} ({spec.name}): a bot behind a given channel is timed with clock: wall "
-                                 "and plays one game (no reuse)")
-        elif not spec.command and spec.transport != "remote":
-            raise ValueError(f"seat {k} ({spec.name}): the command is empty")
+        if not launched and (spec.clock(time).clock != "wall" or spec.reuse):
+            raise ValueError(f"seat {k} ({spec.name}): a bot behind a given channel is timed with clock: wall "
+                             "and plays one game (no reuse)")
         if launched:
-            try:
-                check_socket(spec.transport, spec.socket)
-            except EndpointError as exc:
-                raise ValueError(f"seat {k} ({spec.name}): {exc}") from None
-        if launched and spec.transport == "zmq" and spec.sandbox is not None and spec.socket.bind:
-            raise ValueError(f"seat {k} ({spec.name}): a sandboxed bot reaches its seat through a private socket "
-                             "the arbiter makes; bind: needs the sandbox off for this player")
+            _check_launch(k, spec)
         if spec.transport == "remote" and spec.clock(time).clock != "wall":
             raise ValueError(f"seat {k} ({spec.name}): a remote bot's time can only be measured with clock: wall")
         try:
@@ -218,18 +222,38 @@ def _check_arguments(game: Game[Any], players: Sequence[PlayerSpec], opening: Se
                 f"seat {k} ({spec.name}) uses the {dialect.name} dialect, which cannot be sent an opening "
                 "(its seat is inferred from its first line)"
             )
-    state = game.new_state()
-    for number, text in enumerate(opening, 1):
-        if state.current_player == CHANCE and not state.is_over():
-            raise ValueError(f"opening move {number} of {len(opening)}: the game is at a chance node, "
-                             "whose outcome the referee draws; an opening stops before one")
-        try:
-            state.play(text)
-        except GameError as exc:
-            raise ValueError(f"opening move {number} of {len(opening)}: {exc}") from None
-    if opening and state.is_over():
-        raise ValueError(f"the opening ({len(opening)} moves) already ends the game")
+    number = 0
+    try:
+        state = game.new_state()
+        for number, text in enumerate(opening, 1):
+            if state.current_player == CHANCE and not state.is_over():
+                raise ValueError(f"opening move {number} of {len(opening)}: the game is at a chance node, "
+                                 "whose outcome the referee draws; an opening stops before one")
+            try:
+                state.play(text)
+            except GameError as exc:
+                raise ValueError(f"opening move {number} of {len(opening)}: {exc}") from None
+        if opening and state.is_over():
+            raise ValueError(f"the opening ({len(opening)} moves) already ends the game")
+    except ValueError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - whatever the rules raise is theirs: the game is void
+        where = f"at move {number} (the opening's)" if number else "setting up the first position"
+        raise _RulesFailed(verdicts.rules_failed(game.name, where, exc)) from None
     return state
+
+
+def _check_launch(k: int, spec: PlayerSpec) -> None:
+    """ValueError when seat `k`'s bot cannot be launched (or leased) as its spec says."""
+    if not spec.command and spec.transport != "remote":
+        raise ValueError(f"seat {k} ({spec.name}): the command is empty")
+    try:
+        check_socket(spec.transport, spec.socket)
+    except EndpointError as exc:
+        raise ValueError(f"seat {k} ({spec.name}): {exc}") from None
+    if spec.transport == "zmq" and spec.sandbox is not None and spec.socket.bind:
+        raise ValueError(f"seat {k} ({spec.name}): a sandboxed bot reaches its seat through a private socket "
+                         "the arbiter makes; bind: needs the sandbox off for this player")
 
 
 def seat_log_name(prefix: str, seat: int, name: str | None = None) -> str:
@@ -242,7 +266,6 @@ def seat_log_name(prefix: str, seat: int, name: str | None = None) -> str:
 
 def _log_path(log_dir: Path | None, prefix: str, seat: int, name: str) -> Path | None:
     return None if log_dir is None else Path(log_dir) / seat_log_name(prefix, seat, name)
-
 
 
 class _Referee(Seating):
@@ -267,10 +290,10 @@ class _Referee(Seating):
         self.cleanup_problems: list[str] = []  # what the arbiter failed to tidy after the game: noted, blames no bot
         self.doubts: list[str] = []  # verdicts the arbiter's own lateness left open, given to the bot: noted
         self._output_look: Callable[[], list[int]] | None = None  # `_look`: made once every seat has its channel
-        replay = game.new_state()
+        replay = game.new_state() if opening else None  # played once already (`_check_arguments`)
         for text in opening:
-            seat = replay.current_player
-            self.moves.append((seat, game.format_move(replay.play(text)), 0.0, 0.0, True))
+            seat = replay.current_player  # type: ignore[union-attr]
+            self.moves.append((seat, game.format_move(replay.play(text)), 0.0, 0.0, True))  # type: ignore[union-attr]
 
     # --- the game loop ---------------------------------------------------------------
     def run(self) -> Verdict:

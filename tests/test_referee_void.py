@@ -61,6 +61,17 @@ def test_rules_that_raise_end_the_game_void_and_blame_no_bot(where: str, at: int
         channel.assert_done()  # every bot told Quit, as after a normal end
 
 
+@pytest.mark.parametrize("at, where", [(0, "at move 1 (the opening's)"), (1, "at move 2 (the opening's)")])
+def test_rules_that_fail_in_the_opening_void_the_game_before_any_bot_is_started(at: int, where: str) -> None:
+    channels = [ScriptedChannel(), ScriptedChannel()]  # nothing may be sent to them
+    record = play_channels(broken_nim("apply", at, piles="5/5"), [PlayerSpec(name=n, command=(n,)) for n in "ab"],
+                           channels, time=CLOCK, opening=("1 1", "1 1"))
+    assert (record.termination, record.winner, record.offender) == (Termination.VOID, None, None)
+    assert record.detail.startswith(f"the rules of limit-nim failed {where}: RulesBroke"), record.detail
+    assert record.moves == [] and record.scores == [0, 0]
+    assert channels[0].sent == channels[1].sent == []
+
+
 def test_a_legal_move_the_rules_write_but_cannot_read_is_not_the_bots_fault() -> None:
     # As OpenSpiel's quoridor writes a boxed-in player's only move `_14` and cannot parse it.
     game = broken_nim("parse", exc=lambda why: MalformedMove("1 1", why))  # type: ignore[arg-type]
