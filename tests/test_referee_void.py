@@ -11,6 +11,7 @@ from __future__ import annotations
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -143,3 +144,57 @@ def test_arbiter_check_says_the_rules_failed_before_any_game_and_exits_5(
     assert status == 5
     assert "not checked: the rules of limit-nim failed while the check built its scenarios: RulesBroke" in out.out
     assert "FAIL" not in out.out and "internal error" not in out.out + out.err
+
+
+# Two games of OpenSpiel's 4-seat Quoridor on a 5x5 board, found by random play (issue 37):
+# in the first, the last move is seat 2's only legal move, which OpenSpiel's own C++ refuses
+# to apply (a SpielError); in the second, seat 1's only legal move is written `_-1`, which
+# OpenSpiel's notation cannot read back.
+QUORIDOR_NATIVE_FAILURE = ("d2h b3 d4v d1v b1v a3h c2 a2v b5 c4h d2 c1h d3h a4v c2 d3 c5 c3 d2 e3 b5 b3 c2 d3 c5 c3 "
+                           "d2 b3 b5 c2 c3 d3 c5 d2 c2 c3 b5 h2").split()
+QUORIDOR_UNREADABLE = ("c2h b3v b4h b1h c1v d3v c3h a3v b5 a4 d1h e4 c5 a5 b1 e3 b5 c5 a1 e2 a5 b5 a2 e3 a1v a4 "
+                       "a1 e4 a3 a2 _-1").split()
+
+
+def replayed(game: Any, moves: list[str]) -> list[ScriptedChannel]:
+    """Each seat's script for a game whose moves are `moves`, the last of which the rules fail
+    on (never applied nor relayed): each bot is sent what it has not seen and answers its move."""
+    seats = game.num_players
+    channels = [ScriptedChannel().expect(format_game_line(game, seat, CLOCK.time_ms)) for seat in range(seats)]
+    state = game.new_state()
+    pending: list[list[str]] = [[] for _ in range(seats)]
+    pending[state.current_player].append("Start")
+    for number, text in enumerate(moves, 1):
+        mover = state.current_player
+        lines, pending[mover] = pending[mover], []
+        for line in lines[:-1]:
+            channels[mover].expect(line)
+        channels[mover].expect(lines[-1], [text])
+        if number < len(moves):
+            state.play(text)
+            for other in range(seats):
+                if other != mover:
+                    pending[other].append(text)
+    for seat, channel in enumerate(channels):
+        for line in pending[seat]:
+            channel.expect(line)
+        channel.expect("Quit")
+    return channels
+
+
+@pytest.mark.parametrize("moves, detail", [
+    (QUORIDOR_NATIVE_FAILURE, "the rules of openspiel:quoridor failed at move 38: SpielError: "),
+    (QUORIDOR_UNREADABLE, "the rules of openspiel:quoridor failed at move 31: seat 1 (p1) played '_-1', a legal move "
+                          "as the rules write it, which their own parser refuses"),
+])
+def test_openspiels_own_failures_in_quoridor_void_the_game(moves: list[str], detail: str) -> None:
+    pytest.importorskip("pyspiel")
+    game = find_game("openspiel:quoridor", players=4, board_size=5)
+    channels = replayed(game, moves)
+    record = play_channels(game, [PlayerSpec(name=f"p{k}", command=(f"p{k}",)) for k in range(4)], channels,
+                           time=CLOCK)
+    assert (record.termination, record.winner, record.offender) == (Termination.VOID, None, None)
+    assert record.detail.startswith(detail), record.detail
+    assert len(record.moves) == len(moves) - 1
+    for channel in channels:
+        channel.assert_done()
