@@ -7,18 +7,16 @@ game at once as a loss for the offender; faults are results, never exceptions. S
 failure of the game's own rules (any exception they raise): the game is void, no bot blamed.
 
 The referee's parts live beside it: the lines of the dialogue in `protocol.py`, a seat's
-clock arithmetic in `seat_clock.py`, every verdict's wording in `verdicts.py`. `play_channels`
-plays over channels already open (`transport/scripted.py` in tests), without processes.
-
-A player with `reuse` may play many games in one process: given the `KeptBots` of the
-thread that plays its games (kept_bots.py), the referee takes that player's live bot from it
-instead of launching one, sends it the new `Game` line, and after a game that ended normally
-hands it back instead of sending `Quit` (docs/protocol.md, Many games per process).
+clock arithmetic in `seat_clock.py`, every verdict's wording in `verdicts.py`, and bringing
+the bots to their seats and away (launch, start-up, shut-down) in `seating.py`, where a
+player with `reuse` takes its live bot from the caller's `KeptBots` and gives it back after
+a normal end (docs/protocol.md, Many games per process). `play_channels` plays over channels
+already open (`transport/scripted.py` in tests), without processes.
 
 It is thread-safe: a tournament runs several games at once, one per worker thread. It
 installs no signal handlers, and the only state its games share is locked: the shortest
-start-up each bot command has had (`_FastestStartups`, which paces the first look at a
-starting bot) and the transport's guardian process.
+start-up each bot command has had (`seating._FastestStartups`, which paces the first look at
+a starting bot) and the transport's guardian process.
 """
 from __future__ import annotations
 
