@@ -349,6 +349,7 @@ class _Referee(Seating):
         return None
 
 
+    # --- a turn ------------------------------------------------------------------------
     def _play_turn(self, seat: Seat) -> Verdict | None:
         """Hand the turn to `seat` and apply its moves until the turn passes; a fault, or None."""
         plan = seat.turn_plan
@@ -495,6 +496,7 @@ class _Referee(Seating):
                         continue
                 return TIMEOUT
 
+    # --- the rules: every call guarded, their failure is no bot's ------------------------
     def _play_move(self, seat: Seat, line: str) -> str | Verdict:
         """Parse and apply one move from the seat's bot and note who is to move next: its
         canonical text, or a malformed or illegal fault. The rules' own documented errors
@@ -581,6 +583,7 @@ class _Referee(Seating):
         return verdicts.crashed(seat.index, seat.label, process.describe_exit(status),
                                 last_line=process.drain.last_line(), hint=hint)
 
+    # --- the record -------------------------------------------------------------------
     def record(self, ending: Verdict, started_at: str, duration_s: float) -> GameRecord:
         """The game record for this ending (void, should the rules fail to score it)."""
         state, game = self.state, self.game

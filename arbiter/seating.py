@@ -129,6 +129,7 @@ class Seating:
     def _send_fault(self, seat: Seat, result: object) -> Verdict:
         raise NotImplementedError  # the referee's
 
+    # --- bringing the bots in -----------------------------------------------------------
     def _launch(self) -> Verdict | None:
         """Start every bot, send the `Game` line and opening, and stop it until its turn."""
         opening = [move[1] for move in self.moves]
@@ -171,6 +172,7 @@ class Seating:
                 seat.process.suspend()  # at once: its start-up runs on its first turn's clock
         return self._start_up([seat for seat in launched if not seat.time.charge_startup])
 
+    # --- many games per process (kept_bots.py) -----------------------------------------
     def _reuses(self, seat: Seat) -> bool:
         """Whether the seat's bot may be taken from, and given back to, the kept bots."""
         return self.kept is not None and seat.spec.reuse
@@ -242,6 +244,7 @@ class Seating:
         return launch_zmq_bot(spec.command, label=seat.label, bind=spec.socket.bind, cwd=spec.cwd, env=spec.env,
                               memory_mb=seat.time.memory_mb, log_path=seat.log_path, sandbox=spec.sandbox)
 
+    # --- the start-up watch, off the clock ----------------------------------------------
     def _start_up(self, starting: list[Seat], *, kept: bool = False) -> Verdict | None:
         """Off the clock, let every bot of `starting` finish starting, then stop it until its turn.
 
@@ -300,6 +303,7 @@ class Seating:
                 exited = BotProcess.wait_any_exit([processes[seat.index] for seat in starting], pause)
         return None
 
+    # --- taking the bots away ---------------------------------------------------------
     def shut_down(self, ending: Verdict) -> None:
         """Outstanding relays and `Quit` to every bot (SIGTERM to an offender), then the bounded
         shutdown; what a bot writes meanwhile is read, discarded and noted in its log. After a
