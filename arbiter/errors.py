@@ -18,6 +18,7 @@ class ExitCode(enum.IntEnum):
     USAGE = 2  # bad arguments, config or path, or a file that cannot be written: nothing was decided
     FAULT_GATE = 3  # the candidate faulted, or its logs have problem lines
     INCONCLUSIVE = 4  # the SPRT reached its maximum games undecided
+    VOID = 5  # play, check: the game's own rules failed, so it could not be decided (no bot blamed)
     INTERRUPTED = 130  # Ctrl-C (SIGINT): recorded games are kept; run again to resume
 
 
@@ -28,6 +29,7 @@ exit codes:
   2    usage error: bad arguments, config or path, or an output that cannot be written
   3    fault gate (sprt: the candidate faulted, or its logs have problem lines)
   4    inconclusive (sprt: maximum games reached undecided)
+  5    void (play, check: the game's own rules failed; no bot is blamed)
   130  interrupted (Ctrl-C); recorded games are kept, run the same command to resume"""
 
 

@@ -32,7 +32,7 @@ from typing import Any, Callable
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arbiter import referee  # noqa: E402
+from arbiter import referee, seating  # noqa: E402
 from arbiter.tournament.config import load_config  # noqa: E402
 from arbiter.tournament.progress import Progress  # noqa: E402
 from arbiter.tournament.runner import TournamentRunner, run_tournament  # noqa: E402
@@ -67,10 +67,10 @@ def main() -> None:
     parser.add_argument("--sandbox", choices=("on", "off"), default="off", help="the run's sandbox (default off)")
     args = parser.parse_args()
     timed(BotProcess, "launch", "launch one bot")
-    timed(referee._Referee, "_launch", "launch and start-up")
-    timed(referee._Referee, "_start_up", "start-up phase")
+    timed(seating.Seating, "_launch", "launch and start-up")
+    timed(seating.Seating, "_start_up", "start-up phase")
     timed(referee._Referee, "run", "game (launch to last move)")
-    timed(referee._Referee, "shut_down", "shut-down")
+    timed(seating.Seating, "shut_down", "shut-down")
     timed(referee._Referee, "record", "record built")
     timed(TournamentRunner, "_play_one", "whole game, in its thread")
     timed(TournamentRunner, "_record", "record written (runner)")

@@ -77,51 +77,8 @@ def test_a_poll_that_timed_out_counts_as_a_look_at_its_deadline() -> None:
             os.close(fd)
 
 
-def _late_waits(monkeypatch: pytest.MonkeyPatch, seat_index: int, *, look_first: bool) -> dict[str, Any]:
-    """Make the referee late at `seat_index`'s first deadline: with `look_first` it looks at the
-    deadline as usual (and finds nothing), then is held up until the bot's line is there; without,
-    it is held up past the deadline before it looks at all. Returns what was seen."""
-    original = referee._Referee._await_line
-    seen: dict[str, Any] = {}
-
-    def late(self: Any, seat: Any, wall_deadline: float, *args: Any) -> Any:
-        if seat.index != seat_index or "deadline" in seen:
-            return original(self, seat, wall_deadline, *args)
-        seen["deadline"] = wall_deadline
-        if look_first:
-            result = original(self, seat, wall_deadline, *args)
-            assert result is TIMEOUT, "the bot answered before its deadline"
-        else:
-            time.sleep(max(0.0, wall_deadline - time.monotonic()) + 0.05)
-        return seat.channel.read_line(time.monotonic() + 30)  # held up until the line is there
-
-    monkeypatch.setattr(referee._Referee, "_await_line", late)
-    return seen
-
-
-def test_a_line_that_arrived_after_a_look_at_the_deadline_is_late_though_the_arbiter_found_it_later(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    marker = new_marker()
-    _late_waits(monkeypatch, 0, look_first=True)
-    slow = _unboxed(bot("sleep_bot.py", "slow", marker, SLEEP_S="0.3", MISBEHAVE_AT="1"))
-    record = play_game(_game(), [slow, _unboxed(honest(marker))],
-                       time=TimeControl(time_ms=10_000, move_ms=MOVE_MS))
-    assert record.termination is Termination.TIMEOUT and record.offender == 0
-    assert f"per-move cap of {MOVE_MS} ms" in record.detail
-
-
-def test_a_line_found_late_that_may_have_arrived_in_time_is_taken_and_the_doubt_noted(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    marker = new_marker()
-    seen = _late_waits(monkeypatch, 0, look_first=False)
-    record = play_game(_game(), [_unboxed(honest(marker)), _unboxed(honest(marker, 2))],
-                       time=TimeControl(time_ms=10_000, move_ms=MOVE_MS))
-    assert "deadline" in seen
-    assert record.termination is Termination.NORMAL
-    assert "seat 0 (random) move 1 arrived between" in record.detail
-    assert "the arbiter having looked late: taken as in time" in record.detail
-    first = [m for m in record.moves if m.seat == 0][0]
-    assert first.wall_ms <= MOVE_MS  # charged as if it came at the deadline, no later
+# A line found late by the arbiter (in time, or after a look at its deadline) is judged over a
+# scripted channel, with no process: tests/test_referee_scripted.py.
 
 
 def test_a_start_up_found_finished_after_its_limit_by_a_late_look_is_taken_and_the_doubt_noted(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["CheckItem", "CheckReport", "CheckTarget", "run_check"]
+__all__ = ["CheckItem", "CheckReport", "CheckTarget", "RulesFailure", "run_check"]
 
 
 def __getattr__(name: str) -> Any:

@@ -30,12 +30,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal
 
-from ..games import CHANCE, Game, State, find_game
+from ..games import CHANCE, Game, GameError, State, find_game
 from ..games.dots import DotsGame, DotsState
 from ..protocol import START, find_dialect, format_chance_line, format_game_line, opening_lines
 from ..records import GameRecord, Termination
 from ..referee import STARTUP_TIMEOUT, PlayerSpec, TimeControl, play_game
 from ..transport.process import LOG_CAP_BYTES
+from ..verdicts import rules_failed
 from .monitor import TAG as MONITOR_TAG
 from .seat import gives_cell
 
@@ -127,6 +128,9 @@ class CheckReport:
     first_reply_ms: float | None
     peak_memory_kb: int | None
     log_dir: str
+    # The games the rules could not decide (their own failure, docs/records.md): each one's
+    # sentence, once. They check nothing, and fail no duty of the bot.
+    void: list[str] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:
@@ -149,8 +153,13 @@ class CheckReport:
             "dialect": t.player.dialect, "transport": t.player.transport, "time_ms": t.time_ms, "passed": self.passed, "games": self.games,
             "duration_s": round(self.duration_s, 3), "clock_used_ms": round(self.clock_used_ms, 3),
             "first_reply_ms": self.first_reply_ms, "peak_memory_kb": self.peak_memory_kb,
-            "log_dir": self.log_dir, "items": [item.to_json() for item in self.items],
+            "log_dir": self.log_dir, "void": self.void, "items": [item.to_json() for item in self.items],
         }
+
+
+class RulesFailure(Exception):
+    """The game's rules raised while the check built its scenarios: nothing can be checked
+    on them. The message is the sentence that says so."""
 
 
 @dataclass(frozen=True)
@@ -182,13 +191,20 @@ def run_check(target: CheckTarget, *, log_dir: Path, concurrency: int = 1, seed:
     once); the checklist.
 
     Raises ValueError (from the referee, before any process starts) when the game cannot be
-    played as asked; GameError for an unknown game or parameter.
+    played as asked; GameError for an unknown game or parameter; RulesFailure when the game's
+    rules fail while the scenarios' positions are built. A game the rules fail during is
+    void: it checks nothing, and the report says so (`void`).
     """
     game = find_game(target.game_name, **target.params)
     if target.duties is not None and "seat-0" not in target.duties:
         raise ValueError("a check starts with the first-seat game: its duties must include seat-0")
     items = {duty: CheckItem(duty, title) for duty, title in DUTIES}
-    games, not_applicable = _plan(target, game, random.Random(seed))
+    try:
+        games, not_applicable = _plan(target, game, random.Random(seed))
+    except GameError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - whatever the rules raise is theirs, not the bot's
+        raise RulesFailure(rules_failed(game.name, "while the check built its scenarios", exc).detail) from None
     for duty, why in not_applicable.items():
         items[duty].note = why
     log_dir.mkdir(parents=True, exist_ok=True)
@@ -224,9 +240,10 @@ def run_check(target: CheckTarget, *, log_dir: Path, concurrency: int = 1, seed:
     peak_kb = _judge_measures(target, played, items, first_reply)
     for duty, why in not_applicable.items():  # measured in every game, but not asked for
         items[duty].status, items[duty].note = "skip", why
+    void = list(dict.fromkeys(result.record.detail for result in played if result.record.termination.is_void))
     report = CheckReport(
         target=target, items=list(items.values()), games=len(played), duration_s=time.monotonic() - started,
-        clock_used_ms=clock_ms, first_reply_ms=first_reply, peak_memory_kb=peak_kb, log_dir=str(log_dir),
+        clock_used_ms=clock_ms, first_reply_ms=first_reply, peak_memory_kb=peak_kb, log_dir=str(log_dir), void=void,
     )
     return report
 
@@ -458,6 +475,11 @@ def _judge(played: _Played, items: dict[str, CheckItem], charged: dict[tuple[str
     own = items[planned.duty]
     seat = planned.bot_seat
     bot_moves = [m for m in record.moves if m.seat == seat and not m.forced]
+    if record.termination.is_void:  # the rules failed: the game checks nothing
+        for duty in (planned.duty, "processes") if planned.duty == "quit" else (planned.duty,):
+            if items[duty].status == "skip":
+                items[duty].note = f"not checked: {record.detail}"
+        return
     if record.offender != seat:
         if own.status == "skip" and not own.note.startswith("not checked"):
             own.status = "pass"
@@ -715,4 +737,4 @@ def _judge_measures(target: CheckTarget, played: list[_Played], items: dict[str,
     return peak
 
 
-__all__ = ["CheckItem", "CheckReport", "CheckTarget", "DUTIES", "run_check"]
+__all__ = ["CheckItem", "CheckReport", "CheckTarget", "DUTIES", "RulesFailure", "run_check"]

@@ -8,14 +8,15 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TextIO
 
-from ..check import CheckReport, CheckTarget, run_check
+from ..check import CheckReport, CheckTarget, RulesFailure, run_check
 from ..check.scenarios import DUTIES
 from ..errors import UsageError, show_path
 from ..protocol import DIALECTS
 from ..tournament.progress import TolerantStream
 from .outputs import check_output_file, check_output_folder
 from ..referee import TimeControl
-from .players import add_engine_option, command_line_game, ms_flag, command_line_players, game_params, seat_players
+from .play import RULES_FAILED_STATUS
+from .players import add_engine_option, command_line_game, command_line_players, game_params, ms_flag, seat_players
 from .sandbox_options import add_sandbox_options, warn_if_unsandboxed
 
 DEFAULT_LOG_DIR = Path("results") / "check"
@@ -30,7 +31,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Run a bot through scripted scenarios in real games, the arbiter playing the other seats, "
                     "and print a checklist: a mark per scenario, the clock and memory the bot used, and for "
                     f"each failure a hint and the last lines exchanged. Scenarios: {duties}. Exit status 0 if "
-                    "every scenario passed, 1 if one failed, 2 for a usage error. See docs/writing-a-bot.md.",
+                    "every scenario passed, 1 if one failed, 2 for a usage error, 5 if none failed but the "
+                    "game's own rules failed (the games they could not decide check nothing). See "
+                    "docs/writing-a-bot.md.",
     )
     parser.add_argument("game", metavar="GAME", help="the game, e.g. dots-and-triangles")
     parser.add_argument("command", metavar="CMD", nargs="?", default=None,
@@ -57,7 +60,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Check the bot and print the checklist; 0 if every scenario passed, 1 if not."""
+    """Check the bot and print the checklist; 0 if every scenario passed, 1 if one failed, 5 if
+    none failed but the game's rules did (RULES_FAILED_STATUS)."""
     params = game_params(args.param)
     command_line_game(args.game, params)  # an unknown game or parameter is a usage error, before any bot runs
     if args.time_ms <= 0:
@@ -91,6 +95,9 @@ def run(args: argparse.Namespace) -> int:
         report = run_check(target, log_dir=log_dir, concurrency=args.concurrency)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    except RulesFailure as exc:  # before any game: nothing was checked, and no bot is to blame
+        print(f"not checked: {exc}", file=out, flush=True)
+        return RULES_FAILED_STATUS
     if json_path is not None:  # the file first: a closed stdout must not cost the checklist asked for
         try:
             json_path.write_text(json.dumps(report.to_json(), indent=2) + "\n", encoding="utf-8")
@@ -100,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json == "-":
         json.dump(report.to_json(), sys.stdout, indent=2)
         sys.stdout.write("\n")
-    return 0 if report.passed else 1
+    return 1 if not report.passed else RULES_FAILED_STATUS if report.void else 0
 
 
 def describe_report(report: CheckReport) -> str:
@@ -120,8 +127,13 @@ def describe_report(report: CheckReport) -> str:
     counted = sum(1 for item in report.items if item.status != "skip")
     peak = f"{report.peak_memory_kb / 1024:.0f} MB" if report.peak_memory_kb is not None else "not measured"
     first = f"{report.first_reply_ms:.0f} ms" if report.first_reply_ms is not None else "none"
+    for sentence in report.void:  # not the bot's doing: said apart from its checklist
+        lines.append(f"  void game: {sentence} (no bot is blamed; the game checks nothing)")
     verdict = (f"FAILED: {len(failed)} of {counted} scenarios ({', '.join(failed)})" if failed
                else f"passed: all {counted} scenarios that apply")
+    if report.void and not failed:
+        verdict = (f"passed: all {counted} scenarios checked; the others not checked: the game's own rules "
+                   "failed (void games above)")
     lines.append(f"{verdict}; {report.games} games in {report.duration_s:.1f} s; clock used "
                  f"{report.clock_used_ms:.0f} ms; first reply {first}; peak memory {peak}")
     lines.append(f"logs: {report.log_dir}")

@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, TextIO
 
-from ..errors import UsageError, show_path
+from ..errors import ExitCode, UsageError, show_path
 from ..games import CHANCE, State
 from ..protocol import DIALECTS
 from ..records import GameRecord, game_places
@@ -20,6 +20,9 @@ from .players import add_engine_option, command_line_game, ms_flag, command_line
 from .sandbox_options import add_sandbox_options, warn_if_unsandboxed
 
 DEFAULT_LOG_DIR = Path("results") / "play"
+# The exit status of a game that could not be decided: its own rules failed (a void game,
+# docs/records.md); no bot is blamed. `arbiter check` says the same with it.
+RULES_FAILED_STATUS = ExitCode.VOID
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -28,7 +31,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "play", help="referee one game between bot commands",
         description="Referee one game between bot programs (the first command moves first) and print "
                     "the result and the reason. Exit status 0 whenever the game was refereed, "
-                    "whoever won; 2 for a usage error.",
+                    "whoever won or faulted; 5 when it could not be decided because the game's own rules "
+                    "failed (a void game: no bot is blamed); 2 for a usage error.",
     )
     parser.add_argument("game", metavar="GAME", help="the game's name, e.g. dots-and-triangles")
     parser.add_argument("commands", metavar="CMD", nargs="*",
@@ -116,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
     if written is not None:
         print(f"viewer: {written}", file=out, flush=True)
-    return 0
+    return RULES_FAILED_STATUS if record.termination.is_void else 0
 
 
 def _write_files(record: GameRecord, json_path: Path | None, html_path: Path | None) -> Path | None:
@@ -153,6 +157,12 @@ def _board_printer(out: TextIO, names: list[str]) -> Callable[[State[Any]], None
     shadow: list[State[Any]] = []  # follows the game move by move, to know who was to move
 
     def show(state: State[Any]) -> None:
+        try:
+            draw(state)
+        except Exception as exc:  # noqa: BLE001 - the rules' failure; the referee judges the game itself
+            print(f"(the board cannot be shown: the rules raised {type(exc).__name__}: {exc})", file=out, flush=True)
+
+    def draw(state: State[Any]) -> None:
         if not shadow:
             shadow.append(state.game.new_state())
         follower = shadow[0]
@@ -175,14 +185,16 @@ def describe_record(record: GameRecord) -> str:
     for seat, player in enumerate(record.players):
         lines.append(f"  seat {seat}: {player.name}  ({player.command})")
     scores = " - ".join(str(s) for s in record.scores)
-    if record.winner is None:
+    if record.termination.is_void:
+        result = "void: the game could not be decided, and counts for no one"
+    elif record.winner is None:
         result = f"draw, {scores}"
     else:
         result = f"seat {record.winner} ({record.players[record.winner].name}) wins, {scores}"
     if record.outcome:
         result += f" [{record.outcome}]"
     lines.append(f"result: {result}")
-    if len(record.players) > 2:
+    if len(record.players) > 2 and not record.termination.is_void:
         places = game_places(record.scores, record.winner, record.offender)
         ranking = sorted(range(len(places)), key=lambda seat: (places[seat], seat))
         lines.append("places: " + ", ".join(f"{ordinal(places[seat])} seat {seat} ({record.players[seat].name}) "
