@@ -57,7 +57,7 @@ def read_entry(folder: Path) -> tuple[Entry | None, list[tuple[str, str]]]:
             return None, [(str(key), f"is not allowed in {given}: an entry's file says how its program is built "
                                      f"and started ({', '.join(ENTRY_KEYS)}); its name is its folder's, and its "
                                      "clock and box are the tournament's (the config's)") for key in refused]
-    if "command" in data and "build" in data:
+    if "command" in data:  # with its build, or none: it runs as it is
         return Entry(folder.name, folder, data, rule), []
     found = _by_contents(folder, data.get("build"))
     if isinstance(found, str):

@@ -5,6 +5,7 @@
 
 static int stones[64];
 static int piles;
+static int forced;  /* opening moves still to apply without answering */
 
 static void move(void) {
     for (int i = 0; i < piles; i++) {
@@ -31,6 +32,8 @@ int main(void) {
                     if (*p == ',') p++;
                 }
             }
+        } else if (strncmp(line, "Opening ", 8) == 0) {
+            forced = atoi(line + 8);
         } else if (strncmp(line, "Start", 5) == 0) {
             move();
         } else if (strncmp(line, "Quit", 4) == 0) {
@@ -40,7 +43,8 @@ int main(void) {
             if (sscanf(line, "%d %d", &pile, &taken) == 2) {
                 stones[pile - 1] -= taken;
                 for (int i = 0; i < piles; i++) left += stones[i];
-                if (left > 0) move();
+                if (forced > 0) forced--;
+                else if (left > 0) move();
             }
         }
     }

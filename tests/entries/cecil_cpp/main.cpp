@@ -5,6 +5,7 @@
 #include <vector>
 
 static std::vector<int> stones;
+static int forced = 0;  // opening moves still to apply without answering
 
 static void move() {
     for (int i = static_cast<int>(stones.size()) - 1; i >= 0; i--) {
@@ -25,6 +26,8 @@ int main() {
             std::string pile;
             stones.clear();
             while (std::getline(piles, pile, ',')) stones.push_back(std::stoi(pile.substr(0, pile.find('/'))));
+        } else if (line.rfind("Opening ", 0) == 0) {
+            forced = std::stoi(line.substr(8));
         } else if (line.rfind("Start", 0) == 0) {
             move();
         } else if (line.rfind("Quit", 0) == 0) {
@@ -35,7 +38,8 @@ int main() {
             if (words >> pile >> taken) {
                 stones[pile - 1] -= taken;
                 for (int s : stones) left += s;
-                if (left > 0) move();
+                if (forced > 0) forced--;
+                else if (left > 0) move();
             }
         }
     }

@@ -2,6 +2,7 @@
 import sys
 
 stones: list[int] = []
+forced = 0  # opening moves still to apply without answering
 
 
 def move() -> None:
@@ -14,6 +15,8 @@ for line in sys.stdin:
     if line.startswith("Game "):
         piles = next(word for word in line.split() if word.startswith("piles="))[len("piles="):]
         stones = [int(pile.split("/")[0]) for pile in piles.split(",")]
+    elif line.startswith("Opening "):
+        forced = int(line.split()[1])
     elif line.startswith("Start"):
         move()
     elif line.startswith("Quit"):
@@ -21,5 +24,7 @@ for line in sys.stdin:
     else:
         pile, taken = map(int, line.split())
         stones[pile - 1] -= taken
-        if sum(stones):
+        if forced:
+            forced -= 1
+        elif sum(stones):
             move()
