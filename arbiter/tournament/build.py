@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from ..transport.process import BotProcess, LaunchError
-from ..transport.sandbox import SandboxError, SandboxSpec, box_here, remove_tree
+from ..transport.sandbox import BOX_PATH, SandboxError, SandboxSpec, box_here, remove_tree
 
 BUILD_TIME_MS = 300_000  # CodeCup: "Your program has to finish compiling in 5 minutes"
 BUILD_MEMORY_MB = 2048
@@ -134,6 +134,19 @@ def missing_compiler(command: Sequence[str], preset: str | None) -> str | None:
     what = f"the {PRESETS[preset].language} preset needs {program!r}" if preset else f"{program!r} is not installed"
     install = f"install it (Debian: apt install {package})" if package else "install it, or give another command"
     return f"{what}, which is not on this machine's PATH: {install}"
+
+
+def outside_the_box(command: Sequence[str]) -> str | None:
+    """Why a build's program, found on this machine's PATH, is not found in a box, whose PATH
+    holds only the system's folders (a compiler in ~/.cargo/bin); None when it is found there
+    (or is given by its path, which the box shows)."""
+    program = command[0]
+    if "/" in program or shutil.which(program) is None or shutil.which(program, path=BOX_PATH) is not None:
+        return None
+    package = PACKAGES.get(program)
+    install = f"install Debian's {package}" if package else "install it in the system's folders"
+    return (f"{program!r} is {shutil.which(program)}, outside the system's folders ({BOX_PATH}), which is all a "
+            f"build's box finds: {install}, or build this trusted player unboxed (sandbox: off)")
 
 
 def _source_names(folder: Path) -> list[str]:
@@ -265,7 +278,7 @@ def _run(spec: BuildSpec, scratch: Path, log: Path, *, boxed: bool) -> str | Non
         status = process.wait_exit(spec.time_ms / 1000)
         if status is None:
             process.kill_tree()
-            return f"the build took longer than its {spec.time_ms // 1000} s (build_limits: time_ms)"
+            return f"the build took longer than its {spec.time_ms / 1000:g} s (build_limits: time_ms)"
         if status != 0:
             return f"{shlex.join(spec.command)} {process.describe_exit(status)}"
         return box.write_cap_broken()
@@ -284,4 +297,4 @@ def _made(spec: BuildSpec, scratch: Path, run_command: Sequence[str]) -> str | N
 
 
 __all__ = ["BUILD_MEMORY_MB", "BUILD_TIME_MS", "BuildConfigError", "BuildSpec", "Built", "PRESETS", "Preset",
-           "build", "build_digest", "build_folder", "missing_compiler", "plan_build"]
+           "build", "build_digest", "build_folder", "missing_compiler", "outside_the_box", "plan_build"]

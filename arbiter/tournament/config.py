@@ -22,7 +22,7 @@ from ..transport.keys import KeyFileError, read_key_file, read_public_key
 from ..transport.sandbox import SandboxSpec, box_here
 from ..transport.shown import ShownPaths, hidden_paths, shown_path_problems
 from ..transport.endpoints import SocketSpec, socket_problems
-from .build import BuildConfigError, BuildSpec, missing_compiler, plan_build
+from .build import BuildConfigError, BuildSpec, missing_compiler, outside_the_box, plan_build
 from .entries import entry_folders, read_entry
 from .game_probe import parameter_problem
 from .plan import OpeningError, group_count, make_opening
@@ -346,6 +346,12 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
                              else [*(("players", index) for index in range(len(players) - len(entrants))),
                                    *(("entries", p.name) for p in entrants)])
         _check_shown_paths(problems, players, at, hidden=hidden, secrets=secrets)
+        boxed = {p.name: key for p, key in zip(players, at) if p.sandbox is not None}
+        for spec in builds:  # a build is boxed as its player is (build.py)
+            outside = outside_the_box(spec.command) if spec.player in boxed else None
+            if outside is not None:
+                problems.add(boxed[spec.player] + ("build",), f"player {spec.player!r} cannot be built in its box: "
+                                                              f"{outside}")
     if problems.messages or game is None:
         return None
     return TournamentConfig(
