@@ -196,3 +196,25 @@ def test_an_entrant_that_fails_its_check_is_kept_out_and_the_others_play(tmp_pat
     assert {name for game in records(tmp_path) for name in game["names"]} == {"carol_c", "pia_py"}
     entrants = json.loads((tmp_path / "results" / "entrants.json").read_text())
     assert entrants["admitted"] == ["carol_c", "pia_py"] and entrants["kept_out"][0]["name"] == "chatty"
+
+
+@needs_compilers
+@pytest.mark.skipif(not support().usable, reason="this machine cannot make boxes: " + support().describe())
+def test_each_entrants_box_shows_its_own_folder_only(tmp_path, capsys):
+    config = contest(tmp_path)
+    for name in ("broken_c", "cecil_cpp"):
+        shutil.rmtree(tmp_path / "entries" / name)
+    snoop = tmp_path / "entries" / "snoop"
+    snoop.mkdir()
+    # It runs from its build's folder, results/builds/snoop-DIGEST/, and looks around it.
+    (snoop / "bot.py").write_text(
+        "import sys\nfrom pathlib import Path\n"
+        "own = Path(__file__).resolve().parent\n"
+        "results, contest = own.parents[1], own.parents[2]\n"
+        "near = [contest / 'contest.yaml', contest / 'entries' / 'carol_c' / 'nim.c', contest / 'entries' / 'snoop',\n"
+        "        results / 'tournament.json', results / 'logs', *results.joinpath('builds').glob('carol_c-*')]\n"
+        "print('sees', own.is_dir(), [str(path) for path in near if path.exists()], file=sys.stderr, flush=True)\n"
+        + (ENTRIES / "pia_py" / "bot.py").read_text())
+    assert main(["run", str(config), "--quiet"]) == 0
+    said = [text for path in (tmp_path / "results" / "logs").glob("*snoop*") if (text := path.read_text())]
+    assert said == ["sees True []\n"] * 4  # its four games: it sees its own folder, and nothing of the rest

@@ -285,7 +285,7 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
     if fmt == "sprt":
         players = [player for player in (
             _read_player(problems, (role,), top.raw(role), folder, time, default_name=role,
-                         arbiter_keys=arbiter_keys, reuse=bool(reuse))
+                         arbiter_keys=arbiter_keys, reuse=bool(reuse), builds=(builds, build_keys))
             for role in ("candidate", "baseline")) if player]
         if len(players) == 2 and players[0].name == players[1].name:
             problems.add(("baseline", "name"), f"{players[1].name!r} is not allowed: "
@@ -346,7 +346,7 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
                              else [*(("players", index) for index in range(len(players) - len(entrants))),
                                    *(("entries", p.name) for p in entrants)])
         _check_shown_paths(problems, players, at, hidden=hidden, secrets=secrets)
-        boxed = {p.name: key for p, key in zip(players, at) if p.sandbox is not None}
+        boxed = {p.name: key for p, key in zip(players, at) if box_here(p.sandbox) is not None}
         for spec in builds:  # a build is boxed as its player is (build.py)
             outside = outside_the_box(spec.command) if spec.player in boxed else None
             if outside is not None:
@@ -597,8 +597,6 @@ def _read_entrants(problems: Problems, value: str, folder: Path, time: TimeContr
                               builds=builds, sources=entry.folder)
         if player is not None:
             entrants.append(player)
-    if not entrants and not problems.messages:
-        problems.add(("entries",), f"{where} holds no entrant: give each entrant a folder of its own in it")
     return entrants
 
 
@@ -657,6 +655,10 @@ def _read_player(problems: Problems, path: KeyPath, entry: Any, folder: Path, ti
     if cwd_text:
         problems.asks.append(FolderThere(path + ("cwd",), cwd_text, cwd))
     build_text = PLAYER.read(m, "build") if transport != "remote" else None
+    if build_text is not None and builds is None:
+        problems.add(path + ("build",), "applies to a tournament's players (arbiter run); build the bot first, "
+                                        "and give the command that runs what it made")
+        build_text = None
     build, runs = _read_build(problems, path, build_text, name, sources or (cwd if cwd_text else None),
                               builds[1] if builds else {}) if build_text is not None else (None, None)
     if transport != "remote":

@@ -24,13 +24,12 @@ _MAKE_TARGET = re.compile(r"^([^\s:=#.$][^\s:=#$]*)\s*::?(?!=)(.*)$")
 
 @dataclass(frozen=True)
 class Entry:
-    """One entrant's folder read: its name, its player entry (what `players:` would hold for
-    it, without the name) and the rule that gave its command and build (`rule`, for people)."""
+    """One entrant's folder read: its name and its player entry (what `players:` would hold
+    for it, without the name)."""
 
     name: str
     folder: Path
     data: dict[str, Any]
-    rule: str
 
 
 def entry_folders(entries: Path) -> list[Path]:
@@ -42,7 +41,6 @@ def entry_folders(entries: Path) -> list[Path]:
 def read_entry(folder: Path) -> tuple[Entry | None, list[tuple[str, str]]]:
     """One entrant's folder: its entry, or None, and the problems found as (key, sentence)."""
     data: dict[str, Any] = {}
-    rule = "entry.yaml"
     given = folder / ENTRY_FILE
     if given.is_file():
         try:
@@ -58,39 +56,39 @@ def read_entry(folder: Path) -> tuple[Entry | None, list[tuple[str, str]]]:
                                      f"and started ({', '.join(ENTRY_KEYS)}); its name is its folder's, and its "
                                      "clock and box are the tournament's (the config's)") for key in refused]
     if "command" in data:  # with its build, or none: it runs as it is
-        return Entry(folder.name, folder, data, rule), []
+        return Entry(folder.name, folder, data), []
     found = _by_contents(folder, data.get("build"))
     if isinstance(found, str):
         return None, [("command", found)]
-    default, why = found
-    return Entry(folder.name, folder, {**default, **data}, why if not data else f"entry.yaml, then {why}"), []
+    return Entry(folder.name, folder, {**found, **data}), []
 
 
-def _by_contents(folder: Path, build_value: Any) -> tuple[dict[str, Any], str] | str:
-    """The command and build a folder's contents give (docs/config.md, Entries), and the rule
-    that gave them; or why none does."""
+def _by_contents(folder: Path, build_value: Any) -> dict[str, Any] | str:
+    """The command and build a folder's contents give, by the first rule that fits it
+    (docs/config.md, `entries`); or why none does."""
+    if build_value is not None and not isinstance(build_value, str):
+        return {}  # the player's reader says what a build must be
     cargo = folder / "Cargo.toml"
     makefile = next((folder / name for name in MAKEFILES if (folder / name).is_file()), None)
     if build_value is None and cargo.is_file():
         package = _cargo_package(cargo)
         if package is None:
             return f"{cargo} names no [package] name: give command: in {ENTRY_FILE}"
-        return ({"build": "cargo build --release --offline", "command": f"./target/release/{package}"},
-                "a Cargo.toml: cargo build --release")
+        return {"build": "cargo build --release --offline", "command": f"./target/release/{package}"}
     if build_value in PRESETS:
-        return {}, f"build: {build_value}"  # the preset gives the command
+        return {}  # the preset gives the command
     if makefile is not None and build_value in (None, "make"):
         target = _make_target(makefile)
         if target is None:
             return f"{makefile}'s first target names no program: give command: in {ENTRY_FILE}"
-        return {"build": "make", "command": f"./{target}"}, f"a Makefile: make, then ./{target}"
+        return {"build": "make", "command": f"./{target}"}
     if build_value is not None:
         return f"build: {build_value} is a command: give the command that starts what it builds (command:)"
     sources = sorted(path.name for path in folder.iterdir() if path.is_file() and not path.name.startswith(".")
                      and any(path.name.endswith(p.extensions) for p in PRESETS.values()))
     if len(sources) == 1:
         preset = next(p for p in PRESETS.values() if sources[0].endswith(p.extensions))
-        return {"build": preset.name}, f"one {preset.language} file ({sources[0]}): the {preset.name} preset"
+        return {"build": preset.name}
     what = f"{len(sources)} source files ({', '.join(sources)})" if sources else "no source file, Makefile or Cargo.toml"
     return (f"{folder} holds {what}: give its command (and build) in {folder / ENTRY_FILE}, "
             "or leave one source file (docs/config.md, Entries)")
