@@ -218,3 +218,23 @@ def test_each_entrants_box_shows_its_own_folder_only(tmp_path, capsys):
     assert main(["run", str(config), "--quiet"]) == 0
     said = [text for path in (tmp_path / "results" / "logs").glob("*snoop*") if (text := path.read_text())]
     assert said == ["sees True []\n"] * 4  # its four games: it sees its own folder, and nothing of the rest
+
+
+@needs_compilers
+def test_a_player_of_the_config_whose_build_fails_stops_the_run(tmp_path, capsys):
+    shutil.copytree(ENTRIES / "broken_c", tmp_path / "broken")
+    config = tmp_path / "t.yaml"
+    config.write_text(f"game: limit-nim\nresults: results\nplayers:\n  - {{name: mine, build: c, cwd: broken}}\n"
+                      f"  - {{name: sample, command: python {ROOT / 'players' / 'nim_greedy.py'}}}\n")
+    assert main(["run", str(config), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "the tournament was not started: player mine failed its build: gcc" in err and "build.log" in err
+    assert not (tmp_path / "results" / "games.jsonl").exists()
+
+
+def test_an_entry_file_that_is_not_yaml_is_named(tmp_path):
+    config = contest(tmp_path)
+    (tmp_path / "entries" / "pia_py" / "entry.yaml").write_text("dialect: [codecup\n")
+    with pytest.raises(ConfigError) as refused:
+        load_config(config)
+    assert f"entries.pia_py: {tmp_path / 'entries' / 'pia_py' / 'entry.yaml'}:2: not valid YAML" in str(refused.value)
