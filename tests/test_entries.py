@@ -238,3 +238,10 @@ def test_an_entry_file_that_is_not_yaml_is_named(tmp_path):
     with pytest.raises(ConfigError) as refused:
         load_config(config)
     assert f"entries.pia_py: {tmp_path / 'entries' / 'pia_py' / 'entry.yaml'}:2: not valid YAML" in str(refused.value)
+
+
+def test_the_results_folder_may_not_be_an_entrant(tmp_path):
+    config = contest(tmp_path)
+    config.write_text(config.read_text().replace("results: results", "results: entries/results"))
+    with pytest.raises(ConfigError, match="is not allowed as the results folder: it is inside the entries folder"):
+        load_config(config)

@@ -338,6 +338,11 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
     # for `arbiter match` and `sprt` (docs/config.md, results).
     results_dir = (folder / results) if results else (Path.cwd() / "results" / str(name))
     cluster = _read_cluster(problems, top.raw("cluster"), folder, players)
+    entries_dir = (folder / str(TOP.read(top, "entries"))).resolve() if entrants else None
+    if entries_dir is not None and _holds(str(entries_dir), str(results_dir.resolve())):
+        problems.add(("results",) if results else ("entries",),
+                     f"{results_dir.resolve()} is not allowed as the results folder: it is inside the entries folder "
+                     f"{entries_dir}, where every folder is an entrant (set results: to a folder beside it)")
     hidden = (str(source.resolve()), str(results_dir.resolve()))
     probe(problems)  # what the config asks of this machine, now that it is read
     if sandbox_mode != "off":
