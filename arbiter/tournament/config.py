@@ -909,4 +909,4 @@ def _read_openings(problems: Problems, value: Any, folder: Path, game: Game[Any]
 
 
 __all__ = ["COMMAND_LINE", "ClusterSpec", "ConfigError", "Openings", "Scoring", "SprtSettings", "TournamentConfig",
-           "config_from_data", "load_config", "players_from_data"]
+           "config_from_data", "load_config", "players_from_data", "with_builds"]

@@ -14,6 +14,7 @@ from ..check import CheckTarget, run_check
 from ..errors import UsageError
 from .build import Built, build
 from .config import TournamentConfig, with_builds
+from .resume import start_over_advice
 from .store import ResultsFolder
 
 BUILDS_FOLDER = "builds"  # in the results folder: builds/NAME-DIGEST/ (docs/records.md)
@@ -135,20 +136,18 @@ def _refuse_new_entrants(folder: ResultsFolder, admitted: TournamentConfig) -> N
     """A resume whose admitted players differ from the recorded tournament's is refused (as
     any changed schedule is: resume.py), naming the entrants that came or went."""
     before = folder.read_description()
-    if before is None or not folder.games.exists() or not folder.store().load():
+    recorded = len(folder.store().load()) if before is not None and folder.games.exists() else 0
+    if not recorded:
         return
-    was = list(before.schedule.get("players") or [])
+    was = list(before.schedule.get("players") or []) if before is not None else []
     now = [p.name for p in admitted.players]
-    new = [name for name in now if name not in was]
-    gone = [name for name in was if name not in now]
-    if not new and not gone:
-        return
-    changes = [f"new entrant {name!r}" if name in admitted.entrants else f"new player {name!r}" for name in new]
-    changes += [f"{name!r} no longer plays" for name in gone]
-    from .resume import start_over_advice  # a resume's words, where a resume is refused
-    raise UsageError(f"{folder.path} holds a tournament of other players ({'; '.join(changes)}): a new entrant "
-                     "changes every format's schedule, and resuming would mix two tournaments. "
-                     + start_over_advice(admitted, len(folder.store().load())))
+    changes = [f"new entrant {name!r}" if name in admitted.entrants else f"new player {name!r}"
+               for name in now if name not in was]
+    changes += [f"{name!r} no longer plays" for name in was if name not in now]
+    if changes:
+        raise UsageError(f"{folder.path} holds a tournament of other players ({'; '.join(changes)}): who plays makes "
+                         "every format's schedule, and resuming would mix two tournaments. "
+                         + start_over_advice(admitted, recorded))
 
 
 __all__ = ["ENTRANTS_FILE", "PREFLIGHT_DUTIES", "Refusal", "admit", "preflight"]
