@@ -151,7 +151,7 @@ def test_free_and_records_keys_are_not_in_what_a_resume_compares(tmp_path: Path)
                                                                              "results"}
 
 
-LAUNCHED_VALUES = {"command": "python bot.py", "cwd": ".", "env": {"A": 1}, "sandbox": "off", "reuse": False,
+LAUNCHED_VALUES = {"command": "python bot.py", "cwd": ".", "env": {"A": 1}, "sandbox": "off", "reuse": False, "build": "make",
                    "suspend_idle": True, "memory_mb": 512, "startup_ms": 100, "charge_startup": False}
 
 

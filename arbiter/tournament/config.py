@@ -22,11 +22,13 @@ from ..transport.keys import KeyFileError, read_key_file, read_public_key
 from ..transport.sandbox import SandboxSpec, box_here
 from ..transport.shown import ShownPaths, hidden_paths, shown_path_problems
 from ..transport.endpoints import SocketSpec, socket_problems
+from .build import BuildConfigError, BuildSpec, missing_compiler, outside_the_box, plan_build
+from .entries import entry_folders, read_entry
 from .game_probe import parameter_problem
 from .plan import OpeningError, group_count, make_opening
 from .probe import FolderThere, PathThere, Sandboxing, Startable, ThisMachine, loopback, not_this_machine, probe
-from .schema import (CLUSTER, FINAL, GAUNTLET, MAX_CONCURRENCY, MAX_NAME_BYTES, MAX_PLANNED_GAMES, OPENINGS, PLAYER,
-                     SANDBOX, SANDBOX_MODES, SCORING, SOCKET, SPRT, TIME, TOP, player_name)
+from .schema import (BUILD_LIMITS, CLUSTER, FINAL, GAUNTLET, MAX_CONCURRENCY, MAX_NAME_BYTES, MAX_PLANNED_GAMES, OPENINGS,
+                     PLAYER, SANDBOX, SANDBOX_MODES, SCORING, SOCKET, SPRT, TIME, TOP, player_name)
 from .validate import ConfigError, KeyPath, Mapping, Problems, integer, load_yaml, number, one_of, text
 
 Format = Literal["round-robin", "gauntlet", "swiss", "sprt"]
@@ -137,6 +139,8 @@ class TournamentConfig:
     seats: int = 2  # players per game: the game's `players` parameter
     final: FinalStage | None = None  # format: swiss only: the top players' round robin after the rounds
     cluster: ClusterSpec | None = None  # games on a Dask cluster (docs/cluster.md); None: here
+    entrants: tuple[str, ...] = ()  # the players from `entries:` (kept out, not refused, when they fail)
+    builds: tuple[BuildSpec, ...] = ()  # how each player with a `build` is built (tournament/build.py)
     raw: dict[str, Any] = field(default_factory=dict, compare=False)  # the file as read, for the copy and diffs
 
     def make_game(self) -> Game[Any]:
@@ -259,7 +263,7 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
         problems.add(("params", "players"), f"{seats} is not allowed: the SPRT compares a candidate with a baseline "
                                             "in two-seat games (players: 2)")
     if fmt == "sprt":
-        for key in ("players", "games_per_pairing", "gauntlet"):
+        for key in ("players", "games_per_pairing", "gauntlet", "entries"):
             if top.has(key):
                 problems.add((key,), "does not apply to format: sprt (give candidate:, baseline: and sprt:)")
     else:
@@ -285,13 +289,17 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
         problems.asks.append(Sandboxing(("sandbox",)))
     time = _read_time(problems, ("time",), top.raw("time"), TimeControl())
     reuse = TOP.read(top, "reuse")  # every launched player's default (docs/config.md)
+    limits = Mapping(problems, ("build_limits",), top.raw("build_limits"), BUILD_LIMITS.names)
+    builds: list[BuildSpec] = []
+    build_keys = {"time_ms": BUILD_LIMITS.read(limits, "time_ms"), "memory_mb": BUILD_LIMITS.read(limits, "memory_mb")}
     arbiter_keys = _read_arbiter_keys(problems, TOP.read(top, "arbiter_keys"), folder)
     scoring = _read_scoring(problems, top.raw("scoring"), seats)
     sprt = None
+    entrants: list[PlayerSpec] = []  # from `entries:`
     if fmt == "sprt":
         players = [player for player in (
             _read_player(problems, (role,), top.raw(role), folder, time, default_name=role,
-                         arbiter_keys=arbiter_keys, reuse=bool(reuse))
+                         arbiter_keys=arbiter_keys, reuse=bool(reuse), builds=(builds, build_keys))
             for role in ("candidate", "baseline")) if player]
         if len(players) == 2 and players[0].name == players[1].name:
             problems.add(("baseline", "name"), f"{players[1].name!r} is not allowed: "
@@ -301,7 +309,14 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
                                           for role, p in zip(("candidate", "baseline"), players)])
         sprt = _read_sprt(problems, top.raw("sprt"))
     else:
-        players = _read_players(problems, top.raw("players"), folder, time, arbiter_keys, reuse=bool(reuse))
+        entries = TOP.read(top, "entries")
+        players = _read_players(problems, top.raw("players"), folder, time, arbiter_keys, reuse=bool(reuse),
+                                builds=(builds, build_keys), entries=entries is not None)
+        if entries is not None:
+            entrants = _read_entrants(problems, entries, folder, time, bool(reuse), (builds, build_keys))
+            named = [(("players", index, "name"), p.name) for index, p in enumerate(players)]
+            check_name_clashes(problems, [*named, *((("entries", p.name), p.name) for p in entrants)])
+        players = [*players, *entrants]
     names = [p.name for p in players]
     candidate = players[0].name if fmt == "sprt" and players else None
     if fmt == "gauntlet":
@@ -310,9 +325,11 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
     elif top.has("gauntlet") and fmt != "sprt":
         problems.add(("gauntlet",), f"only applies to format: gauntlet, not {fmt}")
     given = top.raw("players")  # entries, not the players read: a bad entry is reported once, as itself
-    if fmt != "sprt" and players and len(given) < seats:
-        problems.add(("players",), f"{len(given)} players cannot fill the {seats} seats of {game_name} "
-                                   f"players={seats}: give at least {seats} players")
+    given_count = (len(given) if isinstance(given, list) else 0) + len(entrants)
+    if fmt != "sprt" and players and given_count < seats:
+        key = "entries" if top.has("entries") else "players"
+        problems.add((key,), f"{given_count} players cannot fill the {seats} seats of {game_name} "
+                             f"players={seats}: give at least {seats} players")
     if final is not None and names and not seats <= final.top <= len(names):
         problems.add(("final", "top"), f"{final.top} is not allowed: the final takes from {seats} players (a game's "
                                        f"seats) to all {len(names)} players")
@@ -338,13 +355,25 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
     # for `arbiter match` and `sprt` (docs/config.md, results).
     results_dir = (folder / results) if results else (Path.cwd() / "results" / str(name))
     cluster = _read_cluster(problems, top.raw("cluster"), folder, players)
+    entries_dir = (folder / str(TOP.read(top, "entries"))).resolve() if entrants else None
+    if entries_dir is not None and _holds(str(entries_dir), str(results_dir.resolve())):
+        problems.add(("results",) if results else ("entries",),
+                     f"{results_dir.resolve()} is not allowed as the results folder: it is inside the entries folder "
+                     f"{entries_dir}, where every folder is an entrant (set results: to a folder beside it)")
     hidden = (str(source.resolve()), str(results_dir.resolve()))
     probe(problems)  # what the config asks of this machine, now that it is read
     if sandbox_mode != "off":
         secrets = [path for path in (arbiter_keys, cluster and cluster.key) if path]
         at: list[KeyPath] = ([(role,) for role in ("candidate", "baseline")] if fmt == "sprt"
-                             else [("players", index) for index in range(len(players))])
+                             else [*(("players", index) for index in range(len(players) - len(entrants))),
+                                   *(("entries", p.name) for p in entrants)])
         _check_shown_paths(problems, players, at, hidden=hidden, secrets=secrets)
+        boxed = {p.name: key for p, key in zip(players, at) if box_here(p.sandbox) is not None}
+        for spec in builds:  # a build is boxed as its player is (build.py)
+            outside = outside_the_box(spec.command) if spec.player in boxed else None
+            if outside is not None:
+                problems.add(boxed[spec.player] + ("build",), f"player {spec.player!r} cannot be built in its box: "
+                                                              f"{outside}")
     if problems.messages or game is None:
         return None
     return TournamentConfig(
@@ -354,6 +383,7 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
         players=tuple(_boxing(p, sandbox_mode, spread=cluster is not None) for p in _hiding(players, hidden)),
         candidate=candidate, sprt=sprt, check=check, sandbox=str(sandbox_mode), seed=seed, seats=seats,
         final=final if fmt == "swiss" else None, cluster=cluster, raw=data,
+        entrants=tuple(p.name for p in entrants), builds=tuple(builds),
     )
 
 
@@ -545,9 +575,16 @@ def _time_from(m: Mapping, base: TimeControl) -> TimeControl:
     return TimeControl(**{key.name: TIME.read(m, key.name, default=getattr(base, key.name)) for key in TIME})
 
 
+Builds = tuple[list[BuildSpec], dict[str, int]]  # the builds read so far, and `build_limits`
+
+
 def _read_players(problems: Problems, value: Any, folder: Path, time: TimeControl,
-                  arbiter_keys: str | None = None, reuse: bool = False) -> list[PlayerSpec]:
-    if not isinstance(value, list) or len(value) < 2:
+                  arbiter_keys: str | None = None, reuse: bool = False, builds: Builds | None = None,
+                  entries: bool = False) -> list[PlayerSpec]:
+    """The `players:` list (with `entries:`, it may be short or absent: the entrants join it)."""
+    if entries and value is None:
+        return []
+    if not isinstance(value, list) or (len(value) < 2 and not entries):
         problems.add(("players",), "must be a list of at least two players, each {name, command}")
         return []
     players: list[PlayerSpec] = []
@@ -555,7 +592,7 @@ def _read_players(problems: Problems, value: Any, folder: Path, time: TimeContro
     endpoints: dict[str, str] = {}  # a fixed socket endpoint -> the player that has it
     for index, entry in enumerate(value):
         player = _read_player(problems, ("players", index), entry, folder, time, arbiter_keys=arbiter_keys,
-                              reuse=reuse)
+                              reuse=reuse, builds=builds)
         if player is None:
             continue
         named.append((("players", index, "name"), player.name))
@@ -567,8 +604,36 @@ def _read_players(problems: Problems, value: Any, folder: Path, time: TimeContro
                                                      f"{endpoints[endpoint]!r} already uses that endpoint")
             endpoints.setdefault(endpoint, player.name)
         players.append(player)
-    check_name_clashes(problems, named)
+    if not entries:  # else with the entrants' names
+        check_name_clashes(problems, named)
     return players
+
+
+def _read_entrants(problems: Problems, value: str, folder: Path, time: TimeControl, reuse: bool,
+                   builds: Builds) -> list[PlayerSpec]:
+    """The entrants of the `entries:` folder (entries.py), each read as a player entry at
+    `entries.NAME`, from its own folder, which its box shows (and no other entrant's)."""
+    where = (folder / value).resolve()
+    if not where.is_dir():
+        problems.add(("entries",), f"{value!r} is not allowed: no such folder ({where})")
+        return []
+    entrants: list[PlayerSpec] = []
+    for entry_folder in entry_folders(where):
+        path: KeyPath = ("entries", entry_folder.name)
+        bad_name = player_name(entry_folder.name)
+        if bad_name is not None:
+            problems.add(path, f"{entry_folder.name!r} is not allowed as an entrant's name (its folder's): {bad_name}")
+            continue
+        entry, found = read_entry(entry_folder)
+        for key, message in found:
+            problems.add(path + ((key,) if key else ()), message)
+        if entry is None:
+            continue
+        player = _read_player(problems, path, entry.data, entry.folder, time, default_name=entry.name, reuse=reuse,
+                              builds=builds, sources=entry.folder)
+        if player is not None:
+            entrants.append(player)
+    return entrants
 
 
 def check_name_clashes(problems: Problems, named: list[tuple[KeyPath, str]]) -> None:
@@ -602,9 +667,11 @@ def check_name_clashes(problems: Problems, named: list[tuple[KeyPath, str]]) -> 
 
 def _read_player(problems: Problems, path: KeyPath, entry: Any, folder: Path, time: TimeControl,
                  default_name: str | None = None, arbiter_keys: str | None = None,
-                 reuse: bool = False) -> PlayerSpec | None:
-    """One player entry {name, command, cwd, env, dialect, reuse, time keys, socket keys}; None if
-    it is unusable. `reuse` is the run's default for a launched player's own `reuse`."""
+                 reuse: bool = False, builds: Builds | None = None, sources: Path | None = None) -> PlayerSpec | None:
+    """One player entry {name, command, cwd, env, dialect, reuse, build, time keys, socket keys};
+    None if it is unusable. `reuse` is the run's default for a launched player's own `reuse`;
+    a `build` is added to `builds`. An entrant's `sources` (its folder) are where it runs and
+    what its box shows."""
     m = Mapping(problems, path, entry, PLAYER.names)
     if not m.ok:
         if entry is None:
@@ -619,12 +686,20 @@ def _read_player(problems: Problems, path: KeyPath, entry: Any, folder: Path, ti
             if key.launched and m.has(key.name):
                 problems.add(path + (key.name,), "does not apply to transport: remote (the arbiter does not start "
                                                  "the bot; give bind: or connect:)")
-    else:
-        command = _read_command(problems, path + ("command",), m.raw("command"))
     cwd_text = PLAYER.read(m, "cwd")
     cwd = (folder / cwd_text).resolve() if cwd_text else folder
     if cwd_text:
         problems.asks.append(FolderThere(path + ("cwd",), cwd_text, cwd))
+    build_text = PLAYER.read(m, "build") if transport != "remote" else None
+    if build_text is not None and builds is None:
+        problems.add(path + ("build",), "applies to a tournament's players (arbiter run); build the bot first, "
+                                        "and give the command that runs what it made")
+        build_text = None
+    build, runs = _read_build(problems, path, build_text, name, sources or (cwd if cwd_text else None),
+                              builds[1] if builds else {}) if build_text is not None else (None, None)
+    if transport != "remote":
+        given = m.raw("command")
+        command = _read_command(problems, path + ("command",), list(runs) if given is None and runs else given)
     env = m.raw("env") or {}
     if not isinstance(env, dict) or not all(isinstance(k, str) and k and "=" not in k for k in env):
         problems.add(path + ("env",), f"{env!r} is not allowed: must be a mapping of NAME: value")
@@ -646,12 +721,14 @@ def _read_player(problems: Problems, path: KeyPath, entry: Any, folder: Path, ti
     if transport == "remote" and (player_time or time).clock != "wall":
         problems.add(path + ("transport",), "a remote bot can only be timed with clock: wall "
                                             "(the arbiter cannot see its CPU time)")
-    if command:
+    if command and build_text is None:  # a built program is there once built
         problems.asks.append(Startable(path + ("command",), tuple(command), cwd))
     if not name or not (command or transport == "remote"):
         return None
+    if build is not None and builds is not None and build_text is not None:
+        builds[0].append(replace(build, player=name))
     sandbox = None if transport == "remote" else _read_sandbox(  # a remote bot is outside any box by nature
-        problems, path + ("sandbox",), m.raw("sandbox"), folder, cwd if cwd_text else None)
+        problems, path + ("sandbox",), m.raw("sandbox"), folder, sources or (cwd if cwd_text else None))
     if transport == "zmq" and sandbox is not None and socket.bind:
         problems.add(path + ("bind",), "does not apply to a sandboxed bot: its seat is a private socket the "
                                        "arbiter makes (set sandbox: off for this player to choose the endpoint)")
@@ -660,6 +737,63 @@ def _read_player(problems: Problems, path: KeyPath, entry: Any, folder: Path, ti
         env={str(k): str(v) for k, v in env.items()}, dialect=dialect, time=player_time,
         transport=transport, socket=socket, sandbox=sandbox, reuse=reuses,
     )
+
+
+def _read_build(problems: Problems, path: KeyPath, value: str, name: str | None, sources: Path | None,
+                limits: dict[str, int]) -> tuple[BuildSpec | None, tuple[str, ...] | None]:
+    """A player's `build` (build.py): its BuildSpec, and the command a preset runs (None for a
+    build command, whose player gives its own `command`)."""
+    if sources is None:
+        problems.add(path + ("build",), "needs cwd: (the folder of the player's sources: the build runs in a copy of "
+                                        "it, and the player runs from there)")
+        return None, None
+    try:
+        command, runs, preset = plan_build(value, sources)
+    except BuildConfigError as exc:
+        problems.add(path + ("build",), str(exc))
+        return None, None
+    missing = missing_compiler(command, preset)
+    if missing is not None:
+        problems.add(path + ("build",), f"player {name!r} cannot be built here: {missing}")
+        return None, None
+    return BuildSpec(player=name or "", sources=str(sources), command=command, preset=preset, **limits), runs
+
+
+def with_builds(config: TournamentConfig, built: dict[str, Path],
+                digests: dict[str, str]) -> tuple[TournamentConfig, dict[str, str]]:
+    """The config with each `built` player running from its build's folder (its cwd, which its
+    box shows whole), each build's digest kept in its BuildSpec, and every box's covers worked
+    out again (the sources a build came from are nobody's folder now: covered for everyone; the
+    results folder, which holds the builds, is not covered in a box that shows one of them);
+    and the built players whose folder a box must not show, with why (the build made a link
+    out of it), to be kept out."""
+    source_of = {spec.player: spec.sources for spec in config.builds}
+    players = [p if p.name not in built else replace(
+        p, cwd=str(built[p.name]), sandbox=None if p.sandbox is None else replace(
+            p.sandbox, read=tuple(str(built[p.name]) if path == source_of[p.name] else path
+                                  for path in p.sandbox.read))) for p in config.players]
+    sources = tuple(source_of[name] for name in built)
+    hidden = (str(config.source), str(config.results_dir), *sources)
+    shown = [ShownPaths(p.command, p.cwd, p.sandbox or SandboxSpec()) for p in players]
+    unsafe = {players[index].name: f"was refused after its build: {key}: {message}"
+              for index, key, message in shown_path_problems(shown, hidden=hidden[:1] + sources)
+              if players[index].name in built and players[index].sandbox is not None}
+    for index, player in enumerate(players):  # a link the build made into the results, beyond its own folder
+        for _, word, path in shown[index].named() if player.name in built and player.sandbox is not None else ():
+            target = os.path.realpath(path)
+            if _holds(str(config.results_dir), target) and not _holds(str(built[player.name]), target):
+                unsafe.setdefault(player.name, f"was refused after its build: {word} leads to {target}, in the "
+                                               "results folder, which no box may show")
+    hiding = _hiding(players, hidden)
+    players = [p if p.name not in built or p.sandbox is None else replace(p, sandbox=replace(
+        p.sandbox, hide=tuple(h for h in p.sandbox.hide if not _holds(h, str(built[p.name]))))) for p in hiding]
+    builds = tuple(replace(spec, digest=digests.get(spec.player)) for spec in config.builds)
+    return replace(config, players=tuple(players), builds=builds), unsafe
+
+
+def _holds(folder: str, path: str) -> bool:
+    """Whether `folder` is `path` or holds it."""
+    return Path(folder) == Path(path) or Path(folder) in Path(path).parents
 
 
 def players_from_data(entries: Sequence[dict[str, Any]], time: TimeControl,
@@ -805,5 +939,5 @@ def _read_openings(problems: Problems, value: Any, folder: Path, game: Game[Any]
     return Openings(lines=tuple(lines), file=str(path), seed=OPENINGS.read(m, "seed"))
 
 
-__all__ = ["COMMAND_LINE", "ClusterSpec", "ConfigError", "FinalStage", "Openings", "Scoring", "SprtSettings", "TournamentConfig",
-           "config_from_data", "load_config", "players_from_data"]
+__all__ = ["COMMAND_LINE", "ClusterSpec", "ConfigError", "FinalStage", "Openings", "Scoring", "SprtSettings",
+           "TournamentConfig", "config_from_data", "load_config", "players_from_data", "with_builds"]

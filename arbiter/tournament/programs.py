@@ -26,7 +26,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections import deque
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from ..referee import PlayerSpec
 from ..transport.sandbox import SandboxSpec
@@ -40,15 +40,29 @@ _SKIPPED_NAMES = ("__pycache__", "results")
 _CHUNK_BYTES = 1 << 20
 
 
-def player_digests(players: Sequence[PlayerSpec], hidden: Sequence[str]) -> dict[str, str | None]:
+def player_digests(players: Sequence[PlayerSpec], hidden: Sequence[str],
+                   built: Mapping[str, str] | None = None) -> dict[str, str | None]:
     """Each launched player's digest by name (None for a remote bot: the arbiter has none of
     its files), with the `hidden` paths (the config, the results folder) and each other's
-    folders left out."""
+    folders left out. A player `built` from source (its build's digest by name: build.py)
+    runs from its build's folder in the results folder, which is hashed, and the build's
+    digest (its sources and build command) is part of its own."""
+    built = built or {}
     launched = [p for p in players if p.transport != "remote"]
     shown = [ShownPaths(p.command, p.cwd, p.sandbox or SandboxSpec()) for p in launched]
     covers = dict(zip((p.name for p in launched), hidden_paths(shown, hidden=hidden)))
-    return {p.name: None if p.transport == "remote" else
-            program_digest(p.command, p.cwd, p.sandbox, covers[p.name]) for p in players}
+    digests: dict[str, str | None] = {}
+    for p in players:
+        if p.transport == "remote":
+            digests[p.name] = None
+            continue
+        skip = covers[p.name]
+        if p.name in built:  # its folder is in the results folder: not skipped
+            skip = tuple(path for path in skip if not _within(os.path.realpath(p.cwd or ""), path))
+        digest = program_digest(p.command, p.cwd, p.sandbox, skip)
+        digests[p.name] = digest if p.name not in built else \
+            hashlib.sha256(f"{digest}\0build\0{built[p.name]}".encode()).hexdigest()
+    return digests
 
 
 def program_digest(command: tuple[str, ...], cwd: str | None, sandbox: SandboxSpec | None,

@@ -26,7 +26,7 @@ from ..referee import GameAborted, TimeControl, play_game
 from ..transport.sandbox import SandboxError, support
 from .audit import replay_problem
 from .config import COMMAND_LINE, TournamentConfig
-from .preflight import preflight
+from .preflight import admit
 from .pool import GamePool, GameSetup, LocalPool
 from .programs import player_digests
 from .progress import Progress
@@ -68,11 +68,7 @@ def prepare_results(config: TournamentConfig, *, fresh: bool, backup: bool = Tru
     identity = schedule_identity(config)
     store = folder.store(players=[p.name for p in config.players],
                          audit=partial(replay_problem, scoring=config.scoring))
-    kept = folder.prepare(fresh=fresh, backup=backup)
-    if note is not None and kept is not None:
-        note(f"--fresh: the earlier games and files of {folder.path} were moved to {kept}")
-    elif note is not None and fresh and not backup:
-        note(f"--fresh --no-backup: the earlier games and files of {folder.path} (if any) were deleted")
+    clear_results(config, fresh=fresh, backup=backup, note=note)
     recorded = folder.store().load()
     games = len(recorded)
     before = folder.read_description()
@@ -91,9 +87,23 @@ def prepare_results(config: TournamentConfig, *, fresh: bool, backup: bool = Tru
     return store
 
 
+def clear_results(config: TournamentConfig, *, fresh: bool, backup: bool = True,
+                  note: Callable[[str], None] | None = None) -> None:
+    """Make the results folder's `logs/`; with `fresh`, first move an earlier run's files to a
+    dated backup (or delete them, without `backup`), and tell `note`. The builds stay: they
+    are kept by the digest of their sources (tournament/build.py)."""
+    folder = ResultsFolder(config.results_dir)
+    kept = folder.prepare(fresh=fresh, backup=backup)
+    if note is not None and kept is not None:
+        note(f"--fresh: the earlier games and files of {folder.path} were moved to {kept}")
+    elif note is not None and fresh and not backup:
+        note(f"--fresh --no-backup: the earlier games and files of {folder.path} (if any) were deleted")
+
+
 def run_digests(config: TournamentConfig) -> dict[str, str | None]:
     """Each player's program digest for this run (worked out once, by `prepare_results`)."""
-    return player_digests(config.players, hidden=(str(config.source), str(config.results_dir)))
+    return player_digests(config.players, hidden=(str(config.source), str(config.results_dir)),
+                          built={spec.player: spec.digest for spec in config.builds if spec.digest})
 
 
 def sandbox_report(config: TournamentConfig) -> dict[str, Any]:
@@ -396,8 +406,9 @@ def run_held(config: TournamentConfig, progress: Progress, runner_class: type[To
     `runner_class` over it (a tournament or an SPRT), its games seen by `watch` if given;
     returns what its `run` returns."""
     with hold_results_folder(config.results_dir, "--results" if config.source == COMMAND_LINE else "`results:`"):
-        store = prepare_results(config, fresh=fresh, backup=backup, note=progress.note)
-        preflight(config, progress.note)  # with check: true, every launched bot before the first game
+        clear_results(config, fresh=fresh, backup=backup, note=progress.note)  # before the builds and checks write
+        config = admit(config, progress.note)  # builds, and check: true: an entrant that fails is kept out
+        store = prepare_results(config, fresh=False, note=progress.note)
         if config.cluster is None:
             runner = runner_class(config, store, progress)
             runner.watch = watch

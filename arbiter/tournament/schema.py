@@ -22,6 +22,7 @@ from ..protocol import DIALECTS
 from ..referee import TimeControl
 from ..transport.endpoints import DEFAULT_CONNECT_WAIT_MS
 from ..transport.sandbox import WRITE_FILES, WRITE_MB
+from .build import BUILD_MEMORY_MB, BUILD_TIME_MS
 from .validate import Check, Mapping, boolean, integer, number, one_of, text
 
 FORMATS: tuple[str, ...] = ("round-robin", "gauntlet", "swiss", "sprt")
@@ -224,6 +225,9 @@ PLAYER = Table("docs/config.md", (
     # which process and which game of it played (pids, game_of_process); a speed option, like
     # concurrency. Default: the run's `reuse`.
     Key("reuse", FREE, boolean, launched=True),
+    # A preset's name or a command (docs/config.md, build); fills the config's `builds`. What was
+    # built is in the program's digest, which a resume must match (programs.py).
+    Key("build", FREE, text, launched=True, field=None),
     *(Key(key.name, key.on_resume, key.check, key.default, launched=key.launched, field="time", entry=key.entry)
       for key in TIME),
     *SOCKET.keys,
@@ -270,6 +274,12 @@ SCORING = Table("docs/config.md", (
     Key("places", RECORDS),  # a list of the seats' points, checked against the seats
 ), derived={"game_points": RECORDS})  # `scoring: game`
 
+# `build_limits:`, for every player's build (docs/config.md, build); they fill each BuildSpec.
+BUILD_LIMITS = Table("docs/config.md", (
+    Key("time_ms", FREE, integer(1), BUILD_TIME_MS),  # CodeCup: 5 minutes
+    Key("memory_mb", FREE, integer(16, MAX_MEMORY_MB), BUILD_MEMORY_MB),
+))
+
 GAUNTLET = Table("docs/config.md", (
     Key("candidate", SCHEDULE, required=True, entry="candidate"),  # one of the players' names
 ))
@@ -310,7 +320,11 @@ TOP = Table("docs/config.md", (
     Key("sandbox", CONDITION, default="on", entry="sandboxed", value=sandboxed_players),
     Key("cluster", FREE),  # an address, or CLUSTER
     Key("reuse", FREE, boolean, False, field=None),  # every launched player's default `reuse`
+    # A folder of entrants, one subfolder each (docs/config.md, entries); who they are is in `players`.
+    Key("entries", FREE, text, field="entrants"),
+    Key("build_limits", FREE, field=None),  # BUILD_LIMITS; fills each of `builds`
 ), derived={
+    "builds": FREE,  # from the players' `build`: what was built is in each program's digest
     "source": FREE,
     "raw": FREE,  # the file as read, copied into config.yaml
     "seats": SCHEDULE,  # the game's `players` parameter: within `params`
@@ -319,8 +333,8 @@ TOP = Table("docs/config.md", (
 # Which records the tables read into, for the test that every field is classified.
 TABLES: dict[str, Table] = {"top": TOP, "player": PLAYER, "time": TIME, "socket": SOCKET, "sandbox": SANDBOX,
                             "openings": OPENINGS, "sprt": SPRT, "cluster": CLUSTER, "scoring": SCORING,
-                            "gauntlet": GAUNTLET}
+                            "gauntlet": GAUNTLET, "build_limits": BUILD_LIMITS}
 
-__all__ = ["CLUSTER", "CONDITION", "FORMATS", "FREE", "GAUNTLET", "Key", "OPENINGS", "OnResume", "PLAYER", "RECORDS",
+__all__ = ["BUILD_LIMITS", "CLUSTER", "CONDITION", "FORMATS", "FREE", "GAUNTLET", "Key", "OPENINGS", "OnResume", "PLAYER", "RECORDS",
            "SANDBOX", "SCHEDULE", "SCORING", "SOCKET", "SPRT", "TABLES", "TIME", "TOP", "Table", "game_name",
            "player_name", "player_time_controls", "probability", "regex", "sandboxed_players", "scheduled"]
