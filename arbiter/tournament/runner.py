@@ -6,7 +6,6 @@ schedule). Running again plays only the games without a record.
 """
 from __future__ import annotations
 
-import hashlib
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, wait
@@ -17,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Protocol
 
 import yaml
 
-from ..chance import chance_seed
+from ..chance import RunSeeds
 from ..errors import UsageError
 from ..games import Game, State
 from ..kept_bots import KeptBots
@@ -81,6 +80,7 @@ def prepare_results(config: TournamentConfig, *, fresh: bool, backup: bool = Tru
     conditions = play_conditions(config)
     refuse_changed_conditions(folder.path, before and before.conditions, conditions, games, advice)
     store.digests = run_digests(config)
+    store.seeds = folder.run_seeds(config.seed)  # the folder's secret: drawn now, or kept from the first run
     refuse_changed_programs(folder.path, recorded, store.digests, advice)
     folder.write_description(TournamentDescription(
         name=config.name, schedule=identity, scoring=asdict(config.scoring), time=asdict(config.time),
@@ -125,23 +125,24 @@ def sandbox_line(config: TournamentConfig) -> str | None:
 SEED_VARIABLE = "ARBITER_SEED"  # docs/protocol.md: the game's seed, for bots that play at random
 
 
-def game_seed(seed: int, game_id: str) -> int:
-    """The seed of one game's bots: from the config's seed and the game id, stable across
-    runs, resumes, machines and concurrency (a hash, not Python's salted hash())."""
-    return int.from_bytes(hashlib.sha256(f"{seed}:{game_id}".encode()).digest()[:4], "big")
+def game_seed(seeds: RunSeeds, game_id: str) -> int:
+    """The seed of one game's bots: keyed by the run's secret and the game id (`RunSeeds.bots`),
+    stable across resumes, machines and concurrency, and no clue to the game's dice."""
+    return seeds.bots(game_id)
 
 
 def tournament_record(config: TournamentConfig, scheduled: ScheduledGame, record: GameRecord,
-                      digests: Mapping[str, str | None] | None = None) -> GameRecord:
+                      digests: Mapping[str, str | None] | None = None, seeds: RunSeeds | None = None) -> GameRecord:
     """The referee's record plus the tournament's fields: id, round, opening, names, places,
-    points, and each seat's program digest (`digests` by name: tournament/programs.py)."""
+    points, each seat's program digest (`digests` by name: tournament/programs.py) and the
+    bots' seed (from `seeds`, the run's)."""
     players = record.players
     if digests:
         players = [replace(ref, digest=digests.get(name)) for ref, name in zip(record.players, scheduled.seats)]
     places = game_places(record.scores, record.winner, record.offender)
     return replace(record, players=players, id=scheduled.id, round=scheduled.round, opening=list(scheduled.opening),
                    names=list(scheduled.seats), places=places, points=config.scoring.points(places, record.scores),
-                   seed=game_seed(config.seed, scheduled.id))
+                   seed=None if seeds is None else game_seed(seeds, scheduled.id))
 
 
 class _Pending:
@@ -327,13 +328,13 @@ class TournamentRunner:
 
     def game_setup(self, scheduled: ScheduledGame) -> GameSetup:
         """How `scheduled` is played: its players (with the game's seed), clock, opening, log names and dice."""
-        config = self.config
-        seed = {SEED_VARIABLE: str(game_seed(config.seed, scheduled.id))}
+        config, seeds = self.config, self.store.seeds
+        seed = {SEED_VARIABLE: str(game_seed(seeds, scheduled.id))}
         return GameSetup(
             players=tuple(replace(config.player(name), env={**config.player(name).env, **seed})
                           for name in scheduled.seats),
             time=config.time, opening=tuple(scheduled.opening), log_prefix=game_log_prefix(scheduled.id),
-            chance_seed=chance_seed(config.seed, scheduled.id),
+            chance_seed=seeds.chance(scheduled.id),
         )
 
     def _play_one(self, scheduled: ScheduledGame, kept: KeptBots | None = None) -> GameRecord:
@@ -353,7 +354,7 @@ class TournamentRunner:
                 self.watch.game_left(scheduled.id)
 
     def _record(self, scheduled: ScheduledGame, record: GameRecord) -> None:
-        stored = tournament_record(self.config, scheduled, record, self.digests)
+        stored = tournament_record(self.config, scheduled, record, self.digests, self.store.seeds)
         self.store.append(stored)  # durable before it is counted
         self.records.append(stored)
         self.done_ids.add(scheduled.id)
