@@ -128,3 +128,22 @@ def test_without_a_seed_two_runs_draw_other_dice_and_the_bots_seed_is_no_clue(tm
         # again) and no function of the dice's, which differ from run to run.
         assert all(g["seed"] == RunSeeds(b"", None).bots(g["id"]) for g in games)
     assert chance[0].keys() == chance[1].keys() and all(chance[0][k] != chance[1][k] for k in chance[0])
+
+
+def test_a_record_whose_dice_are_not_the_runs_is_refused_on_resume(tmp_path: Path, capsys) -> None:
+    """A whole game of another run (same players and id, self-consistent, its dice replaying from
+    its own chance_seed) put in place of one of this run's is named, not resumed over."""
+    for run, seed in (("mine", None), ("other", 11)):
+        (tmp_path / run).mkdir()
+        assert main(["run", str(pig_config(tmp_path / run, seed=seed, games=2)), "--quiet"]) == 0
+    games = tmp_path / "mine" / "results" / "games.jsonl"
+    lines = games.read_text().splitlines()
+    first = json.loads(lines[0])
+    forged = next(line for line in (tmp_path / "other" / "results" / "games.jsonl").read_text().splitlines()
+                  if json.loads(line)["id"] == first["id"])
+    assert json.loads(forged)["chance_seed"] != first["chance_seed"]
+    games.write_text("\n".join([forged, *lines[1:]]) + "\n")
+    capsys.readouterr()
+    assert main(["run", str(pig_config(tmp_path / "mine", games=2)), "--quiet"]) == 2
+    error = capsys.readouterr().err
+    assert "games.jsonl:1:" in error and "is not the seed this run draws" in error, error

@@ -81,6 +81,7 @@ def prepare_results(config: TournamentConfig, *, fresh: bool, backup: bool = Tru
     refuse_changed_conditions(folder.path, before and before.conditions, conditions, games, advice)
     store.digests = run_digests(config)
     store.seeds = folder.run_seeds(config.seed)  # the folder's secret: drawn now, or kept from the first run
+    store.audit = partial(replay_problem, scoring=config.scoring, seeds=store.seeds)  # each record's dice its own
     refuse_changed_programs(folder.path, recorded, store.digests, advice)
     folder.write_description(TournamentDescription(
         name=config.name, schedule=identity, scoring=asdict(config.scoring), time=asdict(config.time),
