@@ -83,6 +83,14 @@ def test_match_from_a_contest_folder_shows_the_bot_its_own_folder_alone(contest:
         assert_only_its_own(read, contest / "entries" / "a")
 
 
+def test_sprt_from_a_contest_folder_shows_the_bot_its_own_folder_alone(contest: Path) -> None:
+    status = main(["sprt", "limit-nim", f"{PY} entries/a/spy.py", f"{PY} entries/b/bot.py", "--max-games", "2",
+                   "--quiet"])
+    assert status in (0, 1, 4)  # decided or inconclusive: no fault, no error
+    for read in spied(contest / "results" / "sprt" / "logs", contest / "entries" / "a"):
+        assert_only_its_own(read, contest / "entries" / "a")
+
+
 def test_two_entrants_whose_programs_share_a_name_each_see_their_own_folder(contest: Path) -> None:
     """`entries/a/bot.py` against `entries/b/bot.py`: neither's folder is covered in its own box
     (seat 0 used to crash at start and be blamed), and neither sees the other's."""
