@@ -46,6 +46,15 @@ def chance_seed(tournament_seed: int, game_id: str) -> int:
     return int.from_bytes(digest[:SEED_BYTES], "big")
 
 
+def bot_seed(tournament_seed: int | None, game_id: str) -> int:
+    """A tournament game's `$ARBITER_SEED`: SHA-256 of `bots:SEED:ID` (SEED the organiser's, 0
+    when not given), its first 4 bytes. Never a function of the dice's seed, so it tells a bot
+    nothing of them; and the same in every run of a config, so a game without chance is played
+    the same again (its bots' random choices seeded by it) whether or not a seed was set."""
+    digest = hashlib.sha256(f"bots:{tournament_seed or 0}:{game_id}".encode()).digest()
+    return int.from_bytes(digest[:BOT_SEED_BYTES], "big")
+
+
 def keyed_seed(secret: bytes, purpose: str, game_id: str, size: int = SEED_BYTES) -> int:
     """A number of `size` bytes for one game and one purpose, keyed by a run's secret
     (HMAC-SHA-256 of `PURPOSE:ID`): without the secret it is as good as random."""
@@ -66,7 +75,7 @@ def fresh_secret() -> bytes:
 
 @dataclass(frozen=True)
 class RunSeeds:
-    """Where one run's games get their seeds: its `secret` (kept in its results folder, never
+    """Where one run's games get their dice: its `secret` (kept in its results folder, never
     shown to a bot) and the organiser's `seed`, None unless the config or `--seed` gives one."""
 
     secret: bytes = field(repr=False)  # never in a message or a traceback
@@ -79,13 +88,6 @@ class RunSeeds:
             return chance_seed(self.seed, game_id)
         return keyed_seed(self.secret, "chance", game_id)
 
-    def bots(self, game_id: str) -> int:
-        """The game's `$ARBITER_SEED`: SHA-256 of `bots:SEED:ID` (SEED the organiser's, 0 when not
-        given), its first 4 bytes. Never a function of the dice's seed, so it tells a bot nothing
-        of them; and the same in every run of a config, so a game without chance is played the
-        same again (its bots' random choices seeded by it) whether or not a seed was set."""
-        digest = hashlib.sha256(f"bots:{self.seed or 0}:{game_id}".encode()).digest()
-        return int.from_bytes(digest[:BOT_SEED_BYTES], "big")
 
 
 class ChanceDice:
@@ -111,4 +113,4 @@ class ChanceDice:
         return outcomes[-1][0]
 
 
-__all__ = ["ChanceDice", "RunSeeds", "chance_seed", "fresh_secret", "fresh_seed", "keyed_seed"]
+__all__ = ["ChanceDice", "RunSeeds", "bot_seed", "chance_seed", "fresh_secret", "fresh_seed", "keyed_seed"]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from arbiter.chance import chance_seed
+from arbiter.chance import bot_seed, chance_seed
 from arbiter.cli import main
 from arbiter.transport.sandbox import support
 from referee_support import BOTS, RANDOM_BOT
@@ -92,7 +92,7 @@ def test_the_secret_is_kept_private_in_the_results_folder_reused_on_resume_and_d
     first = records(tmp_path / "results")
     assert [g["chance_seed"] for g in first] == [seeds.chance(g["id"]) for g in first]
     assert all(g["chance_seed"] != chance_seed(0, g["id"]) for g in first)  # not the old default's dice
-    assert all(g["seed"] == seeds.bots(g["id"]) for g in first)
+    assert all(g["seed"] == bot_seed(None, g["id"]) for g in first)
     assert main(["run", str(config), "--quiet"]) == 0  # a resume: nothing to play, the same secret
     assert json.loads(secret_file.read_text())["secret"] == secret.hex()
     assert "secret" not in repr(seeds) and secret.hex() not in repr(seeds)
@@ -117,7 +117,6 @@ def test_with_a_seed_the_dice_are_the_same_in_every_run(tmp_path: Path, monkeypa
 
 
 def test_without_a_seed_two_runs_draw_other_dice_and_the_bots_seed_is_no_clue(tmp_path: Path) -> None:
-    from arbiter.chance import RunSeeds
     chance = []
     for run in ("one", "two"):
         (tmp_path / run).mkdir()
@@ -126,7 +125,7 @@ def test_without_a_seed_two_runs_draw_other_dice_and_the_bots_seed_is_no_clue(tm
         chance.append({g["id"]: g["chance_seed"] for g in games})
         # The bots' seed is that of every run of the config (a game without chance plays the same
         # again) and no function of the dice's, which differ from run to run.
-        assert all(g["seed"] == RunSeeds(b"", None).bots(g["id"]) for g in games)
+        assert all(g["seed"] == bot_seed(None, g["id"]) for g in games)
     assert chance[0].keys() == chance[1].keys() and all(chance[0][k] != chance[1][k] for k in chance[0])
 
 

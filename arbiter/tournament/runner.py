@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Protocol
 
 import yaml
 
-from ..chance import RunSeeds
+from ..chance import bot_seed
 from ..errors import UsageError
 from ..games import Game, State
 from ..kept_bots import KeptBots
@@ -126,24 +126,24 @@ def sandbox_line(config: TournamentConfig) -> str | None:
 SEED_VARIABLE = "ARBITER_SEED"  # docs/protocol.md: the game's seed, for bots that play at random
 
 
-def game_seed(seeds: RunSeeds, game_id: str) -> int:
-    """The seed of one game's bots: keyed by the run's secret and the game id (`RunSeeds.bots`),
-    stable across resumes, machines and concurrency, and no clue to the game's dice."""
-    return seeds.bots(game_id)
+def game_seed(seed: int | None, game_id: str) -> int:
+    """The seed of one game's bots: from the config's seed (0 when unset) and the game id, stable
+    across runs, resumes, machines and concurrency, and never a function of the game's dice
+    (`chance.bot_seed`)."""
+    return bot_seed(seed, game_id)
 
 
 def tournament_record(config: TournamentConfig, scheduled: ScheduledGame, record: GameRecord,
-                      digests: Mapping[str, str | None] | None = None, seeds: RunSeeds | None = None) -> GameRecord:
+                      digests: Mapping[str, str | None] | None = None) -> GameRecord:
     """The referee's record plus the tournament's fields: id, round, opening, names, places,
-    points, each seat's program digest (`digests` by name: tournament/programs.py) and the
-    bots' seed (from `seeds`, the run's)."""
+    points, and each seat's program digest (`digests` by name: tournament/programs.py)."""
     players = record.players
     if digests:
         players = [replace(ref, digest=digests.get(name)) for ref, name in zip(record.players, scheduled.seats)]
     places = game_places(record.scores, record.winner, record.offender)
     return replace(record, players=players, id=scheduled.id, round=scheduled.round, opening=list(scheduled.opening),
                    names=list(scheduled.seats), places=places, points=config.scoring.points(places, record.scores),
-                   seed=None if seeds is None else game_seed(seeds, scheduled.id))
+                   seed=game_seed(config.seed, scheduled.id))
 
 
 class _Pending:
@@ -329,13 +329,13 @@ class TournamentRunner:
 
     def game_setup(self, scheduled: ScheduledGame) -> GameSetup:
         """How `scheduled` is played: its players (with the game's seed), clock, opening, log names and dice."""
-        config, seeds = self.config, self.store.seeds
-        seed = {SEED_VARIABLE: str(game_seed(seeds, scheduled.id))}
+        config = self.config
+        seed = {SEED_VARIABLE: str(game_seed(config.seed, scheduled.id))}
         return GameSetup(
             players=tuple(replace(config.player(name), env={**config.player(name).env, **seed})
                           for name in scheduled.seats),
             time=config.time, opening=tuple(scheduled.opening), log_prefix=game_log_prefix(scheduled.id),
-            chance_seed=seeds.chance(scheduled.id),
+            chance_seed=self.store.seeds.chance(scheduled.id),  # keyed by the folder's secret, unless seed: is set
         )
 
     def _play_one(self, scheduled: ScheduledGame, kept: KeptBots | None = None) -> GameRecord:
@@ -355,7 +355,7 @@ class TournamentRunner:
                 self.watch.game_left(scheduled.id)
 
     def _record(self, scheduled: ScheduledGame, record: GameRecord) -> None:
-        stored = tournament_record(self.config, scheduled, record, self.digests, self.store.seeds)
+        stored = tournament_record(self.config, scheduled, record, self.digests)
         self.store.append(stored)  # durable before it is counted
         self.records.append(stored)
         self.done_ids.add(scheduled.id)
