@@ -146,3 +146,14 @@ def test_a_record_whose_dice_are_not_the_runs_is_refused_on_resume(tmp_path: Pat
     assert main(["run", str(pig_config(tmp_path / "mine", games=2)), "--quiet"]) == 2
     error = capsys.readouterr().err
     assert "games.jsonl:1:" in error and "is not the seed this run draws" in error, error
+
+
+def test_a_folder_that_kept_seed_0_is_told_how_to_go_on_when_the_config_sets_no_seed(tmp_path: Path) -> None:
+    """A results folder from before issue 38 kept `seed 0` (the old default): resumed by a config
+    that sets none, its dice would change keys mid-tournament, so the refusal says how to go on."""
+    from arbiter.errors import UsageError
+    from arbiter.tournament.resume import refuse_changed_conditions
+    with pytest.raises(UsageError) as refused:
+        refuse_changed_conditions(tmp_path, {"seed": 0}, {"seed": "secret"}, 3, "ADVICE")
+    assert ("changed: seed 0 -> none set (the dice keyed by the folder's secret); set `seed: 0` to go on as before)"
+            in str(refused.value))
