@@ -137,11 +137,16 @@ def test_a_home_shows_its_own_files_and_covers_the_config_the_results_and_anothe
     assert all(g["termination"] == "normal" for g in recorded(home / "results"))
 
 
-def test_check_and_play_show_what_match_shows(tmp_path: Path, monkeypatch) -> None:
-    """One view for every command: the folder the author stands in and the bot's home,
-    read-only, with the command's own outputs covered."""
+def test_check_play_and_match_run_the_bot_from_here_and_show_its_own_folder_not_this_one(
+        tmp_path: Path, monkeypatch) -> None:
+    """One view for every command: the bot runs from the folder the author stands in, which
+    its box does not show for being there (issue 38: it may hold other entrants, a config,
+    results); its home is shown, read-only, with the command's own outputs covered."""
+    from arbiter.cli import build_parser
     from arbiter.cli import check as check_module
     from arbiter.cli import play as play_module
+    from arbiter.cli.match import flags_to_config
+    from arbiter.tournament.config import COMMAND_LINE, config_from_data
     seen: dict[str, PlayerSpec] = {}
 
     def stop_at_the_game(command: str):
@@ -156,22 +161,14 @@ def test_check_and_play_show_what_match_shows(tmp_path: Path, monkeypatch) -> No
     monkeypatch.chdir(tmp_path)
     main(["check", "limit-nim", f"{PY} bot/main.py", "--log-dir", "logs"])
     main(["play", "limit-nim", f"{PY} bot/main.py", f"{PY} {RANDOM_BOT}", "--log-dir", "logs"])
-    config = load_config(_match_config(tmp_path, f"{PY} bot/main.py"))
+    args = build_parser().parse_args(["match", "limit-nim", f"{PY} bot/main.py", f"{PY} {RANDOM_BOT}", "--games", "2"])
+    config = config_from_data(flags_to_config(args)[0], COMMAND_LINE)
     for player in (seen["check"], seen["play"], config.players[0]):
         assert player.cwd == str(tmp_path)
-        assert player.sandbox is not None and player.sandbox.read[0] == str(tmp_path)
+        assert player.sandbox is not None and str(tmp_path) not in player.sandbox.read
     assert str((tmp_path / "logs").resolve()) in seen["check"].sandbox.hide
     assert str((tmp_path / "logs").resolve()) in seen["play"].sandbox.hide
     assert str((tmp_path / "results" / "match").resolve()) in config.players[0].sandbox.hide
-
-
-def _match_config(folder: Path, command: str) -> Path:
-    """The config `arbiter match` makes of its flags, as a file."""
-    path = folder / "match.yaml"
-    path.write_text(f"name: match\ngame: limit-nim\nresults: {folder / 'results' / 'match'}\nplayers:\n"
-                    f"  - {{name: a, command: {command}, cwd: {folder}}}\n"
-                    f"  - {{name: b, command: {PY} {RANDOM_BOT}, cwd: {folder}}}\n")
-    return path
 
 
 @pytest.mark.parametrize("case", ["whole filesystem", "user's home", "arbiter's key"])

@@ -76,8 +76,8 @@ def run(args: argparse.Namespace) -> int:
     if len(given) != 1:
         raise UsageError(f"give one bot to check (CMD or one --engine), not {len(given)}")
     warn_if_unsandboxed(not args.no_sandbox, "check")
-    # The box shows what `play`, `match` and `sprt` show from here: the bot's home and the
-    # current folder, read-only, with the logs covered.
+    # The box shows what `play`, `match` and `sprt` show from here: the bot's own folders
+    # (never the current folder for being current), read-only, with the logs covered.
     player, = seat_players(given, sandbox=not args.no_sandbox, read=args.sandbox_read,
                            write=args.sandbox_write, transport=args.transport, dialects=[args.dialect],
                            time=TimeControl(time_ms=args.time_ms), hidden=[args.log_dir])

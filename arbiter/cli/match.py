@@ -9,7 +9,6 @@ against B with the Elo difference, its 95% interval and the likelihood of superi
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 from typing import Any, Callable, Sequence, TextIO
@@ -55,6 +54,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "moves separated by ';' (default: none)")
     parser.add_argument("--openings-seed", type=int, default=1, metavar="SEED",
                         help="seed of the random openings (default %(default)s)")
+    parser.add_argument("--seed", type=int, default=None, metavar="N",
+                        help="seed of the dice in games of chance: they become reproducible, and known to whoever "
+                             "knows N (default: a secret kept in the results folder, which no bot sees)")
     parser.add_argument("--time-ms", type=ms_flag("--time-ms"), default=None, metavar="N",
                         help="each bot's budget per game (default 30000)")
     parser.add_argument("--move-ms", type=ms_flag("--move-ms"), default=None, metavar="N", help="a cap per move (default none)")
@@ -106,9 +108,12 @@ def flags_to_config(args: argparse.Namespace) -> tuple[dict[str, Any], Callable[
         "game": args.game,
         "params": game_params(args.param), "format": "round-robin", "games_per_pairing": args.games,
         "openings": openings_entry(args.openings, args.openings_seed), "time": time,
-        # The bots run from here; an absolute cwd keeps the folder's copy runnable with `arbiter run`.
-        "players": [player.entry(name, cwd=os.getcwd()) for name, player in zip(names, given)],
+        # The bots run from here (a command line's config is read from the current folder), which
+        # their boxes do not show for being here: only a `dir=` is shown as the bot's own.
+        "players": [player.entry(name) for name, player in zip(names, given)],
     }
+    if args.seed is not None:
+        data["seed"] = args.seed
     if args.concurrency is not None:
         data["concurrency"] = args.concurrency
     if args.check:

@@ -295,15 +295,16 @@ def seat_players(players: Sequence[PlayerArg], *, sandbox: bool, read: Sequence[
                  dialects: Sequence[str], time: TimeControl, hidden: Sequence[Path] = ()) -> list[PlayerSpec]:
     """The players of one game or check (`arbiter play`, `check`) as the referee's specs,
     read and refused exactly as a config's players are, before any game; errors name the flag.
-    Each runs from the current folder, its `cwd` as `arbiter match` and `sprt` give it (so its
-    box shows that folder, read-only, as theirs do), with the command's outputs (`hidden`)
-    covered in its box."""
+    Each runs from the current folder (or its `dir=`), as under `arbiter match` and `sprt`; its
+    box shows its own folders (its home, the folders its command names, a `dir=`) but never the
+    current folder for being current (it may hold other entrants, a config, results), with the
+    command's outputs (`hidden`) covered wherever a shown folder holds them."""
     for path in read:  # the command's own --sandbox-read, named by its flag (a player's read= by its own)
         if not os.path.exists(path):
             raise UsageError(f"--sandbox-read {path}: no such file or folder")
     entries = []
     for seat, player in enumerate(players):
-        entry = player.entry(player.default_name(), cwd=os.getcwd(), sandbox=sandbox, read=read, write=write,
+        entry = player.entry(player.default_name(), sandbox=sandbox, read=read, write=write,
                              env=env, transport=None if transport == "pipe" else transport)
         entry.setdefault("dialect", dialects[seat])
         allowed = find_dialect(entry["dialect"]).seats  # as a config's players are refused (tournament/config.py)
@@ -320,7 +321,7 @@ TIME_FLAGS: dict[KeyPath, str] = {("time", "time_ms"): "--time-ms", ("time", "mo
 TOURNAMENT_FLAGS: dict[KeyPath, str] = {
     ("game",): "GAME", ("params",): "-p", ("openings",): "--openings", ("openings", "seed"): "--openings-seed",
     ("results",): "--results", ("concurrency",): "--concurrency", ("cluster",): "--cluster", ("check",): "--check",
-    ("sandbox",): "--no-sandbox", ("reuse",): "--reuse", **TIME_FLAGS,
+    ("sandbox",): "--no-sandbox", ("reuse",): "--reuse", ("seed",): "--seed", **TIME_FLAGS,
 }
 
 

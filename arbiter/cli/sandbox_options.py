@@ -13,8 +13,8 @@ def add_sandbox_options(parser: argparse.ArgumentParser, *, paths: bool = True) 
                         help="run the bots unsandboxed, as the arbiter's own user (trusted bots only)")
     if paths:
         parser.add_argument("--sandbox-read", action="append", default=[], metavar="PATH",
-                            help="a file or folder every bot may read beyond its own (its program's folder and "
-                                 "the current folder are shown anyway, read-only); repeatable")
+                            help="a file or folder every bot may read beyond its own (its program's folder "
+                                 "is shown anyway, read-only; the current folder is not); repeatable")
         parser.add_argument("--sandbox-write", action="append", default=[], metavar="PATH",
                             help="a folder every bot may write (e.g. a cache); repeatable")
 

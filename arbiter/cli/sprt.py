@@ -7,7 +7,6 @@ from a config file with `format: sprt` (`arbiter run CONFIG`). See docs/release-
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 from typing import Any, Callable
@@ -66,6 +65,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "moves separated by ';' (default %(default)s)")
     parser.add_argument("--openings-seed", type=int, default=1, metavar="SEED",
                         help="seed of the random openings (default %(default)s)")
+    parser.add_argument("--seed", type=int, default=None, metavar="N",
+                        help="seed of the dice in games of chance: they become reproducible, and known to whoever "
+                             "knows N (default: a secret kept in the results folder, which no bot sees)")
     parser.add_argument("--time-ms", type=ms_flag("--time-ms"), default=None, help="each bot's time budget per game (default 30000)")
     parser.add_argument("--move-ms", type=ms_flag("--move-ms"), default=None, help="a cap per move (default none)")
     parser.add_argument("--startup-ms", type=ms_flag("--startup-ms"), default=None, metavar="N",
@@ -147,11 +149,14 @@ def flags_to_config(args: argparse.Namespace) -> tuple[dict[str, Any], Callable[
     data: dict[str, Any] = {
         "name": "sprt", "results": str(Path(args.results).resolve()), "game": game, "params": params,
         "format": "sprt", "openings": openings_entry(args.openings, args.openings_seed), "time": time,
-        # The bots run from here; an absolute cwd keeps the results folder's copy runnable with `arbiter run`.
-        **{role: player.entry(player.name or role, cwd=os.getcwd()) for role, player in zip(ROLES, given)},
+        # The bots run from here (a command line's config is read from the current folder), which
+        # their boxes do not show for being here: only a `dir=` is shown as the bot's own.
+        **{role: player.entry(player.name or role) for role, player in zip(ROLES, given)},
         "sprt": {"elo0": args.elo0, "elo1": args.elo1, "alpha": args.alpha, "beta": args.beta,
                  "max_games": args.max_games, "fail_on_fault": args.fail_on_fault, "log_pattern": args.log_pattern},
     }
+    if args.seed is not None:
+        data["seed"] = args.seed
     if args.concurrency is not None:
         data["concurrency"] = args.concurrency
     if args.check:

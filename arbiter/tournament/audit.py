@@ -2,7 +2,8 @@
 
 Every record carries its moves, and the rules library can replay them. `replay_problem`
 replays one record and names the first thing that contradicts it: a move out of turn or
-against the rules, chance's outcome other than the record's `chance_seed` draws, a game said to have ended normally that is not over, or scores, winner
+against the rules, chance's outcome other than the record's `chance_seed` draws (or, given the
+run's seeds, a `chance_seed` other than the run's for that game id), a game said to have ended normally that is not over, or scores, winner
 or named outcome other than the moves (and, after a fault, the offender) give. Reading a
 results folder (`arbiter report`, the end of `arbiter run`, a resume) refuses such a record
 with its file and line, so a results file edited by hand or by a bot cannot turn a loss
@@ -15,15 +16,16 @@ import math
 from dataclasses import fields
 from typing import Any, NamedTuple
 
-from ..chance import ChanceDice
+from ..chance import ChanceDice, RunSeeds
 from ..games import CHANCE, GameError, State, find_game
 from ..records import GameRecord, Termination, game_places
 from .config import Scoring
 
 
-def replay_problem(record: GameRecord, scoring: Scoring | None = None) -> str | None:
+def replay_problem(record: GameRecord, scoring: Scoring | None = None, seeds: RunSeeds | None = None) -> str | None:
     """What in `record` contradicts its own moves under the rules (and, given the tournament's
-    `scoring`, its places and points), or None when it holds."""
+    `scoring`, its places and points; given the run's `seeds`, the seed of its dice), or None
+    when it holds."""
     label = f"game {record.id or '?'}"
     try:
         game = find_game(record.game, **record.params)
@@ -33,6 +35,10 @@ def replay_problem(record: GameRecord, scoring: Scoring | None = None) -> str | 
     state = game.new_state()
     seed = record.chance_seed
     dice = ChanceDice(seed) if isinstance(seed, int) and not isinstance(seed, bool) and seed >= 0 else None
+    # Dice that replay are not enough: a record given another seed (and the game it rolls) is
+    # not one this run played, whose dice come from its own seeds alone.
+    if seeds is not None and seed is not None and record.id is not None and seed != seeds.chance(record.id):
+        return f"{label}: its chance_seed {seed!r} is not the seed this run draws game {record.id}'s dice from"
     for number, move in enumerate(record.moves, 1):
         text = move.move
         if state.is_over():

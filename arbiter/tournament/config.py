@@ -135,7 +135,9 @@ class TournamentConfig:
     sprt: SprtSettings | None = None  # format: sprt only; players are then (candidate, baseline)
     check: bool = False  # check every launched player (`arbiter check`) before the first game
     sandbox: str = "on"  # on, off or required (docs/security.md); players' own `sandbox: off` aside
-    seed: int = 0  # each game's bots get a seed derived from it and the game id ($ARBITER_SEED)
+    # The organiser's seed of the dice (reproducible, so public to whoever knows it); None: the
+    # results folder's secret keys them (chance.RunSeeds). Never the bots' $ARBITER_SEED.
+    seed: int | None = None
     seats: int = 2  # players per game: the game's `players` parameter
     final: FinalStage | None = None  # format: swiss only: the top players' round robin after the rounds
     cluster: ClusterSpec | None = None  # games on a Dask cluster (docs/cluster.md); None: here
@@ -234,7 +236,8 @@ def config_from_data(data: dict[str, Any], source: Path,
 
 def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> TournamentConfig | None:
     top = Mapping(problems, (), data, TOP.names)
-    folder = source.parent
+    # A command line's paths are the user's, from where they stand (absolute, for the workers).
+    folder = Path.cwd() if source == COMMAND_LINE else source.parent
     name = TOP.read(top, "name", default=source.stem)
     if isinstance(name, str) and ("/" in name or name.startswith(".") or not name.isprintable()
                                   or len(name.encode("utf-8")) > MAX_NAME_BYTES):
@@ -508,13 +511,15 @@ def _hiding(players: Sequence[PlayerSpec], hidden: tuple[str, ...]) -> tuple[Pla
     config, the results) and the other players' folders wherever a folder they show holds them
     (their home, their `cwd`, their `read` paths); a `write` folder holding a hidden path is
     not shown at all."""
-    launched = [p for p in players if p.transport != "remote"]
-    covers = dict(zip((p.name for p in launched), hidden_paths(
-        [ShownPaths(p.command, p.cwd, p.sandbox or SandboxSpec()) for p in launched], hidden=hidden)))
+    launched = [index for index, p in enumerate(players) if p.transport != "remote"]
+    # By seat, not by name: two seats of `arbiter play` may share a name (`a/bot.py`, `b/bot.py`).
+    covers = dict(zip(launched, hidden_paths(
+        [ShownPaths(players[i].command, players[i].cwd, players[i].sandbox or SandboxSpec()) for i in launched],
+        hidden=hidden)))
     def keep(path: str) -> bool:
         return not any(Path(h) == Path(path) or Path(path) in Path(h).parents for h in hidden)
     return tuple(p if p.sandbox is None else replace(p, sandbox=replace(
-        p.sandbox, write=tuple(filter(keep, p.sandbox.write)), hide=covers[p.name])) for p in players)
+        p.sandbox, write=tuple(filter(keep, p.sandbox.write)), hide=covers[index])) for index, p in enumerate(players))
 
 
 def _check_shown_paths(problems: Problems, players: Sequence[PlayerSpec], at: Sequence[KeyPath],

@@ -104,10 +104,21 @@ def _sandboxed_changes(before: Any, now: dict[str, bool]) -> list[str]:
             if name in now and now[name] != old]
 
 
+def _seed_changes(before: Any, now: Any) -> list[str]:
+    """`seed 0 -> none set (...)`: an unset seed ("secret": the folder's secret keys the dice) said
+    in words, with the way to go on as before (a folder from before issue 38 kept seed 0)."""
+    if before == now:
+        return []
+    words = {"secret": "none set (the dice keyed by the folder's secret)"}
+    change = f"seed {words.get(before, repr(before))} -> {words.get(now, repr(now))}"
+    return [change + (f"; set `seed: {before}` to go on as before" if now == "secret" else "")]
+
+
 # How a changed condition entry is named; any other entry is named by its value (`seed 1 -> 2`).
 CONDITION_CHANGES: dict[str, Callable[[Any, Any], list[str]]] = {
     "time": _time_changes,
     "sandboxed": _sandboxed_changes,
+    "seed": _seed_changes,
 }
 
 

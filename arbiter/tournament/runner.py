@@ -6,7 +6,6 @@ schedule). Running again plays only the games without a record.
 """
 from __future__ import annotations
 
-import hashlib
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, wait
@@ -17,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Protocol
 
 import yaml
 
-from ..chance import chance_seed
+from ..chance import bot_seed
 from ..errors import UsageError
 from ..games import Game, State
 from ..kept_bots import KeptBots
@@ -78,6 +77,8 @@ def prepare_results(config: TournamentConfig, *, fresh: bool, backup: bool = Tru
     conditions = play_conditions(config)
     refuse_changed_conditions(folder.path, before and before.conditions, conditions, games, advice)
     store.digests = run_digests(config)
+    store.seeds = folder.run_seeds(config.seed)  # the folder's secret: drawn now, or kept from the first run
+    store.audit = partial(replay_problem, scoring=config.scoring, seeds=store.seeds)  # each record's dice its own
     refuse_changed_programs(folder.path, recorded, store.digests, advice)
     folder.write_description(TournamentDescription(
         name=config.name, schedule=identity, scoring=asdict(config.scoring), time=asdict(config.time),
@@ -136,10 +137,11 @@ def sandbox_line(config: TournamentConfig) -> str | None:
 SEED_VARIABLE = "ARBITER_SEED"  # docs/protocol.md: the game's seed, for bots that play at random
 
 
-def game_seed(seed: int, game_id: str) -> int:
-    """The seed of one game's bots: from the config's seed and the game id, stable across
-    runs, resumes, machines and concurrency (a hash, not Python's salted hash())."""
-    return int.from_bytes(hashlib.sha256(f"{seed}:{game_id}".encode()).digest()[:4], "big")
+def game_seed(seed: int | None, game_id: str) -> int:
+    """The seed of one game's bots: from the config's seed (0 when unset) and the game id, stable
+    across runs, resumes, machines and concurrency, and never a function of the game's dice
+    (`chance.bot_seed`)."""
+    return bot_seed(seed, game_id)
 
 
 def tournament_record(config: TournamentConfig, scheduled: ScheduledGame, record: GameRecord,
@@ -365,7 +367,7 @@ class TournamentRunner:
             players=tuple(replace(config.player(name), env={**config.player(name).env, **seed})
                           for name in scheduled.seats),
             time=config.time, opening=tuple(scheduled.opening), log_prefix=game_log_prefix(scheduled.id),
-            chance_seed=chance_seed(config.seed, scheduled.id),
+            chance_seed=self.store.seeds.chance(scheduled.id),  # keyed by the folder's secret, unless seed: is set
         )
 
     def _play_one(self, scheduled: ScheduledGame, kept: KeptBots | None = None) -> GameRecord:

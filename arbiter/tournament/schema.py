@@ -315,7 +315,8 @@ TOP = Table("docs/config.md", (
     Key("sprt", SCHEDULE, entry="sprt", value=lambda c: None if c.sprt is None else scheduled(c.sprt, SPRT)),
     Key("arbiter_keys", FREE, text, field=None),  # fills the remote players' SocketSpec
     Key("check", FREE, boolean, False),
-    Key("seed", CONDITION, integer(0), 0, entry="seed", value=lambda c: c.seed),
+    # Unset, the dice are keyed by the results folder's secret ("secret" in the description).
+    Key("seed", CONDITION, integer(0), None, entry="seed", value=lambda c: "secret" if c.seed is None else c.seed),
     # The run's `sandbox:` is folded into each player's own by the config.
     Key("sandbox", CONDITION, default="on", entry="sandboxed", value=sandboxed_players),
     Key("cluster", FREE),  # an address, or CLUSTER

@@ -4,7 +4,9 @@
 (`GameStore`); `tournament.json` is the tournament's description (`TournamentDescription`),
 rewritten whole; `logs/` holds the bots' stderr; the standings, `summary.json` and
 `report.html` are recomputed from the records by the reports, at the paths `ResultsFolder`
-gives; `.arbiter.lock` keeps two runs from appending to one folder at once.
+gives; `secret.json` holds the run's secret, which keys its dice and the bots' seeds
+(`chance.RunSeeds`: no bot sees it); `.arbiter.lock` keeps two runs from appending to one
+folder at once.
 docs/records.md, The results folder, describes each file.
 """
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pathlib import Path
 from datetime import datetime, timezone
 from typing import Any, Callable, Collection, Iterator, Mapping, Sequence
 
+from ..chance import RunSeeds, fresh_secret
 from ..errors import UsageError, show_path
 from ..records import GameRecord, NewerRecordError, RecordError, read_record
 from ..referee import seat_log_name
@@ -34,10 +37,11 @@ SUMMARY_FILE = "summary.json"
 REPORT_FILE = "report.html"
 ARBITER_FAULTS_FILE = "arbiter-faults.jsonl"  # games the arbiter's own machinery failed: none is a record
 LOCK_FILE = ".arbiter.lock"
+SECRET_FILE = "secret.json"  # the run's secret (chance.RunSeeds), readable by the arbiter's user alone
 RESULTS_MARKS = (GAMES_FILE, DESCRIPTION_FILE, LOCK_FILE)
 # What a run writes here (with LOGS_FOLDER): what --fresh moves into a backup, or deletes.
 RUN_FILES = (GAMES_FILE, DESCRIPTION_FILE, CONFIG_COPY_FILE, STANDINGS_TEXT_FILE, STANDINGS_MARKDOWN_FILE,
-             SUMMARY_FILE, REPORT_FILE, ARBITER_FAULTS_FILE)  # files that make a folder a results folder
+             SUMMARY_FILE, REPORT_FILE, ARBITER_FAULTS_FILE, SECRET_FILE)  # files that make a folder a results folder
 # The description's format. 1: the first to say (its `schema` key); a file without one (0) is
 # read the same way. A change that older arbiters would misread raises it.
 DESCRIPTION_SCHEMA = 1
@@ -71,6 +75,9 @@ class GameStore:
         self.digests: dict[str, str | None] = {}
         self.players = tuple(players)  # the tournament's players, when known: records name only them
         self.audit = audit  # a further check of each record (audit.replay_problem: its moves give its result)
+        # Where the run's games get their dice and the bots' seeds: the folder's kept secret once
+        # the run's folder is prepared (`ResultsFolder.run_seeds`); until then one never kept.
+        self.seeds = RunSeeds(fresh_secret())
 
     def load(self, *, repair: bool = False) -> list[GameRecord]:
         """Every complete record, typed. A torn last line (a crash mid-write) is ignored, and
@@ -405,6 +412,35 @@ class ResultsFolder:
     def write_description(self, description: TournamentDescription) -> None:
         """Replace `tournament.json` at once."""
         write_whole(self.description_file, json.dumps(description.to_json(), indent=2) + "\n")
+
+    def run_seeds(self, seed: int | None) -> RunSeeds:
+        """The run's seeds: the organiser's `seed` (None if not given) and the folder's secret,
+        drawn and kept (mode 0600, durable before the first game) the first time, read back on
+        every resume; UsageError if it cannot be kept or read."""
+        path = self.path / SECRET_FILE
+        try:
+            if not path.exists():
+                partial = path.with_name(path.name + ".partial")
+                partial.unlink(missing_ok=True)
+                text = json.dumps({"secret": fresh_secret().hex(),
+                                   "about": "keys this run's dice and bots' seeds (docs/records.md); keep it private"})
+                fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+                with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                    handle.write(text + "\n")
+                    handle.flush()
+                    os.fsync(handle.fileno())
+                os.replace(partial, path)
+            data = json.loads(path.read_text(encoding="utf-8"))
+            secret = bytes.fromhex(data["secret"])
+        except OSError as exc:
+            raise UsageError(f"cannot keep the run's secret in {path}: {exc.strerror}") from None
+        except (ValueError, TypeError, KeyError):
+            raise UsageError(f"{path} is not a run secret this arbiter wrote; restore it, or start over with "
+                             "--fresh (the dice of games played so far are in their records)") from None
+        if len(secret) < 16:
+            raise UsageError(f"{path} holds a secret of {len(secret)} bytes, too short to keep the dice unknown; "
+                             "restore it, or start over with --fresh")
+        return RunSeeds(secret, seed)
 
     def write_config_copy(self, text: str) -> None:
         """Replace `config.yaml`, the copy of the config as it was read."""
