@@ -87,7 +87,7 @@ def test_a_match_resumes_under_the_current_folder_refuses_a_change_and_fresh_kee
     monkeypatch.chdir(tmp_path)
     match = ["match", "limit-nim", RANDOM, RANDOM, *NIM, "--quiet"]
     assert main([*match, "--games", "2"]) == 0
-    results = tmp_path / "results" / "match"  # the default, under the current folder
+    results = tmp_path / "results" / "match-random_bot-a-vs-random_bot-b"  # the default: after its players
     first = game_ids(results)
     capsys.readouterr()
 
@@ -105,7 +105,7 @@ def test_a_match_resumes_under_the_current_folder_refuses_a_change_and_fresh_kee
     backup = Path(moved.group(1))
     assert game_ids(backup) == first and len(game_ids(results)) == 2
     assert main(["report", str(backup)]) == 0  # a backup is a results folder like any other
-    assert sorted(p.name for p in (tmp_path / "results").iterdir()) == ["match", backup.name]
+    assert sorted(p.name for p in (tmp_path / "results").iterdir()) == [results.name, backup.name]
 
 
 def test_a_results_folder_that_cannot_be_used_is_told_in_the_flags_words(

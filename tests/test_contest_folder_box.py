@@ -77,7 +77,7 @@ def test_play_from_a_contest_folder_shows_the_bot_its_own_folder_alone(contest: 
 def test_match_from_a_contest_folder_shows_the_bot_its_own_folder_alone(contest: Path) -> None:
     assert main(["match", "limit-nim", f"{PY} entries/a/spy.py", f"{PY} entries/b/bot.py", "--games", "2",
                  "--quiet"]) == 0
-    reads = spied(contest / "results" / "match" / "logs", contest / "entries" / "a")
+    reads = spied(contest / "results" / "match-spy-vs-bot" / "logs", contest / "entries" / "a")
     assert len(reads) == 2
     for read in reads:
         assert_only_its_own(read, contest / "entries" / "a")

@@ -69,7 +69,7 @@ def test_a_seed_searching_bot_foresees_no_die_under_match(tmp_path: Path, monkey
     monkeypatch.chdir(tmp_path)
     assert main(["match", *PIG, "--engine", f"cmd={PY} {SEER}", "name=seer",
                  "--engine", f"cmd={PY} {RANDOM_BOT}", "name=hold", "--games", "4", "--quiet"]) == 0
-    assert_no_better_than_chance(tmp_path / "results" / "match")
+    assert_no_better_than_chance(tmp_path / "results" / "match-seer-vs-hold")
 
 
 def test_a_seed_searching_bot_foresees_no_die_under_sprt(tmp_path: Path, monkeypatch) -> None:
@@ -112,7 +112,7 @@ def test_with_a_seed_the_dice_are_the_same_in_every_run(tmp_path: Path, monkeypa
     monkeypatch.chdir(tmp_path)
     assert main(["match", *PIG, f"{PY} {RANDOM_BOT}", f"{PY} {RANDOM_BOT}", "--games", "2", "--seed", "7",
                  "--quiet"]) == 0
-    games = records(tmp_path / "results" / "match")
+    games = records(tmp_path / "results" / "match-random_bot-a-vs-random_bot-b")
     assert games and all(g["chance_seed"] == chance_seed(7, g["id"]) for g in games)
 
 

@@ -61,7 +61,8 @@ def test_a_bot_of_several_files_passes_check_then_plays_match_and_run_from_its_f
     assert "passed: all" in out, out
 
     assert main(["match", "limit-nim", command, opponent, "--games", "2", "--time-ms", "5000"]) == 0
-    games = recorded(author / folder / "results" / "match")
+    (match_folder,) = (author / folder / "results").glob("match-*")  # named after the two players
+    games = recorded(match_folder)
     assert len(games) == 2
     assert all(g["termination"] == "normal" and g["sandboxed"] == [True, True] for g in games), games
 
@@ -84,7 +85,7 @@ def test_a_java_bot_of_two_classes_plays_from_its_class_folder(author: Path, tmp
     monkeypatch.chdir(author)
     startup = ["--startup-ms", "20000", "--time-ms", "20000"]  # a JVM's start-up, on a busy machine
     assert main(["match", "limit-nim", f"java -cp {classes} Bot", f"{PY} {RANDOM_BOT}", "--games", "2", *startup]) == 0
-    games = recorded(author / "results" / "match")
+    games = recorded(author / "results" / "match-Bot-vs-random_bot")
     assert [g["termination"] for g in games] == ["normal", "normal"], games
     (author / "contest.yaml").write_text(
         "name: contest\ngame: limit-nim\nresults: results/run\ntime: {time_ms: 20000, startup_ms: 20000}\n"
@@ -168,7 +169,7 @@ def test_check_play_and_match_run_the_bot_from_here_and_show_its_own_folder_not_
         assert player.sandbox is not None and str(tmp_path) not in player.sandbox.read
     assert str((tmp_path / "logs").resolve()) in seen["check"].sandbox.hide
     assert str((tmp_path / "logs").resolve()) in seen["play"].sandbox.hide
-    assert str((tmp_path / "results" / "match").resolve()) in config.players[0].sandbox.hide
+    assert str((tmp_path / "results" / "match-main-vs-random_bot").resolve()) in config.players[0].sandbox.hide
 
 
 @pytest.mark.parametrize("case", ["whole filesystem", "user's home", "arbiter's key"])
