@@ -6,13 +6,20 @@ Kept apart from `zmq.py` (the channel itself), which loads ZeroMQ (with asyncio 
 these settings does not load it; a game with a `zmq` or `remote` seat does."""
 from __future__ import annotations
 
+import ctypes
 import ipaddress
+import os
 import re
+import socket
+import struct
 from dataclasses import dataclass
 
 from .keys import KeyFileError, is_z85_key, read_key_file
 
 DEFAULT_CONNECT_WAIT_MS = 10000  # how long a game waits for a remote bot that is not connected
+DOOR_BACKLOG = 1  # connections the kernel holds for a seat before the arbiter takes them
+_SO_ATTACH_FILTER, _SO_DETACH_FILTER = 26, 27  # <asm-generic/socket.h>
+_DROP_ALL = struct.pack("HBBI", 0x06, 0, 0, 0)  # classic BPF `ret #0`: keep no byte of any packet
 
 
 class EndpointError(ValueError):
@@ -67,6 +74,74 @@ def parse_endpoint(text: str, *, side: str) -> Endpoint:
     if host == "*" and side == "connect":
         raise EndpointError(f"{text!r}: cannot connect to *; name the host")
     return Endpoint(text, host, port)
+
+
+class Door:
+    """The listening socket of a seat the arbiter binds, made here rather than by ZeroMQ (which
+    is handed a copy, ZMQ_USE_FD) so that the arbiter can close it to new connections at any
+    moment while the connections already taken stay up, which ZeroMQ cannot (its `unbind`
+    drops them too). `shut()`: a unix socket's path is removed; a TCP socket gets a socket
+    filter that drops every packet, so a new connection's SYN goes unanswered. Until ZeroMQ
+    takes it, connections wait in the kernel's queue (`DOOR_BACKLOG`), costing the arbiter
+    no descriptor. Raises OSError when the endpoint cannot be bound."""
+
+    def __init__(self, endpoint: Endpoint) -> None:
+        self.path = endpoint.text[len("ipc://"):] if endpoint.text.startswith("ipc://") else None
+        if self.path is not None:
+            self._socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        else:
+            host = endpoint.host.strip("[]")
+            self._socket = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            if self.path is not None:
+                self._socket.bind(self.path)
+                self.text = endpoint.text
+            else:
+                self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                self._socket.bind(("" if host == "*" else host, 0 if endpoint.port == "*" else int(endpoint.port)))
+                self.text = f"tcp://{endpoint.host}:{self._socket.getsockname()[1]}"
+            self._socket.listen(DOOR_BACKLOG)
+        except BaseException:
+            self._socket.close()
+            raise
+        self.is_shut = False
+
+    def fileno(self) -> int:
+        """The listening descriptor (readable once a connection waits in the queue)."""
+        return self._socket.fileno()
+
+    def copy(self) -> int:
+        """A copy of the listening descriptor, for ZeroMQ to take (it closes it with its socket)."""
+        return os.dup(self._socket.fileno())
+
+    @property
+    def can_reopen(self) -> bool:
+        """A TCP door opens again (its filter is removed); a unix socket's removed path does not come back."""
+        return self.path is None
+
+    def shut(self) -> None:
+        """No new connection reaches the seat from now on; those taken stay up."""
+        if self.path is not None:
+            try:
+                os.unlink(self.path)
+            except FileNotFoundError:
+                pass
+        else:
+            program = ctypes.create_string_buffer(_DROP_ALL)
+            self._socket.setsockopt(socket.SOL_SOCKET, _SO_ATTACH_FILTER,
+                                    struct.pack("HP", 1, ctypes.addressof(program)))
+        self.is_shut = True
+
+    def reopen(self) -> None:
+        """A TCP door takes new connections again."""
+        self._socket.setsockopt(socket.SOL_SOCKET, _SO_DETACH_FILTER, 0)
+        self.is_shut = False
+
+    def close(self) -> None:
+        """Close the arbiter's copy and remove a unix socket's path (ZeroMQ closes its own copy)."""
+        if self.path is not None and not self.is_shut:
+            self.shut()
+        self._socket.close()
 
 
 def connectable(bound: str) -> str:

@@ -50,8 +50,8 @@ from zmq.utils import z85
 from zmq.utils.monitor import recv_monitor_message
 
 from . import SHORTAGES, TIMEOUT, BadLine, Closed, ReadResult, SendResult, decode_line
-from .endpoints import (Endpoint, EndpointError, LeaseCancelled, SocketSpec, check_socket, connectable, parse_endpoint,
-                        socket_problems)
+from .endpoints import (Door, Endpoint, EndpointError, LeaseCancelled, SocketSpec, check_socket, connectable,
+                        parse_endpoint, socket_problems)
 from .keys import KeyPair, read_key_file
 from .priority import REALTIME_PRIORITY, realtime_allowed
 from .process import BotProcess, LaunchError, StderrDrain
@@ -71,6 +71,8 @@ LINGER_MS = 1000  # after close, how long ZeroMQ keeps trying to deliver (the la
 HEARTBEAT_IVL_MS = 1000  # remote players: a PING this often...
 HEARTBEAT_TIMEOUT_MS = 3000  # ...and a connection silent this long is dropped
 HEARTBEAT_TTL_MS = 10000  # the bot's side drops the arbiter after this long without a PING
+HANDSHAKE_IVL_MS = 3000  # remote seats: a connection that has not finished its handshake by then is dropped
+MAX_NEW_CONNECTIONS = 16  # remote seats: connections taken per HANDSHAKE_IVL_MS, past which the door shuts
 REFUSAL_LOG_INTERVAL_S = 10.0  # a peer that keeps retrying is logged once per interval
 IDLE_SERVICE_S = 0.1  # how often seats between games are looked after
 CANCEL_CHECK_MS = 50  # a wait for a remote seat looks at its game's `cancel` this often
@@ -300,7 +302,7 @@ class ZmqChannel:
 
     def __init__(self, label: str, *, bind: str | None = None, connect: str | None = None,
                  curve: SeatCurve | None = None, heartbeat: bool = False, remote: bool = False,
-                 key_file: Path | None = None, seat_dir: Path | None = None) -> None:
+                 key_file: Path | None = None, seat_dir: Path | None = None, single: bool = False) -> None:
         if bool(bind) == bool(connect):
             raise EndpointError("give exactly one of bind and connect")
         side = "bind" if bind else "connect"
@@ -310,11 +312,13 @@ class ZmqChannel:
         runtime = _runtime()
         self.label = label
         self.remote = remote
+        self.single = single
         self.client_key = curve.client_public if curve is not None else None
         self._key_file = key_file  # a launched bot's key file, removed at close
         self._seat_dir = seat_dir  # a sandboxed bot's private socket folder, removed at close
         self._finished: Closed | BadLine | None = None
         self._shut = False
+        self._door: Door | None = None
         self._refusals = runtime.refusals
         self._gate = runtime.gate if curve is not None else None
         self._domain = f"arbiter-{uuid.uuid4().hex}" if curve is not None else ""
@@ -322,10 +326,10 @@ class ZmqChannel:
         socket.setsockopt(zmq.ROUTER_MANDATORY, 1)  # sending to a vanished peer fails instead of vanishing
         socket.setsockopt(zmq.LINGER, LINGER_MS)
         socket.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
-        if heartbeat:
-            socket.setsockopt(zmq.HEARTBEAT_IVL, HEARTBEAT_IVL_MS)
-            socket.setsockopt(zmq.HEARTBEAT_TIMEOUT, HEARTBEAT_TIMEOUT_MS)
-            socket.setsockopt(zmq.HEARTBEAT_TTL, HEARTBEAT_TTL_MS)
+        if heartbeat:  # and a stranger's silent connection is dropped soon (a launched bot may be stopped mid-handshake)
+            for option, value in ((zmq.HEARTBEAT_IVL, HEARTBEAT_IVL_MS), (zmq.HEARTBEAT_TIMEOUT, HEARTBEAT_TIMEOUT_MS),
+                                  (zmq.HEARTBEAT_TTL, HEARTBEAT_TTL_MS), (zmq.HANDSHAKE_IVL, HANDSHAKE_IVL_MS)):
+                socket.setsockopt(option, value)
         if curve is not None:
             assert self._gate is not None and curve.arbiter.secret is not None
             self._gate.admit(self._domain, curve.client_public, label)
@@ -335,21 +339,27 @@ class ZmqChannel:
             socket.zap_domain = self._domain.encode("ascii")
         self._socket = socket
         self._monitor = socket.get_monitor_socket(_WATCHED_EVENTS)
+        self._poll_items = [(socket, zmq.POLLIN), (self._monitor, zmq.POLLIN)]
         try:
             if bind:
-                socket.bind(bind)
-                self.endpoint = socket.getsockopt_string(zmq.LAST_ENDPOINT)
+                self._door = Door(endpoint)
+                self.endpoint = self._door.text
+                if single:  # ZeroMQ is handed the door once a connection waits at it (`_let_in`)
+                    self._poll_items.append((self._door.fileno(), zmq.POLLIN))
+                else:
+                    self._hand_over_door()
             else:
                 socket.connect(endpoint.text)
                 self.endpoint = endpoint.text
-        except zmq.ZMQError as exc:
+        except (zmq.ZMQError, OSError) as exc:
             self.shut()
             if exc.errno in SHORTAGES:  # the arbiter's, not the player's endpoint
                 raise OSError(exc.errno, f"the arbiter could not {side} {endpoint.text} for {label}: "
                                          f"{exc.strerror}") from None
             raise LaunchError(f"{label}: cannot {side} {endpoint.text}: {exc.strerror}") from None
-        self._poll_items = [(socket, zmq.POLLIN), (self._monitor, zmq.POLLIN)]
         self._open_fds: set[int] = set()
+        self._accepted: deque[float] = deque()  # when connections were taken (remote: within HANDSHAKE_IVL_MS)
+        self._fault: str | None = None  # what a launched bot did to its seat that ends its game
         self._owner: _Peer | None = None
         self._successor: _Peer | None = None  # a new hello after the owner was lost: owner of the next game
         self._inbox: deque[list[bytes]] = deque()  # the owner's messages not yet read
@@ -408,10 +418,10 @@ class ZmqChannel:
 
     def input_pending(self) -> bool:
         """Whether lines are held for a bot that has not connected yet (once it has, ZeroMQ
-        cannot say whether it has taken them)."""
+        cannot say whether it has taken them; once the channel is finished, none ever will be)."""
         if self._owner is None:
             self._service()  # its hello may be waiting
-        return bool(self._pending)
+        return bool(self._pending) and self._finished is None
 
     def close_input(self) -> None:
         """Nothing: a socket has no end of file to give; `Quit` is the bot's end."""
@@ -475,15 +485,57 @@ class ZmqChannel:
                 return
 
     def _step(self, timeout_ms: int) -> bool:
-        """Wait up to `timeout_ms` for the socket or its monitor; take in one message and the
-        monitor's events. Whether anything was ready."""
+        """Wait up to `timeout_ms` for the socket, its monitor or its door; take in one message,
+        the monitor's events, or the door's first connection. Whether anything was ready."""
+        if self._socket.closed:
+            return False
         ready = zmq.zmq_poll(self._poll_items, timeout_ms)
         for socket, _ in ready:
             if socket is self._monitor:
                 self._watch()
-            else:
+            elif socket is self._socket:
                 self._take()
+            else:
+                self._let_in()
+        if self._fault is not None:
+            self._finished = Closed(self._fault)
+            self._close_socket()  # every connection of the crowd with it, at once
+        elif self._door is not None and self._door.can_reopen and not self.single:
+            self._mind_the_door()
         return bool(ready)
+
+    def _second_connection(self) -> str:
+        return f"made a second connection to its seat {self.endpoint} (a bot makes one: docs/protocol.md, Sockets)"
+
+    def _hand_over_door(self) -> None:
+        """Let ZeroMQ take the connections at the door (ZMQ_USE_FD: it accepts on a copy)."""
+        assert self._door is not None
+        self._socket.setsockopt(zmq.USE_FD, self._door.copy())
+        self._socket.bind(self.endpoint)
+
+    def _let_in(self) -> None:
+        """A launched seat's first connection waits at its door: shut the door behind it, then
+        let ZeroMQ take what waits (only what the kernel's queue held; any more is a fault)."""
+        assert self._door is not None
+        self._door.shut()
+        self._poll_items.pop()
+        self._hand_over_door()
+
+    def _mind_the_door(self) -> None:
+        """A remote seat takes at most MAX_NEW_CONNECTIONS within HANDSHAKE_IVL_MS, by which time a
+        stranger without the key is gone: past that the door is shut until the oldest is that old."""
+        assert self._door is not None
+        horizon = time.monotonic() - HANDSHAKE_IVL_MS / 1000
+        while self._accepted and self._accepted[0] < horizon:
+            self._accepted.popleft()
+        crowded = len(self._accepted) >= MAX_NEW_CONNECTIONS
+        if crowded and not self._door.is_shut:
+            self._door.shut()
+            self._refusals.warn((self._domain or self.label, "door"),
+                                f"{self.label}: {len(self._accepted)} new connections within "
+                                f"{HANDSHAKE_IVL_MS / 1000:g} s: taking none for now (a flood of strangers?)")
+        elif not crowded and self._door.is_shut:
+            self._door.reopen()
 
     def _take(self) -> None:
         """Route one incoming message: the owner's line, a hello that claims the seat, or a refusal."""
@@ -525,6 +577,10 @@ class ZmqChannel:
         self._refused.add(routing_id)
         why = ("the seat is in use by another connection" if hello
                else "its first message was a line, not the hello (an empty message)")
+        if self.single:  # every connection to a launched bot's seat is its own
+            self._fault = self._fault or (self._second_connection() if hello else
+                                          "sent a line on its seat's connection before the hello (an empty message)")
+            return
         key_text = f" with key {peer.key}" if peer.key else ""
         self._refusals.warn((self._domain or self.label, peer.address, routing_id.hex()),
                             f"{self.label}: refused a connection from {peer.address}{key_text}: {why}")
@@ -541,6 +597,9 @@ class ZmqChannel:
             peers = [p for p in (self._owner, self._successor) if p is not None and p.fd == value]
             if kind in (zmq.EVENT_ACCEPTED, zmq.EVENT_CONNECTED):
                 self._open_fds.add(value)
+                self._accepted.append(time.monotonic())
+                if self.single and len(self._accepted) > 1:
+                    self._fault = self._fault or self._second_connection()
                 for peer in peers:
                     peer.seen_open = True
             elif kind == zmq.EVENT_DISCONNECTED:
@@ -618,11 +677,15 @@ class ZmqChannel:
                 remove_tree(str(self._seat_dir))  # OSError: the referee notes it, the game stands
 
     def _close_socket(self) -> None:
+        if self._socket.closed:
+            return
         if self._gate is not None:
             self._gate.forget(self._domain)
         self._socket.disable_monitor()
         self._monitor.close(0)
         self._socket.close()  # LINGER_MS: a `Quit` just sent still goes out
+        if self._door is not None:
+            self._door.close()
         if self._key_file is not None:
             self._key_file.unlink(missing_ok=True)
         if self._finished is None:
@@ -669,7 +732,7 @@ def launch_zmq_bot(command: Sequence[str], *, label: str, bind: str | None = Non
         bot_env[ENV_KEYS] = str(key_file)
         bot_env[ENV_SERVER_KEY] = arbiter_pair.public
     try:
-        channel = ZmqChannel(label, bind=bind, curve=curve, key_file=key_file, seat_dir=seat_dir)
+        channel = ZmqChannel(label, bind=bind, curve=curve, key_file=key_file, seat_dir=seat_dir, single=True)
         if seat_dir is not None:  # the box's user connects; its folder (the box's own) keeps others out
             os.chmod(seat_dir / "seat", 0o666)
     except BaseException:
