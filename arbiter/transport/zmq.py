@@ -500,7 +500,7 @@ class ZmqChannel:
         if self._fault is not None:
             self._finished = Closed(self._fault)
             self._close_socket()  # every connection of the crowd with it, at once
-        elif self._door is not None and self._door.can_reopen and not self.single:
+        elif self._door is not None and self._door.can_reopen and self.remote:
             self._mind_the_door()
         return bool(ready)
 
@@ -522,20 +522,25 @@ class ZmqChannel:
         self._hand_over_door()
 
     def _mind_the_door(self) -> None:
-        """A remote seat takes at most MAX_NEW_CONNECTIONS within HANDSHAKE_IVL_MS, by which time a
-        stranger without the key is gone: past that the door is shut until the oldest is that old."""
+        """A remote seat's door is shut while its bot is connected (no one else has business there),
+        and while it has taken MAX_NEW_CONNECTIONS within HANDSHAKE_IVL_MS, by when a stranger
+        without the key is gone again; open otherwise, for its bot to come (back)."""
         assert self._door is not None
         horizon = time.monotonic() - HANDSHAKE_IVL_MS / 1000
         while self._accepted and self._accepted[0] < horizon:
             self._accepted.popleft()
+        owned = self._owner is not None and not self._owner.gone
         crowded = len(self._accepted) >= MAX_NEW_CONNECTIONS
-        if crowded and not self._door.is_shut:
-            self._door.shut()
+        if (owned or crowded) == self._door.is_shut:
+            return
+        if not (owned or crowded):
+            self._door.reopen()
+            return
+        self._door.shut()
+        if not owned:
             self._refusals.warn((self._domain or self.label, "door"),
                                 f"{self.label}: {len(self._accepted)} new connections within "
                                 f"{HANDSHAKE_IVL_MS / 1000:g} s: taking none for now (a flood of strangers?)")
-        elif not crowded and self._door.is_shut:
-            self._door.reopen()
 
     def _take(self) -> None:
         """Route one incoming message: the owner's line, a hello that claims the seat, or a refusal."""
