@@ -73,10 +73,10 @@ BOXED = pytest.param(True, id="boxed", marks=pytest.mark.skipif(not support().us
 def test_a_bot_flooding_its_own_seat_is_faulted_or_reaches_nothing_and_the_tournament_completes(
         boxed: bool, when: str, tmp_path: Path) -> None:
     """`start`: its helpers' connections wait at the seat before its own: it is faulted for a
-    second connection when one was at the door with the first, or else on time at start-up,
-    its seat held by a silent connection of its own that never says hello. `move`: its seat took its one connection and takes no more: the flood
-    reaches nothing and it plays on. Either way every game is recorded, none blamed on its
-    opponent, and the arbiter stays within its descriptors."""
+    second connection when one was at the door with the first, or else on time at start-up, its
+    seat held by a silent connection of its own that never says hello. `move`: its seat took its
+    one connection and takes no more: the flood reaches nothing and it plays on. Either way every
+    game is recorded, none blamed on its opponent, and the arbiter stays within its descriptors."""
     marker = new_marker()
     config = tmp_path / "flood.yaml"
     config.write_text(f"name: flood\nresults: results\ngame: limit-nim\ngames_per_pairing: 2\nconcurrency: 1\n"
@@ -143,7 +143,8 @@ def test_a_stranger_flooding_a_remote_player_s_port_does_not_make_other_games_fa
     config = tmp_path / "remote.yaml"
     remote = {"name": "guest", "transport": "remote", "bind": endpoint, "public_key": guest_pair.public}
     config.write_text("name: remote\nresults: results\ngame: limit-nim\ngames_per_pairing: 4\nconcurrency: 2\n"
-                      f"arbiter_keys: {arbiter_keys}\ntime: {{time_ms: 20000}}\nplayers:\n" + f"  - {json.dumps(remote)}\n"
+                      f"arbiter_keys: {arbiter_keys}\ntime: {{time_ms: 20000}}\nplayers:\n"
+                      + f"  - {json.dumps(remote)}\n"
                       + "".join(player(name, RANDOM_BOT, transport="pipe") for name in ("a", "b", "c")))
     guest = subprocess.Popen([sys.executable, str(RANDOM_BOT), "--connect", endpoint, "--serve", "--keys",
                               str(guest_keys), "--server-key", str(arbiter_keys)],

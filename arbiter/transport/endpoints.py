@@ -78,32 +78,29 @@ def parse_endpoint(text: str, *, side: str) -> Endpoint:
 
 class Door:
     """The listening socket of a seat the arbiter binds, made here rather than by ZeroMQ (which
-    is handed a copy, ZMQ_USE_FD) so that the arbiter can close it to new connections at any
-    moment while the connections already taken stay up, which ZeroMQ cannot (its `unbind`
-    drops them too). `shut()`: a unix socket's path is removed; a TCP socket gets a socket
-    filter that drops every packet, so a new connection's SYN goes unanswered. Until ZeroMQ
-    takes it, connections wait in the kernel's queue (`DOOR_BACKLOG`), costing the arbiter
-    no descriptor. Raises OSError when the endpoint cannot be bound."""
+    is handed a copy, ZMQ_USE_FD) so that the arbiter can close it to new connections while
+    those already taken stay up, which ZeroMQ cannot (its `unbind` drops them too): `shut()`
+    removes a unix socket's path, or gives a TCP socket a filter that drops every packet (a
+    new connection's SYN goes unanswered). Until ZeroMQ takes it, connections wait in the
+    kernel's queue (DOOR_BACKLOG), costing no descriptor. OSError if it cannot be bound."""
 
     def __init__(self, endpoint: Endpoint) -> None:
         self.path = endpoint.text[len("ipc://"):] if endpoint.text.startswith("ipc://") else None
-        if self.path is not None:
-            self._socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        else:
-            host = endpoint.host.strip("[]")
-            self._socket = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+        host = endpoint.host.strip("[]")
+        family = socket.AF_UNIX if self.path is not None else socket.AF_INET6 if ":" in host else socket.AF_INET
+        self._socket = socket.socket(family, socket.SOCK_STREAM)
         try:
             if self.path is not None:
                 self._socket.bind(self.path)
-                self.text = endpoint.text
             else:
                 self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
                 self._socket.bind(("" if host == "*" else host, 0 if endpoint.port == "*" else int(endpoint.port)))
-                self.text = f"tcp://{endpoint.host}:{self._socket.getsockname()[1]}"
             self._socket.listen(DOOR_BACKLOG)
         except BaseException:
             self._socket.close()
             raise
+        self.text = endpoint.text if self.path else f"tcp://{endpoint.host}:{self._socket.getsockname()[1]}"
+        self.can_reopen = self.path is None  # a removed path does not come back
         self.is_shut = False
 
     def fileno(self) -> int:
@@ -114,11 +111,6 @@ class Door:
         """A copy of the listening descriptor, for ZeroMQ to take (it closes it with its socket)."""
         return os.dup(self._socket.fileno())
 
-    @property
-    def can_reopen(self) -> bool:
-        """A TCP door opens again (its filter is removed); a unix socket's removed path does not come back."""
-        return self.path is None
-
     def shut(self) -> None:
         """No new connection reaches the seat from now on; those taken stay up."""
         if self.path is not None:
@@ -128,8 +120,8 @@ class Door:
                 pass
         else:
             program = ctypes.create_string_buffer(_DROP_ALL)
-            self._socket.setsockopt(socket.SOL_SOCKET, _SO_ATTACH_FILTER,
-                                    struct.pack("HP", 1, ctypes.addressof(program)))
+            fprog = struct.pack("HP", 1, ctypes.addressof(program))  # struct sock_fprog: length, then where
+            self._socket.setsockopt(socket.SOL_SOCKET, _SO_ATTACH_FILTER, fprog)
         self.is_shut = True
 
     def reopen(self) -> None:

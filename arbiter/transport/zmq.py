@@ -4,31 +4,35 @@ One ZeroMQ message is one protocol line (no line ending). Each seat has its **ow
 so one seat's peer can never speak for another:
 
 - The arbiter's end is a ROUTER socket; the bot's is a DEALER with `ZMQ_PROBE_ROUTER` set,
-  so that ZeroMQ sends an empty message (the *hello*) on every new connection. Who binds
-  and who connects does not matter.
-- The first connection whose first message is the hello **owns** the seat. Any other
-  connection is refused: its messages are dropped, it is sent one `Refused <why>` line,
-  and the refusal is logged (logger `arbiter.transport.zmq`, level WARNING).
+  so that ZeroMQ sends an empty message (the *hello*) on every new connection. The first
+  connection whose first message is the hello **owns** the seat.
+- **A seat takes only its own bot's connection.** ZeroMQ takes every connection a listening
+  socket gets (a descriptor each: a bot's helpers once made libzmq abort the arbiter with
+  `Too many open files`), and its `unbind` drops those taken too, so the arbiter makes the
+  listening socket itself (`endpoints.Door`) and hands ZeroMQ a copy (ZMQ_USE_FD):
+  - a launched bot's seat hands it over only once a connection waits in the kernel's queue
+    (one or two: until then a flood costs the arbiter nothing), and shuts the door behind
+    it (its unix socket's path removed; a TCP socket given a filter that drops every
+    packet). A second connection, or a first line that is not the hello, is the bot's
+    fault: its seat is closed at once (the referee records a crash, saying why);
+  - a remote seat's door is shut while its bot is connected, and while it has taken
+    MAX_NEW_CONNECTIONS within HANDSHAKE_IVL_MS, by when a stranger without the key is gone;
+    a connection to a seat already owned is refused: sent one `Refused <why>` line, and
+    logged (logger `arbiter.transport.zmq`, level WARNING).
 - CURVE (authentication and encryption) is on whenever a key pair is given, and required
   for any endpoint that is not loopback (`socket_problems`). The arbiter is always the
-  CURVE server: its key pair is known to the bots, and each seat admits exactly one
-  client public key. Keys are checked by a ZAP handler (`_ZapGate`, RFC 27) before the
-  handshake completes, so an unknown key never gets a message through; refusals are
-  logged with the peer's address and key.
-- A vanished peer: a socket monitor reports the owner's connection closing (a process
-  that exits or is killed closes its TCP connection at once; a message over
-  `MAX_MESSAGE_BYTES` also drops it). For remote players, ZeroMQ heartbeats (a PING every
-  `HEARTBEAT_IVL_MS`) close a connection that stays silent for `HEARTBEAT_TIMEOUT_MS`
-  (a machine that froze, a cable pulled). Either way the channel reports `Closed`; reads
-  never wait past their deadline, whatever ZeroMQ notices or not.
+  CURVE server, and each seat admits exactly one client public key, checked by a ZAP
+  handler (`_ZapGate`, RFC 27) before the handshake completes: an unknown key never gets a
+  message through; refusals are logged with the peer's address and key.
+- A vanished peer: a socket monitor reports the owner's connection closing (a message over
+  `MAX_MESSAGE_BYTES` also drops it); for remote players, ZeroMQ heartbeats close a
+  connection silent for `HEARTBEAT_TIMEOUT_MS`. Either way the channel reports `Closed`;
+  reads never wait past their deadline, whatever ZeroMQ notices or not.
 
-Two ways to get a channel:
-- `launch_zmq_bot`: the arbiter binds (loopback, any free port, by default), starts the
-  bot with `ARBITER_ENDPOINT` in its environment, and owns its process (`BotProcess`).
-- `lease_remote_seats`: bots the arbiter did not start. Their sockets live for the whole
-  arbiter process, so a bot serves game after game on one connection; each game leases
-  the seat and `close()` hands it back. `check_in_remote_seats` opens them before a
-  tournament and waits for their bots.
+Two ways to get a channel: `launch_zmq_bot` binds a seat and starts its bot with
+`ARBITER_ENDPOINT` in its environment; `lease_remote_seats` lends one game the seats of bots
+the arbiter did not start, whose sockets live as long as the arbiter process, so that a bot
+serves game after game on one connection (`check_in_remote_seats` waits for them first).
 """
 from __future__ import annotations
 
@@ -52,7 +56,7 @@ from zmq.utils.monitor import recv_monitor_message
 from . import SHORTAGES, TIMEOUT, BadLine, Closed, ReadResult, SendResult, decode_line
 from .endpoints import (Door, Endpoint, EndpointError, LeaseCancelled, SocketSpec, check_socket, connectable,
                         parse_endpoint, socket_problems)
-from .keys import KeyPair, read_key_file
+from .keys import KeyPair, read_key_file, write_key_pair
 from .priority import REALTIME_PRIORITY, realtime_allowed
 from .process import BotProcess, LaunchError, StderrDrain
 from .sandbox import SandboxSpec, remove_tree
@@ -203,11 +207,8 @@ class _ZapGate:
 
 
 class _Runtime:
-    """The arbiter process's ZeroMQ context, ZAP handler and remote seats; closed at exit.
-
-    Between games a thread looks after the remote seats no game holds, so that a second
-    connection is refused (and told so) at once, and a restarted bot is noticed.
-    """
+    """The arbiter process's ZeroMQ context, ZAP handler and remote seats; closed at exit. Between
+    games a thread looks after the remote seats no game holds (refusals, doors, restarted bots)."""
 
     def __init__(self) -> None:
         self.context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
@@ -295,14 +296,16 @@ class ZmqChannel:
 
     `label` names the seat in logs and refusals. Exactly one of `bind`/`connect`. With
     `curve`, the socket is a CURVE server admitting only `curve.client_public`; without it,
-    the endpoint must be loopback. `heartbeat` turns on ZeroMQ heartbeats (remote players:
-    a launched bot is stopped between turns and could not answer them). Raises
+    the endpoint must be loopback. `remote`: a bot the arbiter did not start, with ZeroMQ
+    heartbeats (a launched bot is stopped between turns and could not answer them) and a
+    door shut while it is connected. `single`: a launched bot's seat, which takes one
+    connection (see the module docstring). `private_dir` is removed at close. Raises
     EndpointError or LaunchError when the socket cannot be set up.
     """
 
     def __init__(self, label: str, *, bind: str | None = None, connect: str | None = None,
-                 curve: SeatCurve | None = None, heartbeat: bool = False, remote: bool = False,
-                 key_file: Path | None = None, seat_dir: Path | None = None, single: bool = False) -> None:
+                 curve: SeatCurve | None = None, remote: bool = False, single: bool = False,
+                 private_dir: Path | None = None) -> None:
         if bool(bind) == bool(connect):
             raise EndpointError("give exactly one of bind and connect")
         side = "bind" if bind else "connect"
@@ -314,8 +317,7 @@ class ZmqChannel:
         self.remote = remote
         self.single = single
         self.client_key = curve.client_public if curve is not None else None
-        self._key_file = key_file  # a launched bot's key file, removed at close
-        self._seat_dir = seat_dir  # a sandboxed bot's private socket folder, removed at close
+        self._private_dir = private_dir  # a launched bot's socket or game keys
         self._finished: Closed | BadLine | None = None
         self._shut = False
         self._door: Door | None = None
@@ -326,7 +328,7 @@ class ZmqChannel:
         socket.setsockopt(zmq.ROUTER_MANDATORY, 1)  # sending to a vanished peer fails instead of vanishing
         socket.setsockopt(zmq.LINGER, LINGER_MS)
         socket.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
-        if heartbeat:  # and a stranger's silent connection is dropped soon (a launched bot may be stopped mid-handshake)
+        if remote:  # and a stranger's silent connection is dropped soon (a launched bot may be stopped mid-handshake)
             for option, value in ((zmq.HEARTBEAT_IVL, HEARTBEAT_IVL_MS), (zmq.HEARTBEAT_TIMEOUT, HEARTBEAT_TIMEOUT_MS),
                                   (zmq.HEARTBEAT_TTL, HEARTBEAT_TTL_MS), (zmq.HANDSHAKE_IVL, HANDSHAKE_IVL_MS)):
                 socket.setsockopt(option, value)
@@ -445,23 +447,20 @@ class ZmqChannel:
             if self._owner is not None:
                 log.info("%s: %s now serves this seat (the previous connection was lost)",
                          self.label, self._owner.address)
-        stale = 0
-        while self._inbox:
-            self._inbox.popleft()
-            stale += 1
-            self._service()
-        if stale:
-            log.info("%s: dropped %d line(s) the bot sent after its last game ended", self.label, stale)
+        self._between_games("after its last game ended")
 
-    def _between_games(self) -> None:
+    def _between_games(self, when: str = "between games") -> None:
         """Take in connections and refusals while no game holds the seat; lines now are dropped."""
         if self._shut:
             return
         self._service()
+        stale = 0
         while self._inbox:
+            stale += len(self._inbox)
             self._inbox.clear()
-            log.info("%s: dropped a line the bot sent between games", self.label)
             self._service()
+        if stale:
+            log.info("%s: dropped %d line(s) the bot sent %s", self.label, stale, when)
 
     def _wait_for_owner(self, deadline: float, cancel: threading.Event | None) -> bool:
         """Wait until a bot owns the seat; whether one does by `deadline`. LeaseCancelled once `cancel` is set."""
@@ -678,8 +677,8 @@ class ZmqChannel:
         try:
             self._close_socket()
         finally:
-            if self._seat_dir is not None:
-                remove_tree(str(self._seat_dir))  # OSError: the referee notes it, the game stands
+            if self._private_dir is not None:
+                remove_tree(str(self._private_dir))  # OSError: the referee notes it, the game stands
 
     def _close_socket(self) -> None:
         if self._socket.closed:
@@ -691,8 +690,6 @@ class ZmqChannel:
         self._socket.close()  # LINGER_MS: a `Quit` just sent still goes out
         if self._door is not None:
             self._door.close()
-        if self._key_file is not None:
-            self._key_file.unlink(missing_ok=True)
         if self._finished is None:
             self._finished = Closed("the arbiter closed the channel")
 
@@ -712,45 +709,38 @@ def launch_zmq_bot(command: Sequence[str], *, label: str, bind: str | None = Non
                    sandbox: SandboxSpec | None = None) -> tuple[ZmqChannel, BotProcess]:
     """Bind a seat's socket, then start a bot that connects to it (`ARBITER_ENDPOINT`).
 
-    A sandboxed bot (`sandbox`: decided with the spec, `sandbox.box_here`) has no network: its seat is a
-    unix socket in a private folder that only its box shows, so no other process of the
-    machine's bots can reach it. Otherwise, on a non-loopback `bind`, CURVE is on with keys
-    made for this game: the bot gets the arbiter's public key in `ARBITER_SERVER_KEY` and its
-    own key pair in a private file named by `ARBITER_KEYS`, removed when the channel closes.
-    The bot's stdin is closed and its stdout read and discarded (debug output belongs on
-    stderr, which is logged). Raises LaunchError if the socket cannot be bound or the bot
-    cannot be started.
+    A sandboxed bot (`sandbox`, decided with `sandbox.box_here`) has no network: its seat is a
+    unix socket in a private folder only its box shows. On a non-loopback `bind`, CURVE is on
+    with keys made for the game: the arbiter's public key in `ARBITER_SERVER_KEY`, the bot's
+    pair in a private folder's file named by `ARBITER_KEYS`. The folder goes with the channel.
+    Its stdin is closed, its stdout discarded (debug output belongs on stderr, which is logged).
+    Raises LaunchError if the socket cannot be bound or the bot cannot be started.
     """
-    seat_dir = None
-    if sandbox is not None:
-        seat_dir = Path(tempfile.mkdtemp(prefix="arbiter-seat-"))  # mode 0700
-        bind = f"ipc://{seat_dir}/seat"
     bind = bind or DEFAULT_BIND
-    endpoint = parse_endpoint(bind, side="bind")
     bot_env = dict(env or {})
-    curve = None
-    key_file = None
-    if not endpoint.is_loopback:
-        arbiter_pair, bot_pair = KeyPair.generate(), KeyPair.generate()
-        curve = SeatCurve(arbiter_pair, bot_pair.public)
-        key_file = _write_game_keys(bot_pair)
-        bot_env[ENV_KEYS] = str(key_file)
-        bot_env[ENV_SERVER_KEY] = arbiter_pair.public
+    curve, private_dir = None, None
+    if sandbox is not None or not parse_endpoint(bind, side="bind").is_loopback:
+        private_dir = Path(tempfile.mkdtemp(prefix="arbiter-seat-"))  # mode 0700
     try:
-        channel = ZmqChannel(label, bind=bind, curve=curve, key_file=key_file, seat_dir=seat_dir, single=True)
-        if seat_dir is not None:  # the box's user connects; its folder (the box's own) keeps others out
-            os.chmod(seat_dir / "seat", 0o666)
+        if private_dir is not None and sandbox is not None:
+            bind = f"ipc://{private_dir}/seat"
+        elif private_dir is not None:
+            arbiter_pair, bot_pair = KeyPair.generate(), KeyPair.generate()
+            curve = SeatCurve(arbiter_pair, bot_pair.public)
+            bot_env[ENV_KEYS] = str(write_key_pair(private_dir, "bot", bot_pair)[0])
+            bot_env[ENV_SERVER_KEY] = arbiter_pair.public
+        channel = ZmqChannel(label, bind=bind, curve=curve, single=True, private_dir=private_dir)
+        if private_dir is not None and sandbox is not None:  # the box's user connects; its folder keeps others out
+            os.chmod(private_dir / "seat", 0o666)
     except BaseException:
-        if key_file is not None:
-            key_file.unlink(missing_ok=True)
-        if seat_dir is not None:
-            remove_tree(str(seat_dir))
+        if private_dir is not None:
+            remove_tree(str(private_dir))
         raise
     bot_env[ENV_ENDPOINT] = connectable(channel.endpoint)
     try:
         process, stdin_fd, stdout_fd = BotProcess.launch(command, cwd=cwd, env=bot_env, memory_mb=memory_mb,
                                                          log_path=log_path, sandbox=sandbox,
-                                                         seat_dir=str(seat_dir) if seat_dir else None)
+                                                         seat_dir=str(private_dir) if sandbox is not None else None)
     except BaseException:
         channel.shut()
         raise
@@ -759,22 +749,11 @@ def launch_zmq_bot(command: Sequence[str], *, label: str, bind: str | None = Non
     return channel, process
 
 
-def _write_game_keys(pair: KeyPair) -> Path:
-    """A private temporary key file for one launched bot."""
-    fd, name = tempfile.mkstemp(prefix="arbiter-bot-", suffix=".key_secret")
-    with os.fdopen(fd, "w", encoding="ascii") as out:  # mkstemp: mode 0600
-        out.write(f"curve\n    public-key = \"{pair.public}\"\n    secret-key = \"{pair.secret}\"\n")
-    return Path(name)
-
-
 # --- remote bots ---------------------------------------------------------------------
 
 class RemoteChannel:
     """One game's lease on a remote seat: the seat's `Channel` until `close()` hands it back.
-
-    `unavailable` (no bot connected in time, or the socket could not be set up) makes every
-    call answer `Closed` with that reason, so the game records it as the seat's fault.
-    """
+    `unavailable` (no bot in time, or no socket) makes every call answer `Closed` with that reason."""
 
     def __init__(self, seat: ZmqChannel | None, unavailable: Closed | None) -> None:
         self.seat = seat
@@ -819,15 +798,12 @@ def lease_remote_seats(seats: Sequence[tuple[str, SocketSpec]], *,
                        cancel: threading.Event | None = None) -> list[RemoteChannel]:
     """The channels of remote seats for one game, given (label, spec) pairs; `close()` hands each back.
 
-    A seat's socket is made on first use and kept for the life of the arbiter process, so
-    a bot can serve many games on one connection. Each seat is used by one game at a time:
-    leases are taken in a fixed order, so concurrent games wait for each other instead of
-    deadlocking. Then waits up to each spec's `connect_wait_ms` (counted from when every
-    lease is held: waiting for another game is not the bot's fault) for bots that are not
-    connected; a seat still without a bot, or whose socket cannot be set up, answers
-    `Closed` saying why. Every wait looks at `cancel` at least every CANCEL_CHECK_MS and
-    then raises LeaseCancelled, holding no lease. Raises EndpointError for settings
-    `socket_problems` rejects.
+    A seat's socket is made on first use and kept as long as the arbiter process. A seat serves
+    one game at a time: leases are taken in a fixed order (no deadlock). Then waits up to each
+    spec's `connect_wait_ms`, counted once every lease is held, for bots not connected; a seat
+    still without one, or whose socket cannot be set up, answers `Closed` saying why. Every
+    wait looks at `cancel` every CANCEL_CHECK_MS, then raises LeaseCancelled, holding no lease.
+    Raises EndpointError for settings `socket_problems` rejects.
     """
     for label, spec in seats:
         try:
@@ -932,7 +908,7 @@ def _remote_seat(runtime: _Runtime, label: str, spec: SocketSpec) -> ZmqChannel:
         if channel.client_key != (curve.client_public if curve else None):
             raise EndpointError(f"{label}: {endpoint} is already the seat of a remote player with other keys")
         return channel
-    channel = ZmqChannel(label, bind=spec.bind, connect=spec.connect, curve=curve, heartbeat=True, remote=True)
+    channel = ZmqChannel(label, bind=spec.bind, connect=spec.connect, curve=curve, remote=True)
     runtime.add_remote(key, channel)
     return channel
 
