@@ -11,6 +11,7 @@ import ipaddress
 import os
 import re
 import socket
+import stat
 import struct
 from dataclasses import dataclass
 
@@ -91,6 +92,8 @@ class Door:
         self._socket = socket.socket(family, socket.SOCK_STREAM)
         try:
             if self.path is not None:
+                if os.path.exists(self.path) and stat.S_ISSOCK(os.lstat(self.path).st_mode):
+                    os.unlink(self.path)  # left by an arbiter that was killed (as ZeroMQ's own bind does)
                 self._socket.bind(self.path)
             else:
                 self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
