@@ -1,5 +1,6 @@
 """Where a player's ZeroMQ socket is, and whether the settings are usable: endpoints, the
-`SocketSpec` of a config's player, and the rules it must follow (`socket_problems`).
+`SocketSpec` of a config's player, the rules it must follow (`socket_problems`), and the
+listening socket of a seat the arbiter binds (`Door`), which it can shut to new connections.
 
 Kept apart from `zmq.py` (the channel itself), which loads ZeroMQ (with asyncio and ssl, about
 13 MB and 35 ms of a process's start here): a config, a referee or a command that only reads
@@ -13,12 +14,16 @@ import re
 import socket
 import stat
 import struct
+import time
+from collections import deque
 from dataclasses import dataclass
 
 from .keys import KeyFileError, is_z85_key, read_key_file
 
 DEFAULT_CONNECT_WAIT_MS = 10000  # how long a game waits for a remote bot that is not connected
 DOOR_BACKLOG = 1  # connections the kernel holds for a seat before the arbiter takes them
+HANDSHAKE_IVL_MS = 3000  # remote seats: a connection that has not finished its handshake by then is dropped
+DOOR_CROWD = 16  # remote seats: connections taken within HANDSHAKE_IVL_MS past which the door shuts
 _SO_ATTACH_FILTER, _SO_DETACH_FILTER = 26, 27  # <asm-generic/socket.h>
 _DROP_ALL = struct.pack("HBBI", 0x06, 0, 0, 0)  # classic BPF `ret #0`: keep no byte of any packet
 
@@ -103,8 +108,8 @@ class Door:
             self._socket.close()
             raise
         self.text = endpoint.text if self.path else f"tcp://{endpoint.host}:{self._socket.getsockname()[1]}"
-        self.can_reopen = self.path is None  # a removed path does not come back
         self.is_shut = False
+        self._taken: deque[float] = deque()  # when connections were taken, within HANDSHAKE_IVL_MS
 
     def fileno(self) -> int:
         """The listening descriptor (readable once a connection waits in the queue)."""
@@ -127,10 +132,27 @@ class Door:
             self._socket.setsockopt(socket.SOL_SOCKET, _SO_ATTACH_FILTER, fprog)
         self.is_shut = True
 
-    def reopen(self) -> None:
-        """A TCP door takes new connections again."""
+    def taken(self) -> None:
+        """ZeroMQ has taken a connection at this door."""
+        self._taken.append(time.monotonic())
+
+    def mind(self, *, owned: bool) -> int:
+        """A remote seat's TCP door: shut while its bot is connected (no one else has business there)
+        and while DOOR_CROWD connections were taken within HANDSHAKE_IVL_MS (a stranger without
+        the key is gone by then), open otherwise. The crowd's size when it shuts for one, else 0.
+        (A unix socket's removed path does not come back: such a door is left open.)"""
+        horizon = time.monotonic() - HANDSHAKE_IVL_MS / 1000
+        while self._taken and self._taken[0] < horizon:
+            self._taken.popleft()
+        crowd = len(self._taken) if len(self._taken) >= DOOR_CROWD else 0
+        if self.path is not None or bool(owned or crowd) == self.is_shut:
+            return 0
+        if owned or crowd:
+            self.shut()
+            return 0 if owned else crowd
         self._socket.setsockopt(socket.SOL_SOCKET, _SO_DETACH_FILTER, 0)
         self.is_shut = False
+        return 0
 
     def close(self) -> None:
         """Close the arbiter's copy and remove a unix socket's path (ZeroMQ closes its own copy)."""

@@ -16,7 +16,7 @@ so one seat's peer can never speak for another:
     packet). A second connection, or a first line that is not the hello, is the bot's
     fault: its seat is closed at once (the referee records a crash, saying why);
   - a remote seat's door is shut while its bot is connected, and while it has taken
-    MAX_NEW_CONNECTIONS within HANDSHAKE_IVL_MS, by when a stranger without the key is gone;
+    `endpoints.DOOR_CROWD` within HANDSHAKE_IVL_MS, by when a stranger without the key is gone;
     a connection to a seat already owned is refused: sent one `Refused <why>` line, and
     logged (logger `arbiter.transport.zmq`, level WARNING).
 - CURVE (authentication and encryption) is on whenever a key pair is given, and required
@@ -54,8 +54,8 @@ from zmq.utils import z85
 from zmq.utils.monitor import recv_monitor_message
 
 from . import SHORTAGES, TIMEOUT, BadLine, Closed, ReadResult, SendResult, decode_line
-from .endpoints import (Door, Endpoint, EndpointError, LeaseCancelled, SocketSpec, check_socket, connectable,
-                        parse_endpoint, socket_problems)
+from .endpoints import (HANDSHAKE_IVL_MS, Door, Endpoint, EndpointError, LeaseCancelled, SocketSpec, check_socket,
+                        connectable, parse_endpoint, socket_problems)
 from .keys import KeyPair, read_key_file, write_key_pair
 from .priority import REALTIME_PRIORITY, realtime_allowed
 from .process import BotProcess, LaunchError, StderrDrain
@@ -75,8 +75,6 @@ LINGER_MS = 1000  # after close, how long ZeroMQ keeps trying to deliver (the la
 HEARTBEAT_IVL_MS = 1000  # remote players: a PING this often...
 HEARTBEAT_TIMEOUT_MS = 3000  # ...and a connection silent this long is dropped
 HEARTBEAT_TTL_MS = 10000  # the bot's side drops the arbiter after this long without a PING
-HANDSHAKE_IVL_MS = 3000  # remote seats: a connection that has not finished its handshake by then is dropped
-MAX_NEW_CONNECTIONS = 16  # remote seats: connections taken per HANDSHAKE_IVL_MS, past which the door shuts
 REFUSAL_LOG_INTERVAL_S = 10.0  # a peer that keeps retrying is logged once per interval
 IDLE_SERVICE_S = 0.1  # how often seats between games are looked after
 CANCEL_CHECK_MS = 50  # a wait for a remote seat looks at its game's `cancel` this often
@@ -360,7 +358,7 @@ class ZmqChannel:
                                          f"{exc.strerror}") from None
             raise LaunchError(f"{label}: cannot {side} {endpoint.text}: {exc.strerror}") from None
         self._open_fds: set[int] = set()
-        self._accepted: deque[float] = deque()  # when connections were taken (remote: within HANDSHAKE_IVL_MS)
+        self._taken = 0  # connections ZeroMQ has taken
         self._fault: str | None = None  # what a launched bot did to its seat that ends its game
         self._owner: _Peer | None = None
         self._successor: _Peer | None = None  # a new hello after the owner was lost: owner of the next game
@@ -499,8 +497,12 @@ class ZmqChannel:
         if self._fault is not None:
             self._finished = Closed(self._fault)
             self._close_socket()  # every connection of the crowd with it, at once
-        elif self._door is not None and self._door.can_reopen and self.remote:
-            self._mind_the_door()
+        elif self._door is not None and self.remote:
+            crowd = self._door.mind(owned=self._owner is not None and not self._owner.gone)
+            if crowd:
+                self._refusals.warn((self._domain or self.label, "door"),
+                                    f"{self.label}: {crowd} new connections within {HANDSHAKE_IVL_MS / 1000:g} s: "
+                                    "taking none for now (a flood of strangers?)")
         return bool(ready)
 
     def _second_connection(self) -> str:
@@ -519,27 +521,6 @@ class ZmqChannel:
         self._door.shut()
         self._poll_items.pop()
         self._hand_over_door()
-
-    def _mind_the_door(self) -> None:
-        """A remote seat's door is shut while its bot is connected (no one else has business there),
-        and while it has taken MAX_NEW_CONNECTIONS within HANDSHAKE_IVL_MS, by when a stranger
-        without the key is gone again; open otherwise, for its bot to come (back)."""
-        assert self._door is not None
-        horizon = time.monotonic() - HANDSHAKE_IVL_MS / 1000
-        while self._accepted and self._accepted[0] < horizon:
-            self._accepted.popleft()
-        owned = self._owner is not None and not self._owner.gone
-        crowded = len(self._accepted) >= MAX_NEW_CONNECTIONS
-        if (owned or crowded) == self._door.is_shut:
-            return
-        if not (owned or crowded):
-            self._door.reopen()
-            return
-        self._door.shut()
-        if not owned:
-            self._refusals.warn((self._domain or self.label, "door"),
-                                f"{self.label}: {len(self._accepted)} new connections within "
-                                f"{HANDSHAKE_IVL_MS / 1000:g} s: taking none for now (a flood of strangers?)")
 
     def _take(self) -> None:
         """Route one incoming message: the owner's line, a hello that claims the seat, or a refusal."""
@@ -601,8 +582,10 @@ class ZmqChannel:
             peers = [p for p in (self._owner, self._successor) if p is not None and p.fd == value]
             if kind in (zmq.EVENT_ACCEPTED, zmq.EVENT_CONNECTED):
                 self._open_fds.add(value)
-                self._accepted.append(time.monotonic())
-                if self.single and len(self._accepted) > 1:
+                self._taken += 1
+                if self._door is not None:
+                    self._door.taken()
+                if self.single and self._taken > 1:
                     self._fault = self._fault or self._second_connection()
                 for peer in peers:
                     peer.seen_open = True
