@@ -132,9 +132,10 @@ class Door:
             self._socket.setsockopt(socket.SOL_SOCKET, _SO_ATTACH_FILTER, fprog)
         self.is_shut = True
 
-    def taken(self) -> None:
-        """ZeroMQ has taken a connection at this door."""
+    def taken(self) -> int:
+        """ZeroMQ has taken a connection at this door: how many it has taken (a remote seat's: lately)."""
         self._taken.append(time.monotonic())
+        return len(self._taken)
 
     def mind(self, *, owned: bool) -> int:
         """A remote seat's TCP door: shut while its bot is connected (no one else has business there)

@@ -3,36 +3,32 @@
 One ZeroMQ message is one protocol line (no line ending). Each seat has its **own** socket,
 so one seat's peer can never speak for another:
 
-- The arbiter's end is a ROUTER socket; the bot's is a DEALER with `ZMQ_PROBE_ROUTER` set,
-  so that ZeroMQ sends an empty message (the *hello*) on every new connection. The first
-  connection whose first message is the hello **owns** the seat.
+- The arbiter's end is a ROUTER socket; the bot's a DEALER with `ZMQ_PROBE_ROUTER`, so that
+  ZeroMQ sends an empty message (the *hello*) on every new connection. The first connection
+  whose first message is the hello **owns** the seat.
 - **A seat takes only its own bot's connection.** ZeroMQ takes every connection a listening
-  socket gets (a descriptor each: a bot's helpers once made libzmq abort the arbiter with
-  `Too many open files`), and its `unbind` drops those taken too, so the arbiter makes the
-  listening socket itself (`endpoints.Door`) and hands ZeroMQ a copy (ZMQ_USE_FD):
-  - a launched bot's seat hands it over only once a connection waits in the kernel's queue
-    (one or two: until then a flood costs the arbiter nothing), and shuts the door behind
-    it (its unix socket's path removed; a TCP socket given a filter that drops every
-    packet). A second connection, or a first line that is not the hello, is the bot's
-    fault: its seat is closed at once (the referee records a crash, saying why);
-  - a remote seat's door is shut while its bot is connected, and while it has taken
-    `endpoints.DOOR_CROWD` within HANDSHAKE_IVL_MS, by when a stranger without the key is gone;
-    a connection to a seat already owned is refused: sent one `Refused <why>` line, and
-    logged (logger `arbiter.transport.zmq`, level WARNING).
+  socket gets (a descriptor each: a bot's helpers made libzmq abort the arbiter, `Too many
+  open files`), and its `unbind` drops those taken too; so the arbiter makes the listening
+  socket (`endpoints.Door`, which it can shut) and hands ZeroMQ a copy (ZMQ_USE_FD). A
+  launched bot's seat does so only once a connection waits in the kernel's queue (until
+  then a flood costs nothing), shutting the door behind it: a second connection, or a first
+  line that is not the hello, is the bot's fault and closes its seat at once. A remote
+  seat's door is shut while its bot is connected, or crowded (`Door.mind`); a connection
+  that got in to a seat owned is sent one `Refused <why>` line, and logged (logger
+  `arbiter.transport.zmq`, level WARNING).
 - CURVE (authentication and encryption) is on whenever a key pair is given, and required
-  for any endpoint that is not loopback (`socket_problems`). The arbiter is always the
-  CURVE server, and each seat admits exactly one client public key, checked by a ZAP
-  handler (`_ZapGate`, RFC 27) before the handshake completes: an unknown key never gets a
-  message through; refusals are logged with the peer's address and key.
+  for any endpoint that is not loopback (`socket_problems`). The arbiter is always the CURVE
+  server; each seat admits one client public key, checked by a ZAP handler (`_ZapGate`, RFC
+  27) before the handshake completes; refusals are logged with the peer's address and key.
 - A vanished peer: a socket monitor reports the owner's connection closing (a message over
   `MAX_MESSAGE_BYTES` also drops it); for remote players, ZeroMQ heartbeats close a
   connection silent for `HEARTBEAT_TIMEOUT_MS`. Either way the channel reports `Closed`;
   reads never wait past their deadline, whatever ZeroMQ notices or not.
 
-Two ways to get a channel: `launch_zmq_bot` binds a seat and starts its bot with
-`ARBITER_ENDPOINT` in its environment; `lease_remote_seats` lends one game the seats of bots
-the arbiter did not start, whose sockets live as long as the arbiter process, so that a bot
-serves game after game on one connection (`check_in_remote_seats` waits for them first).
+`launch_zmq_bot` binds a seat and starts its bot with `ARBITER_ENDPOINT` in its environment;
+`lease_remote_seats` lends one game the seats of bots the arbiter did not start, whose
+sockets live as long as the arbiter process, so that a bot serves game after game on one
+connection (`check_in_remote_seats` waits for them first).
 """
 from __future__ import annotations
 
@@ -292,14 +288,12 @@ class _Peer:
 class ZmqChannel:
     """One seat's protocol lines over its own ROUTER socket (see the module docstring).
 
-    `label` names the seat in logs and refusals. Exactly one of `bind`/`connect`. With
-    `curve`, the socket is a CURVE server admitting only `curve.client_public`; without it,
-    the endpoint must be loopback. `remote`: a bot the arbiter did not start, with ZeroMQ
-    heartbeats (a launched bot is stopped between turns and could not answer them) and a
-    door shut while it is connected. `single`: a launched bot's seat, which takes one
-    connection (see the module docstring). `private_dir` is removed at close. Raises
-    EndpointError or LaunchError when the socket cannot be set up.
-    """
+    `label` names the seat in logs and refusals. Exactly one of `bind`/`connect`. With `curve`,
+    a CURVE server admitting only `curve.client_public`; without, the endpoint must be loopback.
+    `remote`: a bot the arbiter did not start (heartbeats, which a launched bot stopped between
+    turns could not answer; a door shut while it is connected). `single`: a launched bot's seat,
+    taking one connection. `private_dir` is removed at close. EndpointError or LaunchError when
+    the socket cannot be set up."""
 
     def __init__(self, label: str, *, bind: str | None = None, connect: str | None = None,
                  curve: SeatCurve | None = None, remote: bool = False, single: bool = False,
@@ -347,7 +341,7 @@ class ZmqChannel:
                 if single:  # ZeroMQ is handed the door once a connection waits at it (`_let_in`)
                     self._poll_items.append((self._door.fileno(), zmq.POLLIN))
                 else:
-                    self._hand_over_door()
+                    self._let_in()
             else:
                 socket.connect(endpoint.text)
                 self.endpoint = endpoint.text
@@ -358,7 +352,6 @@ class ZmqChannel:
                                          f"{exc.strerror}") from None
             raise LaunchError(f"{label}: cannot {side} {endpoint.text}: {exc.strerror}") from None
         self._open_fds: set[int] = set()
-        self._taken = 0  # connections ZeroMQ has taken
         self._fault: str | None = None  # what a launched bot did to its seat that ends its game
         self._owner: _Peer | None = None
         self._successor: _Peer | None = None  # a new hello after the owner was lost: owner of the next game
@@ -508,19 +501,15 @@ class ZmqChannel:
     def _second_connection(self) -> str:
         return f"made a second connection to its seat {self.endpoint} (a bot makes one: docs/protocol.md, Sockets)"
 
-    def _hand_over_door(self) -> None:
-        """Let ZeroMQ take the connections at the door (ZMQ_USE_FD: it accepts on a copy)."""
+    def _let_in(self) -> None:
+        """Hand ZeroMQ the door (ZMQ_USE_FD: it accepts on a copy); a launched seat's once a
+        connection waits at it, shutting it first (what the kernel's queue held still gets in)."""
         assert self._door is not None
+        if self.single:
+            self._door.shut()
+            self._poll_items.pop()
         self._socket.setsockopt(zmq.USE_FD, self._door.copy())
         self._socket.bind(self.endpoint)
-
-    def _let_in(self) -> None:
-        """A launched seat's first connection waits at its door: shut the door behind it, then
-        let ZeroMQ take what waits (only what the kernel's queue held; any more is a fault)."""
-        assert self._door is not None
-        self._door.shut()
-        self._poll_items.pop()
-        self._hand_over_door()
 
     def _take(self) -> None:
         """Route one incoming message: the owner's line, a hello that claims the seat, or a refusal."""
@@ -582,10 +571,7 @@ class ZmqChannel:
             peers = [p for p in (self._owner, self._successor) if p is not None and p.fd == value]
             if kind in (zmq.EVENT_ACCEPTED, zmq.EVENT_CONNECTED):
                 self._open_fds.add(value)
-                self._taken += 1
-                if self._door is not None:
-                    self._door.taken()
-                if self.single and self._taken > 1:
+                if self._door is not None and self._door.taken() > 1 and self.single:
                     self._fault = self._fault or self._second_connection()
                 for peer in peers:
                     peer.seen_open = True
@@ -836,10 +822,9 @@ def check_in_remote_seats(seats: Sequence[tuple[str, SocketSpec]], *,
                           on_wait: Callable[[list[str]], None] | None = None) -> dict[str, str]:
     """Open the remote seats and wait until a bot owns each; {label: why} for the seats no bot came to.
 
-    Each seat is waited for up to its spec's `connect_wait_ms`, and at least CHECK_IN_QUIET_MS
-    (a running bot needs a moment to connect to a seat just opened). If some seats have no
-    bot after CHECK_IN_QUIET_MS, `on_wait` is told their labels. The seats stay open, so
-    their bots stay connected for the games. Raises EndpointError as `lease_remote_seats` does.
+    Each is waited for up to its `connect_wait_ms`, at least CHECK_IN_QUIET_MS (a running bot
+    needs a moment to connect to a seat just opened), after which `on_wait` is told the labels
+    still waited for. The seats stay open for the games. EndpointError as `lease_remote_seats`.
     """
     started = time.monotonic()
     leases = lease_remote_seats([(label, replace(spec, connect_wait_ms=0)) for label, spec in seats])
