@@ -78,6 +78,7 @@ CHECK_IN_QUIET_MS = 1000  # at a check-in, a running bot connects well within th
 SERVICE_STEPS = 256  # messages and events taken in by one non-blocking look at a seat
 MAX_REFUSED_REMEMBERED = 1024  # refused connections remembered per seat (told `Refused` once each)
 _ZAP_ENDPOINT = "inproc://zeromq.zap.01"  # fixed by RFC 27
+_SECOND_CONNECTION = "made a second connection to its seat {} (a bot makes one: docs/protocol.md, Sockets)"
 _WATCHED_EVENTS = (
     zmq.EVENT_ACCEPTED | zmq.EVENT_CONNECTED | zmq.EVENT_DISCONNECTED
     | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL
@@ -105,12 +106,11 @@ class _RefusalLog:
         now = time.monotonic()
         with self._lock:
             last, suppressed = self._last.get(key, (-math.inf, 0))
-            if now - last < REFUSAL_LOG_INTERVAL_S:
-                self._last[key] = (last, suppressed + 1)
-                return
-            self._last[key] = (now, 0)
-        more = f" ({suppressed} more refusals of this peer since the last report)" if suppressed else ""
-        log.warning("%s%s", message, more)
+            quiet = now - last < REFUSAL_LOG_INTERVAL_S
+            self._last[key] = (last, suppressed + 1) if quiet else (now, 0)
+        if not quiet:
+            log.warning("%s%s", message, f" ({suppressed} more refusals of this peer since the last report)"
+                        if suppressed else "")
 
 
 class _ZapGate:
@@ -419,10 +419,6 @@ class ZmqChannel:
     def close_input(self) -> None:
         """Nothing: a socket has no end of file to give; `Quit` is the bot's end."""
 
-    def close(self) -> None:
-        """Close the socket (a remote seat's games use a `RemoteChannel` lease instead)."""
-        self.shut()
-
     # --- remote seats ------------------------------------------------------------
     def _begin_game(self) -> None:
         """Start a game on a remote seat: forget the last game, let a reconnected bot take over."""
@@ -498,9 +494,6 @@ class ZmqChannel:
                                     "taking none for now (a flood of strangers?)")
         return bool(ready)
 
-    def _second_connection(self) -> str:
-        return f"made a second connection to its seat {self.endpoint} (a bot makes one: docs/protocol.md, Sockets)"
-
     def _let_in(self) -> None:
         """Hand ZeroMQ the door (ZMQ_USE_FD: it accepts on a copy); a launched seat's once a
         connection waits at it, shutting it first (what the kernel's queue held still gets in)."""
@@ -552,7 +545,7 @@ class ZmqChannel:
         why = ("the seat is in use by another connection" if hello
                else "its first message was a line, not the hello (an empty message)")
         if self.single:  # every connection to a launched bot's seat is its own
-            self._fault = self._fault or (self._second_connection() if hello else
+            self._fault = self._fault or (_SECOND_CONNECTION.format(self.endpoint) if hello else
                                           "sent a line on its seat's connection before the hello (an empty message)")
             return
         key_text = f" with key {peer.key}" if peer.key else ""
@@ -572,7 +565,7 @@ class ZmqChannel:
             if kind in (zmq.EVENT_ACCEPTED, zmq.EVENT_CONNECTED):
                 self._open_fds.add(value)
                 if self._door is not None and self._door.taken() > 1 and self.single:
-                    self._fault = self._fault or self._second_connection()
+                    self._fault = self._fault or _SECOND_CONNECTION.format(self.endpoint)
                 for peer in peers:
                     peer.seen_open = True
             elif kind == zmq.EVENT_DISCONNECTED:
@@ -615,31 +608,26 @@ class ZmqChannel:
         return None
 
     def _decode(self, parts: list[bytes]) -> ReadResult:
+        raw = parts[0].removesuffix(b"\n")  # tolerated: a line ending is not needed over a socket
         if len(parts) != 1:
-            self._finished = BadLine(f"a message of {len(parts)} parts (a line is one single-part message)",
-                                     b"".join(parts)[:40])
-            return self._finished
-        raw = parts[0]
-        if raw.endswith(b"\n"):
-            raw = raw[:-1]  # tolerated: a line ending is not needed over a socket
-        if b"\n" in raw:
-            self._finished = BadLine("a message holding more than one line", raw[:40])
-            return self._finished
-        line = decode_line(raw)
+            line = BadLine(f"a message of {len(parts)} parts (a line is one single-part message)", b"".join(parts)[:40])
+        elif b"\n" in raw:
+            line = BadLine("a message holding more than one line", raw[:40])
+        else:
+            line = decode_line(raw)
         if isinstance(line, BadLine):
             self._finished = line
         return line
 
     def _finish_closed(self) -> Closed:
-        owner = self._owner
-        where = f" from {owner.address}" if owner is not None else ""
-        why = (f"lost its connection{where} to {self.endpoint} (the bot closed it, exited, or stopped "
-               "answering heartbeats)")
-        self._finished = Closed(why)
+        where = f" from {self._owner.address}" if self._owner is not None else ""
+        self._finished = Closed(f"lost its connection{where} to {self.endpoint} (the bot closed it, exited, or "
+                                "stopped answering heartbeats)")
         return self._finished
 
     def shut(self) -> None:
-        """Close the socket for good (idempotent)."""
+        """Close the socket for good (idempotent); the `Channel`'s `close` (a remote seat's games
+        hand a `RemoteChannel` lease back instead)."""
         if self._shut:
             return
         self._shut = True
@@ -661,6 +649,8 @@ class ZmqChannel:
             self._door.close()
         if self._finished is None:
             self._finished = Closed("the arbiter closed the channel")
+
+    close = shut
 
 
 def _frame_property(frame: zmq.Frame, name: int | str, default: object) -> object:
@@ -685,13 +675,11 @@ def launch_zmq_bot(command: Sequence[str], *, label: str, bind: str | None = Non
     Its stdin is closed, its stdout discarded (debug output belongs on stderr, which is logged).
     Raises LaunchError if the socket cannot be bound or the bot cannot be started.
     """
-    bind = bind or DEFAULT_BIND
-    bot_env = dict(env or {})
-    curve, private_dir = None, None
+    bind, bot_env, curve, private_dir = bind or DEFAULT_BIND, dict(env or {}), None, None
     if sandbox is not None or not parse_endpoint(bind, side="bind").is_loopback:
         private_dir = Path(tempfile.mkdtemp(prefix="arbiter-seat-"))  # mode 0700
     try:
-        if private_dir is not None and sandbox is not None:
+        if sandbox is not None:
             bind = f"ipc://{private_dir}/seat"
         elif private_dir is not None:
             arbiter_pair, bot_pair = KeyPair.generate(), KeyPair.generate()
@@ -699,8 +687,8 @@ def launch_zmq_bot(command: Sequence[str], *, label: str, bind: str | None = Non
             bot_env[ENV_KEYS] = str(write_key_pair(private_dir, "bot", bot_pair)[0])
             bot_env[ENV_SERVER_KEY] = arbiter_pair.public
         channel = ZmqChannel(label, bind=bind, curve=curve, single=True, private_dir=private_dir)
-        if private_dir is not None and sandbox is not None:  # the box's user connects; its folder keeps others out
-            os.chmod(private_dir / "seat", 0o666)
+        if sandbox is not None:  # the box's user connects; its folder keeps others out
+            os.chmod(f"{private_dir}/seat", 0o666)
     except BaseException:
         if private_dir is not None:
             remove_tree(str(private_dir))
