@@ -148,7 +148,7 @@ def refereed_us(transport: str, moves: int) -> tuple[list[float], list[float]]:
 
 def detection_ms(how: signal.Signals) -> float:
     """Milliseconds from signalling a connected bot (SIGKILL or SIGSTOP) to its seat reporting `Closed`."""
-    channel = ZmqChannel("bench", bind="tcp://127.0.0.1:*", heartbeat=True, remote=True)
+    channel = ZmqChannel("bench", bind="tcp://127.0.0.1:*", remote=True)
     echo = subprocess.Popen([sys.executable, "-c", ZMQ_ECHO], env={**os.environ, "ARBITER_ENDPOINT": channel.endpoint})
     channel.send_lines(["1 1"], time.monotonic() + 10)
     assert channel.read_line(time.monotonic() + 10) == "1 1"

@@ -133,10 +133,10 @@ def test_a_bot_on_a_non_loopback_bind_gets_curve_keys_made_for_its_game(tmp_path
     # Unsandboxed: a boxed bot has no network, and its seat is always a private unix socket.
     seats = [replace(honest(marker, seed), transport="zmq", socket=SocketSpec(bind="tcp://0.0.0.0:*"), sandbox=None)
              for seed in (1, 2)]
-    keys_before = set(Path("/tmp").glob("arbiter-bot-*.key_secret"))
+    keys_before = set(Path("/tmp").glob("arbiter-seat-*/bot.key_secret"))
     record = play_game(find_game("limit-nim"), seats, time=GAME_TIME, log_dir=tmp_path)
     assert record.termination is Termination.NORMAL, record.detail
-    assert set(Path("/tmp").glob("arbiter-bot-*.key_secret")) <= keys_before  # removed with the game
+    assert set(Path("/tmp").glob("arbiter-seat-*/bot.key_secret")) <= keys_before  # removed with the game
     assert live_marked(marker) == []
 
 

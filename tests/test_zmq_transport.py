@@ -4,6 +4,7 @@ context), so every case takes milliseconds."""
 from __future__ import annotations
 
 import logging
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -246,6 +247,39 @@ def test_a_connection_that_speaks_before_its_hello_is_refused(seats: list[ZmqCha
         serve_until(channel, lambda: bool(rude.poll(0)))
     assert rude.recv().startswith(REFUSED.encode() + b" its first message was a line")
     assert "refused a connection" in caplog.text
+
+
+def test_a_launched_bot_s_seat_takes_one_connection_and_a_second_closes_it(seats: list[ZmqChannel],
+                                                                             peers: zmq.Context) -> None:
+    """Until the arbiter looks, connections wait in the kernel's queue; it then lets in what
+    waits and shuts the door behind: a second connection is the bot's fault, a third cannot come."""
+    channel = ZmqChannel("seat 0 (test)", bind="tcp://127.0.0.1:*", single=True)
+    seats.append(channel)
+    assert channel.send_lines(["Start"], soon()) is None
+    owner = bot_socket(peers, channel.endpoint)
+    start(channel, owner)
+    port = int(channel.endpoint.rsplit(":", 1)[1])
+    late = socket.socket()
+    late.settimeout(0.2)
+    with pytest.raises(OSError):  # the shut door drops its SYN: it costs the arbiter nothing
+        late.connect(("127.0.0.1", port))
+    late.close()
+    owner.send(b"1 1")
+    assert channel.read_line(soon()) == "1 1"
+
+
+def test_a_second_connection_waiting_with_the_first_closes_a_launched_bot_s_seat(seats: list[ZmqChannel],
+                                                                                  tmp_path: Path) -> None:
+    channel = ZmqChannel("seat 0 (test)", bind=f"ipc://{tmp_path}/seat", single=True)
+    seats.append(channel)
+    helpers = [socket.socket(socket.AF_UNIX) for _ in range(2)]
+    for helper in helpers:  # silent, both waiting in the kernel's queue before the arbiter looks
+        helper.connect(str(tmp_path / "seat"))
+    result = channel.read_line(soon())
+    assert isinstance(result, Closed) and "made a second connection to its seat" in result.why, result
+    assert not (tmp_path / "seat").exists()  # the door is shut: nothing more can even try
+    for helper in helpers:
+        helper.close()
 
 
 def test_the_owner_disconnecting_closes_the_channel_at_once(seats: list[ZmqChannel], peers: zmq.Context) -> None:

@@ -1,18 +1,31 @@
 """Where a player's ZeroMQ socket is, and whether the settings are usable: endpoints, the
-`SocketSpec` of a config's player, and the rules it must follow (`socket_problems`).
+`SocketSpec` of a config's player, the rules it must follow (`socket_problems`), and the
+listening socket of a seat the arbiter binds (`Door`), which it can shut to new connections.
 
 Kept apart from `zmq.py` (the channel itself), which loads ZeroMQ (with asyncio and ssl, about
 13 MB and 35 ms of a process's start here): a config, a referee or a command that only reads
 these settings does not load it; a game with a `zmq` or `remote` seat does."""
 from __future__ import annotations
 
+import ctypes
 import ipaddress
+import os
 import re
+import socket
+import stat
+import struct
+import time
+from collections import deque
 from dataclasses import dataclass
 
 from .keys import KeyFileError, is_z85_key, read_key_file
 
 DEFAULT_CONNECT_WAIT_MS = 10000  # how long a game waits for a remote bot that is not connected
+DOOR_BACKLOG = 1  # connections the kernel holds for a seat before the arbiter takes them
+HANDSHAKE_IVL_MS = 3000  # remote seats: a connection that has not finished its handshake by then is dropped
+DOOR_CROWD = 16  # remote seats: connections taken within HANDSHAKE_IVL_MS past which the door shuts
+_SO_ATTACH_FILTER, _SO_DETACH_FILTER = 26, 27  # <asm-generic/socket.h>
+_DROP_ALL = struct.pack("HBBI", 0x06, 0, 0, 0)  # classic BPF `ret #0`: keep no byte of any packet
 
 
 class EndpointError(ValueError):
@@ -67,6 +80,86 @@ def parse_endpoint(text: str, *, side: str) -> Endpoint:
     if host == "*" and side == "connect":
         raise EndpointError(f"{text!r}: cannot connect to *; name the host")
     return Endpoint(text, host, port)
+
+
+class Door:
+    """The listening socket of a seat the arbiter binds, made here rather than by ZeroMQ (which
+    is handed a copy, ZMQ_USE_FD) so that the arbiter can close it to new connections while
+    those already taken stay up, which ZeroMQ cannot (its `unbind` drops them too): `shut()`
+    removes a unix socket's path, or gives a TCP socket a filter that drops every packet (a
+    new connection's SYN goes unanswered). Until ZeroMQ takes it, connections wait in the
+    kernel's queue (DOOR_BACKLOG), costing no descriptor. OSError if it cannot be bound."""
+
+    def __init__(self, endpoint: Endpoint) -> None:
+        self.path = endpoint.text[len("ipc://"):] if endpoint.text.startswith("ipc://") else None
+        host = endpoint.host.strip("[]")
+        family = socket.AF_UNIX if self.path is not None else socket.AF_INET6 if ":" in host else socket.AF_INET
+        self._socket = socket.socket(family, socket.SOCK_STREAM)
+        try:
+            if self.path is not None:
+                if os.path.exists(self.path) and stat.S_ISSOCK(os.lstat(self.path).st_mode):
+                    os.unlink(self.path)  # left by an arbiter that was killed (as ZeroMQ's own bind does)
+                self._socket.bind(self.path)
+            else:
+                self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                self._socket.bind(("" if host == "*" else host, 0 if endpoint.port == "*" else int(endpoint.port)))
+            self._socket.listen(DOOR_BACKLOG)
+        except BaseException:
+            self._socket.close()
+            raise
+        self.text = endpoint.text if self.path else f"tcp://{endpoint.host}:{self._socket.getsockname()[1]}"
+        self.is_shut = False
+        self._taken: deque[float] = deque()  # when connections were taken, within HANDSHAKE_IVL_MS
+
+    def fileno(self) -> int:
+        """The listening descriptor (readable once a connection waits in the queue)."""
+        return self._socket.fileno()
+
+    def copy(self) -> int:
+        """A copy of the listening descriptor, for ZeroMQ to take (it closes it with its socket)."""
+        return os.dup(self._socket.fileno())
+
+    def shut(self) -> None:
+        """No new connection reaches the seat from now on; those taken stay up."""
+        if self.path is not None:
+            try:
+                os.unlink(self.path)
+            except FileNotFoundError:
+                pass
+        else:
+            program = ctypes.create_string_buffer(_DROP_ALL)
+            fprog = struct.pack("HP", 1, ctypes.addressof(program))  # struct sock_fprog: length, then where
+            self._socket.setsockopt(socket.SOL_SOCKET, _SO_ATTACH_FILTER, fprog)
+        self.is_shut = True
+
+    def taken(self) -> int:
+        """ZeroMQ has taken a connection at this door: how many it has taken (a remote seat's: lately)."""
+        self._taken.append(time.monotonic())
+        return len(self._taken)
+
+    def mind(self, *, owned: bool) -> int:
+        """A remote seat's TCP door: shut while its bot is connected (no one else has business there)
+        and while DOOR_CROWD connections were taken within HANDSHAKE_IVL_MS (a stranger without
+        the key is gone by then), open otherwise. The crowd's size when it shuts for one, else 0.
+        (A unix socket's removed path does not come back: such a door is left open.)"""
+        horizon = time.monotonic() - HANDSHAKE_IVL_MS / 1000
+        while self._taken and self._taken[0] < horizon:
+            self._taken.popleft()
+        crowd = len(self._taken) if len(self._taken) >= DOOR_CROWD else 0
+        if self.path is not None or bool(owned or crowd) == self.is_shut:
+            return 0
+        if owned or crowd:
+            self.shut()
+            return 0 if owned else crowd
+        self._socket.setsockopt(socket.SOL_SOCKET, _SO_DETACH_FILTER, 0)
+        self.is_shut = False
+        return 0
+
+    def close(self) -> None:
+        """Close the arbiter's copy and remove a unix socket's path (ZeroMQ closes its own copy)."""
+        if self.path is not None and not self.is_shut:
+            self.shut()
+        self._socket.close()
 
 
 def connectable(bound: str) -> str:

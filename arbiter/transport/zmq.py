@@ -3,32 +3,32 @@
 One ZeroMQ message is one protocol line (no line ending). Each seat has its **own** socket,
 so one seat's peer can never speak for another:
 
-- The arbiter's end is a ROUTER socket; the bot's is a DEALER with `ZMQ_PROBE_ROUTER` set,
-  so that ZeroMQ sends an empty message (the *hello*) on every new connection. Who binds
-  and who connects does not matter.
-- The first connection whose first message is the hello **owns** the seat. Any other
-  connection is refused: its messages are dropped, it is sent one `Refused <why>` line,
-  and the refusal is logged (logger `arbiter.transport.zmq`, level WARNING).
+- The arbiter's end is a ROUTER socket; the bot's a DEALER with `ZMQ_PROBE_ROUTER`, so that
+  ZeroMQ sends an empty message (the *hello*) on every new connection. The first connection
+  whose first message is the hello **owns** the seat.
+- **A seat takes only its own bot's connection.** ZeroMQ takes every connection a listening
+  socket gets (a descriptor each: a bot's helpers made libzmq abort the arbiter, `Too many
+  open files`), and its `unbind` drops those taken too; so the arbiter makes the listening
+  socket (`endpoints.Door`, which it can shut) and hands ZeroMQ a copy (ZMQ_USE_FD). A
+  launched bot's seat does so only once a connection waits in the kernel's queue (until
+  then a flood costs nothing), shutting the door behind it: a second connection, or a first
+  line that is not the hello, is the bot's fault and closes its seat at once. A remote
+  seat's door is shut while its bot is connected, or crowded (`Door.mind`); a connection
+  that got in to a seat owned is sent one `Refused <why>` line, and logged (logger
+  `arbiter.transport.zmq`, level WARNING).
 - CURVE (authentication and encryption) is on whenever a key pair is given, and required
-  for any endpoint that is not loopback (`socket_problems`). The arbiter is always the
-  CURVE server: its key pair is known to the bots, and each seat admits exactly one
-  client public key. Keys are checked by a ZAP handler (`_ZapGate`, RFC 27) before the
-  handshake completes, so an unknown key never gets a message through; refusals are
-  logged with the peer's address and key.
-- A vanished peer: a socket monitor reports the owner's connection closing (a process
-  that exits or is killed closes its TCP connection at once; a message over
-  `MAX_MESSAGE_BYTES` also drops it). For remote players, ZeroMQ heartbeats (a PING every
-  `HEARTBEAT_IVL_MS`) close a connection that stays silent for `HEARTBEAT_TIMEOUT_MS`
-  (a machine that froze, a cable pulled). Either way the channel reports `Closed`; reads
-  never wait past their deadline, whatever ZeroMQ notices or not.
+  for any endpoint that is not loopback (`socket_problems`). The arbiter is always the CURVE
+  server; each seat admits one client public key, checked by a ZAP handler (`_ZapGate`, RFC
+  27) before the handshake completes; refusals are logged with the peer's address and key.
+- A vanished peer: a socket monitor reports the owner's connection closing (a message over
+  `MAX_MESSAGE_BYTES` also drops it); for remote players, ZeroMQ heartbeats close a
+  connection silent for `HEARTBEAT_TIMEOUT_MS`. Either way the channel reports `Closed`;
+  reads never wait past their deadline, whatever ZeroMQ notices or not.
 
-Two ways to get a channel:
-- `launch_zmq_bot`: the arbiter binds (loopback, any free port, by default), starts the
-  bot with `ARBITER_ENDPOINT` in its environment, and owns its process (`BotProcess`).
-- `lease_remote_seats`: bots the arbiter did not start. Their sockets live for the whole
-  arbiter process, so a bot serves game after game on one connection; each game leases
-  the seat and `close()` hands it back. `check_in_remote_seats` opens them before a
-  tournament and waits for their bots.
+`launch_zmq_bot` binds a seat and starts its bot with `ARBITER_ENDPOINT` in its environment;
+`lease_remote_seats` lends one game the seats of bots the arbiter did not start, whose
+sockets live as long as the arbiter process, so that a bot serves game after game on one
+connection (`check_in_remote_seats` waits for them first).
 """
 from __future__ import annotations
 
@@ -50,9 +50,9 @@ from zmq.utils import z85
 from zmq.utils.monitor import recv_monitor_message
 
 from . import SHORTAGES, TIMEOUT, BadLine, Closed, ReadResult, SendResult, decode_line
-from .endpoints import (Endpoint, EndpointError, LeaseCancelled, SocketSpec, check_socket, connectable, parse_endpoint,
-                        socket_problems)
-from .keys import KeyPair, read_key_file
+from .endpoints import (HANDSHAKE_IVL_MS, Door, Endpoint, EndpointError, LeaseCancelled, SocketSpec, check_socket,
+                        connectable, parse_endpoint, socket_problems)
+from .keys import KeyPair, read_key_file, write_key_pair
 from .priority import REALTIME_PRIORITY, realtime_allowed
 from .process import BotProcess, LaunchError, StderrDrain
 from .sandbox import SandboxSpec, remove_tree
@@ -78,6 +78,7 @@ CHECK_IN_QUIET_MS = 1000  # at a check-in, a running bot connects well within th
 SERVICE_STEPS = 256  # messages and events taken in by one non-blocking look at a seat
 MAX_REFUSED_REMEMBERED = 1024  # refused connections remembered per seat (told `Refused` once each)
 _ZAP_ENDPOINT = "inproc://zeromq.zap.01"  # fixed by RFC 27
+_SECOND_CONNECTION = "made a second connection to its seat {} (a bot makes one: docs/protocol.md, Sockets)"
 _WATCHED_EVENTS = (
     zmq.EVENT_ACCEPTED | zmq.EVENT_CONNECTED | zmq.EVENT_DISCONNECTED
     | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL
@@ -105,12 +106,11 @@ class _RefusalLog:
         now = time.monotonic()
         with self._lock:
             last, suppressed = self._last.get(key, (-math.inf, 0))
-            if now - last < REFUSAL_LOG_INTERVAL_S:
-                self._last[key] = (last, suppressed + 1)
-                return
-            self._last[key] = (now, 0)
-        more = f" ({suppressed} more refusals of this peer since the last report)" if suppressed else ""
-        log.warning("%s%s", message, more)
+            quiet = now - last < REFUSAL_LOG_INTERVAL_S
+            self._last[key] = (last, suppressed + 1) if quiet else (now, 0)
+        if not quiet:
+            log.warning("%s%s", message, f" ({suppressed} more refusals of this peer since the last report)"
+                        if suppressed else "")
 
 
 class _ZapGate:
@@ -201,11 +201,8 @@ class _ZapGate:
 
 
 class _Runtime:
-    """The arbiter process's ZeroMQ context, ZAP handler and remote seats; closed at exit.
-
-    Between games a thread looks after the remote seats no game holds, so that a second
-    connection is refused (and told so) at once, and a restarted bot is noticed.
-    """
+    """The arbiter process's ZeroMQ context, ZAP handler and remote seats; closed at exit. Between
+    games a thread looks after the remote seats no game holds (refusals, doors, restarted bots)."""
 
     def __init__(self) -> None:
         self.context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
@@ -291,16 +288,16 @@ class _Peer:
 class ZmqChannel:
     """One seat's protocol lines over its own ROUTER socket (see the module docstring).
 
-    `label` names the seat in logs and refusals. Exactly one of `bind`/`connect`. With
-    `curve`, the socket is a CURVE server admitting only `curve.client_public`; without it,
-    the endpoint must be loopback. `heartbeat` turns on ZeroMQ heartbeats (remote players:
-    a launched bot is stopped between turns and could not answer them). Raises
-    EndpointError or LaunchError when the socket cannot be set up.
-    """
+    `label` names the seat in logs and refusals. Exactly one of `bind`/`connect`. With `curve`,
+    a CURVE server admitting only `curve.client_public`; without, the endpoint must be loopback.
+    `remote`: a bot the arbiter did not start (heartbeats, which a launched bot stopped between
+    turns could not answer; a door shut while it is connected). `single`: a launched bot's seat,
+    taking one connection. `private_dir` is removed at close. EndpointError or LaunchError when
+    the socket cannot be set up."""
 
     def __init__(self, label: str, *, bind: str | None = None, connect: str | None = None,
-                 curve: SeatCurve | None = None, heartbeat: bool = False, remote: bool = False,
-                 key_file: Path | None = None, seat_dir: Path | None = None) -> None:
+                 curve: SeatCurve | None = None, remote: bool = False, single: bool = False,
+                 private_dir: Path | None = None) -> None:
         if bool(bind) == bool(connect):
             raise EndpointError("give exactly one of bind and connect")
         side = "bind" if bind else "connect"
@@ -310,11 +307,12 @@ class ZmqChannel:
         runtime = _runtime()
         self.label = label
         self.remote = remote
+        self.single = single
         self.client_key = curve.client_public if curve is not None else None
-        self._key_file = key_file  # a launched bot's key file, removed at close
-        self._seat_dir = seat_dir  # a sandboxed bot's private socket folder, removed at close
+        self._private_dir = private_dir  # a launched bot's socket or game keys
         self._finished: Closed | BadLine | None = None
         self._shut = False
+        self._door: Door | None = None
         self._refusals = runtime.refusals
         self._gate = runtime.gate if curve is not None else None
         self._domain = f"arbiter-{uuid.uuid4().hex}" if curve is not None else ""
@@ -322,10 +320,10 @@ class ZmqChannel:
         socket.setsockopt(zmq.ROUTER_MANDATORY, 1)  # sending to a vanished peer fails instead of vanishing
         socket.setsockopt(zmq.LINGER, LINGER_MS)
         socket.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
-        if heartbeat:
-            socket.setsockopt(zmq.HEARTBEAT_IVL, HEARTBEAT_IVL_MS)
-            socket.setsockopt(zmq.HEARTBEAT_TIMEOUT, HEARTBEAT_TIMEOUT_MS)
-            socket.setsockopt(zmq.HEARTBEAT_TTL, HEARTBEAT_TTL_MS)
+        if remote:  # and a stranger's silent connection is dropped soon (a launched bot may be stopped mid-handshake)
+            for option, value in ((zmq.HEARTBEAT_IVL, HEARTBEAT_IVL_MS), (zmq.HEARTBEAT_TIMEOUT, HEARTBEAT_TIMEOUT_MS),
+                                  (zmq.HEARTBEAT_TTL, HEARTBEAT_TTL_MS), (zmq.HANDSHAKE_IVL, HANDSHAKE_IVL_MS)):
+                socket.setsockopt(option, value)
         if curve is not None:
             assert self._gate is not None and curve.arbiter.secret is not None
             self._gate.admit(self._domain, curve.client_public, label)
@@ -335,21 +333,26 @@ class ZmqChannel:
             socket.zap_domain = self._domain.encode("ascii")
         self._socket = socket
         self._monitor = socket.get_monitor_socket(_WATCHED_EVENTS)
+        self._poll_items = [(socket, zmq.POLLIN), (self._monitor, zmq.POLLIN)]
         try:
             if bind:
-                socket.bind(bind)
-                self.endpoint = socket.getsockopt_string(zmq.LAST_ENDPOINT)
+                self._door = Door(endpoint)
+                self.endpoint = self._door.text
+                if single:  # ZeroMQ is handed the door once a connection waits at it (`_let_in`)
+                    self._poll_items.append((self._door.fileno(), zmq.POLLIN))
+                else:
+                    self._let_in()
             else:
                 socket.connect(endpoint.text)
                 self.endpoint = endpoint.text
-        except zmq.ZMQError as exc:
+        except (zmq.ZMQError, OSError) as exc:
             self.shut()
             if exc.errno in SHORTAGES:  # the arbiter's, not the player's endpoint
                 raise OSError(exc.errno, f"the arbiter could not {side} {endpoint.text} for {label}: "
                                          f"{exc.strerror}") from None
             raise LaunchError(f"{label}: cannot {side} {endpoint.text}: {exc.strerror}") from None
-        self._poll_items = [(socket, zmq.POLLIN), (self._monitor, zmq.POLLIN)]
         self._open_fds: set[int] = set()
+        self._fault: str | None = None  # what a launched bot did to its seat that ends its game
         self._owner: _Peer | None = None
         self._successor: _Peer | None = None  # a new hello after the owner was lost: owner of the next game
         self._inbox: deque[list[bytes]] = deque()  # the owner's messages not yet read
@@ -408,17 +411,13 @@ class ZmqChannel:
 
     def input_pending(self) -> bool:
         """Whether lines are held for a bot that has not connected yet (once it has, ZeroMQ
-        cannot say whether it has taken them)."""
+        cannot say whether it has taken them; once the channel is finished, none ever will be)."""
         if self._owner is None:
             self._service()  # its hello may be waiting
-        return bool(self._pending)
+        return bool(self._pending) and self._finished is None
 
     def close_input(self) -> None:
         """Nothing: a socket has no end of file to give; `Quit` is the bot's end."""
-
-    def close(self) -> None:
-        """Close the socket (a remote seat's games use a `RemoteChannel` lease instead)."""
-        self.shut()
 
     # --- remote seats ------------------------------------------------------------
     def _begin_game(self) -> None:
@@ -435,23 +434,20 @@ class ZmqChannel:
             if self._owner is not None:
                 log.info("%s: %s now serves this seat (the previous connection was lost)",
                          self.label, self._owner.address)
-        stale = 0
-        while self._inbox:
-            self._inbox.popleft()
-            stale += 1
-            self._service()
-        if stale:
-            log.info("%s: dropped %d line(s) the bot sent after its last game ended", self.label, stale)
+        self._between_games("after its last game ended")
 
-    def _between_games(self) -> None:
+    def _between_games(self, when: str = "between games") -> None:
         """Take in connections and refusals while no game holds the seat; lines now are dropped."""
         if self._shut:
             return
         self._service()
+        stale = 0
         while self._inbox:
+            stale += len(self._inbox)
             self._inbox.clear()
-            log.info("%s: dropped a line the bot sent between games", self.label)
             self._service()
+        if stale:
+            log.info("%s: dropped %d line(s) the bot sent %s", self.label, stale, when)
 
     def _wait_for_owner(self, deadline: float, cancel: threading.Event | None) -> bool:
         """Wait until a bot owns the seat; whether one does by `deadline`. LeaseCancelled once `cancel` is set."""
@@ -475,15 +471,38 @@ class ZmqChannel:
                 return
 
     def _step(self, timeout_ms: int) -> bool:
-        """Wait up to `timeout_ms` for the socket or its monitor; take in one message and the
-        monitor's events. Whether anything was ready."""
+        """Wait up to `timeout_ms` for the socket, its monitor or its door; take in one message,
+        the monitor's events, or the door's first connection. Whether anything was ready."""
+        if self._socket.closed:
+            return False
         ready = zmq.zmq_poll(self._poll_items, timeout_ms)
         for socket, _ in ready:
             if socket is self._monitor:
                 self._watch()
-            else:
+            elif socket is self._socket:
                 self._take()
+            else:
+                self._let_in()
+        if self._fault is not None:
+            self._finished = Closed(self._fault)
+            self._close_socket()  # every connection of the crowd with it, at once
+        elif self._door is not None and self.remote:
+            crowd = self._door.mind(owned=self._owner is not None and not self._owner.gone)
+            if crowd:
+                self._refusals.warn((self._domain or self.label, "door"),
+                                    f"{self.label}: {crowd} new connections within {HANDSHAKE_IVL_MS / 1000:g} s: "
+                                    "taking none for now (a flood of strangers?)")
         return bool(ready)
+
+    def _let_in(self) -> None:
+        """Hand ZeroMQ the door (ZMQ_USE_FD: it accepts on a copy); a launched seat's once a
+        connection waits at it, shutting it first (what the kernel's queue held still gets in)."""
+        assert self._door is not None
+        if self.single:
+            self._door.shut()
+            self._poll_items.pop()
+        self._socket.setsockopt(zmq.USE_FD, self._door.copy())
+        self._socket.bind(self.endpoint)
 
     def _take(self) -> None:
         """Route one incoming message: the owner's line, a hello that claims the seat, or a refusal."""
@@ -525,6 +544,10 @@ class ZmqChannel:
         self._refused.add(routing_id)
         why = ("the seat is in use by another connection" if hello
                else "its first message was a line, not the hello (an empty message)")
+        if self.single:  # every connection to a launched bot's seat is its own
+            self._fault = self._fault or (_SECOND_CONNECTION.format(self.endpoint) if hello else
+                                          "sent a line on its seat's connection before the hello (an empty message)")
+            return
         key_text = f" with key {peer.key}" if peer.key else ""
         self._refusals.warn((self._domain or self.label, peer.address, routing_id.hex()),
                             f"{self.label}: refused a connection from {peer.address}{key_text}: {why}")
@@ -541,6 +564,8 @@ class ZmqChannel:
             peers = [p for p in (self._owner, self._successor) if p is not None and p.fd == value]
             if kind in (zmq.EVENT_ACCEPTED, zmq.EVENT_CONNECTED):
                 self._open_fds.add(value)
+                if self._door is not None and self._door.taken() > 1 and self.single:
+                    self._fault = self._fault or _SECOND_CONNECTION.format(self.endpoint)
                 for peer in peers:
                     peer.seen_open = True
             elif kind == zmq.EVENT_DISCONNECTED:
@@ -583,50 +608,49 @@ class ZmqChannel:
         return None
 
     def _decode(self, parts: list[bytes]) -> ReadResult:
+        raw = parts[0].removesuffix(b"\n")  # tolerated: a line ending is not needed over a socket
         if len(parts) != 1:
-            self._finished = BadLine(f"a message of {len(parts)} parts (a line is one single-part message)",
-                                     b"".join(parts)[:40])
-            return self._finished
-        raw = parts[0]
-        if raw.endswith(b"\n"):
-            raw = raw[:-1]  # tolerated: a line ending is not needed over a socket
-        if b"\n" in raw:
-            self._finished = BadLine("a message holding more than one line", raw[:40])
-            return self._finished
-        line = decode_line(raw)
+            line = BadLine(f"a message of {len(parts)} parts (a line is one single-part message)", b"".join(parts)[:40])
+        elif b"\n" in raw:
+            line = BadLine("a message holding more than one line", raw[:40])
+        else:
+            line = decode_line(raw)
         if isinstance(line, BadLine):
             self._finished = line
         return line
 
     def _finish_closed(self) -> Closed:
-        owner = self._owner
-        where = f" from {owner.address}" if owner is not None else ""
-        why = (f"lost its connection{where} to {self.endpoint} (the bot closed it, exited, or stopped "
-               "answering heartbeats)")
-        self._finished = Closed(why)
+        where = f" from {self._owner.address}" if self._owner is not None else ""
+        self._finished = Closed(f"lost its connection{where} to {self.endpoint} (the bot closed it, exited, or "
+                                "stopped answering heartbeats)")
         return self._finished
 
     def shut(self) -> None:
-        """Close the socket for good (idempotent)."""
+        """Close the socket for good (idempotent); the `Channel`'s `close` (a remote seat's games
+        hand a `RemoteChannel` lease back instead)."""
         if self._shut:
             return
         self._shut = True
         try:
             self._close_socket()
         finally:
-            if self._seat_dir is not None:
-                remove_tree(str(self._seat_dir))  # OSError: the referee notes it, the game stands
+            if self._private_dir is not None:
+                remove_tree(str(self._private_dir))  # OSError: the referee notes it, the game stands
 
     def _close_socket(self) -> None:
+        if self._socket.closed:
+            return
         if self._gate is not None:
             self._gate.forget(self._domain)
         self._socket.disable_monitor()
         self._monitor.close(0)
         self._socket.close()  # LINGER_MS: a `Quit` just sent still goes out
-        if self._key_file is not None:
-            self._key_file.unlink(missing_ok=True)
+        if self._door is not None:
+            self._door.close()
         if self._finished is None:
             self._finished = Closed("the arbiter closed the channel")
+
+    close = shut
 
 
 def _frame_property(frame: zmq.Frame, name: int | str, default: object) -> object:
@@ -644,45 +668,36 @@ def launch_zmq_bot(command: Sequence[str], *, label: str, bind: str | None = Non
                    sandbox: SandboxSpec | None = None) -> tuple[ZmqChannel, BotProcess]:
     """Bind a seat's socket, then start a bot that connects to it (`ARBITER_ENDPOINT`).
 
-    A sandboxed bot (`sandbox`: decided with the spec, `sandbox.box_here`) has no network: its seat is a
-    unix socket in a private folder that only its box shows, so no other process of the
-    machine's bots can reach it. Otherwise, on a non-loopback `bind`, CURVE is on with keys
-    made for this game: the bot gets the arbiter's public key in `ARBITER_SERVER_KEY` and its
-    own key pair in a private file named by `ARBITER_KEYS`, removed when the channel closes.
-    The bot's stdin is closed and its stdout read and discarded (debug output belongs on
-    stderr, which is logged). Raises LaunchError if the socket cannot be bound or the bot
-    cannot be started.
+    A sandboxed bot (`sandbox`, decided with `sandbox.box_here`) has no network: its seat is a
+    unix socket in a private folder only its box shows. On a non-loopback `bind`, CURVE is on
+    with keys made for the game: the arbiter's public key in `ARBITER_SERVER_KEY`, the bot's
+    pair in a private folder's file named by `ARBITER_KEYS`. The folder goes with the channel.
+    Its stdin is closed, its stdout discarded (debug output belongs on stderr, which is logged).
+    Raises LaunchError if the socket cannot be bound or the bot cannot be started.
     """
-    seat_dir = None
-    if sandbox is not None:
-        seat_dir = Path(tempfile.mkdtemp(prefix="arbiter-seat-"))  # mode 0700
-        bind = f"ipc://{seat_dir}/seat"
-    bind = bind or DEFAULT_BIND
-    endpoint = parse_endpoint(bind, side="bind")
-    bot_env = dict(env or {})
-    curve = None
-    key_file = None
-    if not endpoint.is_loopback:
-        arbiter_pair, bot_pair = KeyPair.generate(), KeyPair.generate()
-        curve = SeatCurve(arbiter_pair, bot_pair.public)
-        key_file = _write_game_keys(bot_pair)
-        bot_env[ENV_KEYS] = str(key_file)
-        bot_env[ENV_SERVER_KEY] = arbiter_pair.public
+    bind, bot_env, curve, private_dir = bind or DEFAULT_BIND, dict(env or {}), None, None
+    if sandbox is not None or not parse_endpoint(bind, side="bind").is_loopback:
+        private_dir = Path(tempfile.mkdtemp(prefix="arbiter-seat-"))  # mode 0700
     try:
-        channel = ZmqChannel(label, bind=bind, curve=curve, key_file=key_file, seat_dir=seat_dir)
-        if seat_dir is not None:  # the box's user connects; its folder (the box's own) keeps others out
-            os.chmod(seat_dir / "seat", 0o666)
+        if sandbox is not None:
+            bind = f"ipc://{private_dir}/seat"
+        elif private_dir is not None:
+            arbiter_pair, bot_pair = KeyPair.generate(), KeyPair.generate()
+            curve = SeatCurve(arbiter_pair, bot_pair.public)
+            bot_env[ENV_KEYS] = str(write_key_pair(private_dir, "bot", bot_pair)[0])
+            bot_env[ENV_SERVER_KEY] = arbiter_pair.public
+        channel = ZmqChannel(label, bind=bind, curve=curve, single=True, private_dir=private_dir)
+        if sandbox is not None:  # the box's user connects; its folder keeps others out
+            os.chmod(f"{private_dir}/seat", 0o666)
     except BaseException:
-        if key_file is not None:
-            key_file.unlink(missing_ok=True)
-        if seat_dir is not None:
-            remove_tree(str(seat_dir))
+        if private_dir is not None:
+            remove_tree(str(private_dir))
         raise
     bot_env[ENV_ENDPOINT] = connectable(channel.endpoint)
     try:
         process, stdin_fd, stdout_fd = BotProcess.launch(command, cwd=cwd, env=bot_env, memory_mb=memory_mb,
                                                          log_path=log_path, sandbox=sandbox,
-                                                         seat_dir=str(seat_dir) if seat_dir else None)
+                                                         seat_dir=str(private_dir) if sandbox is not None else None)
     except BaseException:
         channel.shut()
         raise
@@ -691,22 +706,11 @@ def launch_zmq_bot(command: Sequence[str], *, label: str, bind: str | None = Non
     return channel, process
 
 
-def _write_game_keys(pair: KeyPair) -> Path:
-    """A private temporary key file for one launched bot."""
-    fd, name = tempfile.mkstemp(prefix="arbiter-bot-", suffix=".key_secret")
-    with os.fdopen(fd, "w", encoding="ascii") as out:  # mkstemp: mode 0600
-        out.write(f"curve\n    public-key = \"{pair.public}\"\n    secret-key = \"{pair.secret}\"\n")
-    return Path(name)
-
-
 # --- remote bots ---------------------------------------------------------------------
 
 class RemoteChannel:
     """One game's lease on a remote seat: the seat's `Channel` until `close()` hands it back.
-
-    `unavailable` (no bot connected in time, or the socket could not be set up) makes every
-    call answer `Closed` with that reason, so the game records it as the seat's fault.
-    """
+    `unavailable` (no bot in time, or no socket) makes every call answer `Closed` with that reason."""
 
     def __init__(self, seat: ZmqChannel | None, unavailable: Closed | None) -> None:
         self.seat = seat
@@ -751,15 +755,12 @@ def lease_remote_seats(seats: Sequence[tuple[str, SocketSpec]], *,
                        cancel: threading.Event | None = None) -> list[RemoteChannel]:
     """The channels of remote seats for one game, given (label, spec) pairs; `close()` hands each back.
 
-    A seat's socket is made on first use and kept for the life of the arbiter process, so
-    a bot can serve many games on one connection. Each seat is used by one game at a time:
-    leases are taken in a fixed order, so concurrent games wait for each other instead of
-    deadlocking. Then waits up to each spec's `connect_wait_ms` (counted from when every
-    lease is held: waiting for another game is not the bot's fault) for bots that are not
-    connected; a seat still without a bot, or whose socket cannot be set up, answers
-    `Closed` saying why. Every wait looks at `cancel` at least every CANCEL_CHECK_MS and
-    then raises LeaseCancelled, holding no lease. Raises EndpointError for settings
-    `socket_problems` rejects.
+    A seat's socket is made on first use and kept as long as the arbiter process. A seat serves
+    one game at a time: leases are taken in a fixed order (no deadlock). Then waits up to each
+    spec's `connect_wait_ms`, counted once every lease is held, for bots not connected; a seat
+    still without one, or whose socket cannot be set up, answers `Closed` saying why. Every
+    wait looks at `cancel` every CANCEL_CHECK_MS, then raises LeaseCancelled, holding no lease.
+    Raises EndpointError for settings `socket_problems` rejects.
     """
     for label, spec in seats:
         try:
@@ -809,10 +810,9 @@ def check_in_remote_seats(seats: Sequence[tuple[str, SocketSpec]], *,
                           on_wait: Callable[[list[str]], None] | None = None) -> dict[str, str]:
     """Open the remote seats and wait until a bot owns each; {label: why} for the seats no bot came to.
 
-    Each seat is waited for up to its spec's `connect_wait_ms`, and at least CHECK_IN_QUIET_MS
-    (a running bot needs a moment to connect to a seat just opened). If some seats have no
-    bot after CHECK_IN_QUIET_MS, `on_wait` is told their labels. The seats stay open, so
-    their bots stay connected for the games. Raises EndpointError as `lease_remote_seats` does.
+    Each is waited for up to its `connect_wait_ms`, at least CHECK_IN_QUIET_MS (a running bot
+    needs a moment to connect to a seat just opened), after which `on_wait` is told the labels
+    still waited for. The seats stay open for the games. EndpointError as `lease_remote_seats`.
     """
     started = time.monotonic()
     leases = lease_remote_seats([(label, replace(spec, connect_wait_ms=0)) for label, spec in seats])
@@ -864,7 +864,7 @@ def _remote_seat(runtime: _Runtime, label: str, spec: SocketSpec) -> ZmqChannel:
         if channel.client_key != (curve.client_public if curve else None):
             raise EndpointError(f"{label}: {endpoint} is already the seat of a remote player with other keys")
         return channel
-    channel = ZmqChannel(label, bind=spec.bind, connect=spec.connect, curve=curve, heartbeat=True, remote=True)
+    channel = ZmqChannel(label, bind=spec.bind, connect=spec.connect, curve=curve, remote=True)
     runtime.add_remote(key, channel)
     return channel
 
