@@ -81,7 +81,7 @@ end_all([process], grace_s=1.0, term_grace_s=0.3)
 @pytest.mark.skipif(not support().usable, reason="no sandbox on this machine: boxed launches are not made")
 @pytest.mark.parametrize("held", ["closed", "open"])
 def test_a_boxed_bot_starts_whatever_descriptors_3_and_4_hold_in_the_arbiter(held: str) -> None:
-    # The box's prelude puts the bot's pipes on 3 and 4 itself: the arbiter's own 3 and 4,
+    # The box's keeper puts the bot's pipes on 3 and 4 itself: the arbiter's own 3 and 4,
     # closed (as when another game's thread has just closed a file there) or open, play no part.
     done = subprocess.run([sys.executable, "-c", _DESCRIPTORS_3_AND_4, held], capture_output=True, text=True,
                           timeout=60, cwd=Path(__file__).resolve().parent.parent)

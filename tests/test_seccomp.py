@@ -172,7 +172,7 @@ def boxed(command: Sequence[str], program: bytes | None, folder: Path, *,
           timeout_s: float = 60.0) -> subprocess.CompletedProcess[str]:
     """Run `command` in a bubblewrap box made as the arbiter makes one (its own PID, IPC,
     UTS and network namespaces, as uid 61000 when root, without capabilities), under
-    `program` when one is given, passed as the box's prelude will: `exec 5<FILE`,
+    `program` when one is given, passed as the box's keeper does: open on descriptor 5,
     `--seccomp 5`. `folder` is shown read-only at /tmp/probe."""
     assert BWRAP is not None and SETPRIV is not None
     argv = [BWRAP, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--perms", "1777",

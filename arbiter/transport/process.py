@@ -21,7 +21,6 @@ stays in its tree, and is seen, even once its parent is gone.
 """
 from __future__ import annotations
 
-import atexit
 import ctypes
 import functools
 import os
@@ -44,7 +43,7 @@ from .waits import readable
 # LOG_CAP_BYTES, StderrDrain and unstartable are also imported from here (check, cluster, probe, zmq).
 from .logs import LOG_CAP_BYTES, StderrDrain  # noqa: F401
 from .startable import unstartable
-from .sandbox import PACKAGE_DIR, PLAYERS_DIR, Box, BoxView, SandboxError, SandboxSpec, box_view, support
+from .sandbox import PACKAGE_DIR, PLAYERS_DIR, Box, SandboxError, SandboxSpec
 
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
@@ -192,12 +191,9 @@ def _launchers() -> ThreadPoolExecutor:
 
 
 def _forget_launchers() -> None:
-    """In a forked child: the parent's launcher threads and started boxes are not its own."""
+    """In a forked child (a worker): the parent's launcher threads are not its own."""
     global _LAUNCHERS
     _LAUNCHERS = None
-    _READY_BOXES.forget()
-    _BUILT_BOXES.forget()
-    _INITS.forget()
 
 
 os.register_at_fork(after_in_child=_forget_launchers)
@@ -208,275 +204,6 @@ def _outcome(launch: Callable[[], T]) -> T | BaseException:
         return launch()
     except BaseException as exc:  # handed to the caller, who decides what each failure means
         return exc
-
-
-# --- boxes started ahead -------------------------------------------------------------
-
-class _StartedBox:
-    """A box whose first process runs, in the box's control groups, waiting for its bot."""
-
-    def __init__(self) -> None:
-        self.box = Box()
-        try:
-            # No Python between fork and exec: subprocess can use vfork.
-            self.popen = subprocess.Popen(self.box.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                          stderr=subprocess.PIPE, env=self.box.env, bufsize=0, close_fds=True,
-                                          start_new_session=True, pass_fds=self.box.pass_fds)
-        except (OSError, subprocess.SubprocessError):
-            self.box.remove()
-            raise
-        try:
-            GUARDIAN.register(self.popen.pid)
-        except OSError:  # no guardian, no box: it could outlive a killed arbiter
-            self.popen.kill()
-            self.popen.wait()
-            self.box.remove()
-            raise
-        self.box.launched(self.popen.pid)
-
-    def alive(self) -> bool:
-        return self.popen.poll() is None
-
-    def discard(self) -> None:
-        """End a box that got no bot: its prelude reads an empty script and exits."""
-        self.box.abandon()
-        try:
-            self.popen.wait(timeout=1.0)
-        except subprocess.TimeoutExpired:
-            self.popen.kill()
-            self.popen.wait()
-        GUARDIAN.unregister(self.popen.pid)
-        for stream in (self.popen.stdin, self.popen.stdout, self.popen.stderr):
-            if stream is not None:
-                stream.close()
-        _INITS.add_of(self.box)  # a built box's helper ends with its init, which may come to the arbiter
-        self.box.remove()
-
-
-class _ReadyBoxes:
-    """Boxes started ahead of their bots, so that a bot's start does not wait while its box's
-    first process joins the box's control groups: on a kernel at its defaults, joining a v2
-    group waits for an RCU grace period (5 to 23 ms here, docs/performance.md, Sandbox). Every
-    box taken is replaced by one started on a launcher thread (one that lives as long as the
-    process: a box's parent-death signal fires when the thread that started it ends), so
-    as many are kept ready as were taken at once, at most MAX_READY; when none is ready, one
-    is started on the spot."""
-
-    MAX_READY = 32
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._ready: list[_StartedBox] = []
-        self._starting = 0
-        atexit.register(self.close)
-
-    def take(self) -> _StartedBox:
-        """A started box, ready for its bot (raises SandboxError or OSError when none can be made)."""
-        places = support()
-        with self._lock:
-            ready = self._ready
-            self._ready = []
-            taken = None
-            for candidate in ready:
-                # One made with other settings than the machine's as known now (a test's), or
-                # killed from outside while it waited, is not used.
-                usable = candidate.box.places is places and candidate.alive()
-                if taken is None and usable:
-                    taken = candidate
-                elif usable:
-                    self._ready.append(candidate)
-                else:
-                    _in_background(candidate.discard)
-            refill = len(self._ready) + self._starting < self.MAX_READY
-            if refill:
-                self._starting += 1
-        if refill and not _in_background(self._start_one):
-            with self._lock:
-                self._starting -= 1
-        return taken if taken is not None else _StartedBox()
-
-    def _start_one(self) -> None:
-        try:
-            started: _StartedBox | None = _StartedBox()
-        except (SandboxError, OSError, subprocess.SubprocessError):
-            started = None  # a launch that finds none ready starts its own, and says what fails
-        with self._lock:
-            self._starting -= 1
-            if started is not None:
-                self._ready.append(started)
-
-    def close(self) -> None:
-        """End every box still waiting (at exit)."""
-        with self._lock:
-            ready, self._ready = self._ready, []
-        _discard_all(ready)
-
-    def forget(self) -> None:
-        """In a forked child: the boxes are the parent's (their script pipes are closed here)."""
-        self._lock = threading.Lock()  # the parent's may be held by a thread that is not here
-        for started in self._ready:
-            started.box.abandon()
-        self._ready, self._starting = [], 0
-
-
-_READY_BOXES = _ReadyBoxes()
-
-
-def _discard_all(boxes: Iterable[_StartedBox]) -> None:
-    """End boxes that got no bot (at exit)."""
-    for started in boxes:
-        try:
-            started.discard()
-        except OSError:  # at exit, a box whose files are already gone: nothing left to end
-            pass
-
-
-class _BuiltBoxes:
-    """Boxes built ahead for the next launch of a player: a box's bubblewrap, its namespaces
-    and mounts (about 5 ms of CPU, and as long again waiting for the kernel) made while the
-    player's last game goes on, so that its next bot starts as soon as it is launched.
-
-    Boxes are built for a view (`sandbox.BoxView`: what the box shows, which command it
-    runs), on a launcher thread, and only with the launch helper (the helper waits in the box
-    for the bot's environment, `Box.give`). Each launch takes a box built for its view, or has
-    one built on the spot, and from a view's third launch on has another built for the next
-    (a view launched once or twice, the two seats of a single game or a test, may not come
-    again): as many stay ready as were taken, at most MAX_BUILT in all (the oldest of another
-    view makes way).
-    A built box has run nothing of its bot: its `/tmp` is empty and its processes are
-    bubblewrap's and the helper's, waiting."""
-
-    MAX_BUILT = 16
-    BUILD_FROM = 3  # a view's launch from which its next box is built ahead
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._ready: list[tuple[BoxView, _StartedBox]] = []  # oldest first
-        self._building = 0
-        self._launches: dict[BoxView, int] = {}  # how often each view was launched
-        atexit.register(self.close)
-
-    def take(self, view: BoxView) -> _StartedBox:
-        """A box showing `view`, its helper waiting for the bot (raises SandboxError or OSError
-        when none can be made)."""
-        with self._lock:
-            taken, evicted, kept = None, [], []
-            for entry in self._ready:
-                if taken is None and entry[0] == view and entry[1].alive():
-                    taken = entry[1]
-                elif entry[1].alive():
-                    kept.append(entry)
-                else:
-                    evicted.append(entry[1])
-            launches = self._launches[view] = self._launches.get(view, 0) + 1
-            if launches >= self.BUILD_FROM:  # room for the next one, the oldest of the others making way
-                while kept and len(kept) + self._building >= self.MAX_BUILT:
-                    evicted.append(kept.pop(0)[1])
-            self._ready = kept
-            build = launches >= self.BUILD_FROM and len(kept) + self._building < self.MAX_BUILT
-            if build:
-                self._building += 1
-        for started in evicted:
-            _in_background(started.discard)
-        if build and not _in_background(lambda: self._build_one(view)):
-            with self._lock:
-                self._building -= 1
-        if taken is None:
-            taken = _READY_BOXES.take()
-            try:
-                taken.box.build(view)
-            except BaseException:
-                taken.discard()
-                raise
-        return taken
-
-    def _build_one(self, view: BoxView) -> None:
-        built: _StartedBox | None = None
-        try:
-            if view.places is support():  # not for a machine known otherwise since (a test's)
-                built = _READY_BOXES.take()
-                built.box.build(view)
-        except Exception:  # the launch that finds none built builds its own, and says what fails
-            if built is not None:
-                built.discard()
-            built = None
-        finally:
-            with self._lock:
-                self._building -= 1
-                if built is not None:
-                    self._ready.append((view, built))
-
-    def close(self) -> None:
-        """End every box still waiting (at exit)."""
-        with self._lock:
-            ready, self._ready = self._ready, []
-        _discard_all([started for _, started in ready])
-
-    def forget(self) -> None:
-        """In a forked child: the boxes are the parent's."""
-        self._lock = threading.Lock()
-        for _, started in self._ready:
-            started.box.abandon()
-        self._ready, self._building, self._launches = [], 0, {}
-
-
-_BUILT_BOXES = _BuiltBoxes()
-
-
-class _Inits:
-    """Boxes' inits to reap. When bubblewrap's first process ends before the box's init, the
-    arbiter, a child subreaper, becomes the init's parent, and nothing else waits for it: it
-    would stay a zombie for as long as the arbiter runs, one a box. Each closed box's init is
-    kept here (its pid and start time) and reaped at a later launch or close once it is the
-    arbiter's zombie; one that is gone, or whose pid another process holds, is forgotten."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._waiting: list[tuple[int, bytes]] = []
-
-    def add(self, init: tuple[int, bytes]) -> None:
-        with self._lock:
-            self._waiting.append(init)
-        self.reap()
-
-    def add_of(self, box: Box) -> None:
-        """Add `box`'s init, once its processes have ended (`Box.ended_init`), when it had one."""
-        init = box.ended_init()
-        if init is not None:
-            self.add(init)
-
-    def reap(self) -> None:
-        me = os.getpid()
-        with self._lock:
-            waiting, self._waiting = self._waiting, []
-        kept = []
-        for pid, started in waiting:
-            fields = stat_fields(pid)
-            if fields is None or fields[19] != started:
-                continue  # reaped by its first process after all, or gone
-            if fields[0] == b"Z" and int(fields[1]) == me:
-                reap(pid)
-            else:
-                kept.append((pid, started))  # still ending, or not yet handed to the arbiter
-        with self._lock:
-            self._waiting += kept
-
-    def forget(self) -> None:
-        """In a forked child: the inits are the parent's."""
-        self._lock = threading.Lock()
-        self._waiting = []
-
-
-_INITS = _Inits()
-
-
-def _in_background(work: Callable[[], object]) -> bool:
-    """Run `work` on a launcher thread; False when the process is shutting down (then not run)."""
-    try:
-        _launchers().submit(work)
-    except RuntimeError:  # "cannot schedule new futures after interpreter shutdown"
-        return False
-    return True
 
 
 # --- /proc ---------------------------------------------------------------------------
@@ -725,30 +452,27 @@ class BotProcess:
             raise LaunchError("the command is empty")
         _set_child_subreaper()
         _raise_open_files()
-        _INITS.reap()
         _write_kit_bytecode()
         if sandbox is not None:
             why = unstartable(command, cwd)  # inside the box, a missing program would look like a crash
             if why is not None:
                 raise LaunchError(f"cannot start {command[0]!r}: {why}")
-            # A ZeroMQ seat's folder is the game's own: its box is not built ahead.
-            ahead = support().spawn is not None and seat_dir is None
+            box: Box | None = Box(command, cwd=cwd, env=env or {}, spec=sandbox, memory_mb=memory_mb, seat_dir=seat_dir)
             try:
-                if ahead:
-                    started = _BUILT_BOXES.take(box_view(command, cwd=cwd, spec=sandbox, memory_mb=memory_mb))
-                else:
-                    started = _READY_BOXES.take()
-            except (OSError, subprocess.SubprocessError) as exc:  # the box's making, not the bot's command
+                popen = box.start()
+            except OSError as exc:  # the box's making, not the bot's command
+                box.remove()
+                if exc.errno in SHORTAGES:
+                    raise
                 raise SandboxError(f"cannot make a box for {command[0]!r}: {exc}") from None
-            box, popen = started.box, started.popen
-            try:
-                if ahead:
-                    box.give(env or {}, memory_mb)
-                else:
-                    box.enter(command, cwd=cwd, env=env or {}, spec=sandbox, memory_mb=memory_mb, seat_dir=seat_dir)
             except BaseException:
-                started.discard()
+                box.remove()
                 raise
+            try:
+                GUARDIAN.register(popen.pid)
+            except OSError as exc:  # no guardian, no bot: it could outlive a killed arbiter
+                _undo_launch(popen, box, None, ())
+                raise OSError(exc.errno, f"the arbiter could not start its guardian process: {exc.strerror}") from None
         else:
             box, popen = None, cls._launch_unboxed(command, cwd=cwd, env=env, memory_mb=memory_mb)
         assert popen.stdin is not None and popen.stdout is not None and popen.stderr is not None
@@ -1100,27 +824,6 @@ class BotProcess:
             readable([self._pidfd], timeout_s)
         return self.exit_status()
 
-    def wait_box_exit(self, timeout_s: float) -> None:
-        """In a box, once the bot's process has ended, wait up to `timeout_s` for bubblewrap's
-        init too, whose end takes the box's last processes with it: bubblewrap's first process
-        can end a moment before it, and an init found still ending was signalled and waited for
-        by pauses (a millisecond or more at most games' end). Awaited on its pidfd; only the
-        init seen in the bot's tree (the same start time), never a process that took its pid."""
-        if self.box is None:
-            return
-        for pid in self.box.keepers() - {self.pid}:
-            started = self._descendants.get(pid)
-            try:
-                fd = os.pidfd_open(pid)
-            except OSError:
-                continue  # gone
-            try:
-                stat = stat_fields(pid)
-                if started is not None and stat is not None and stat[19] == started:
-                    readable([fd], timeout_s)
-            finally:
-                os.close(fd)
-
     @staticmethod
     def wait_any_exit(processes: Sequence[BotProcess], timeout_s: float) -> set[BotProcess]:
         """Wait up to `timeout_s` for any of `processes` to exit (a pause that a bot's exit cuts
@@ -1156,14 +859,8 @@ class BotProcess:
             if fd is not None:
                 os.close(fd)
         if self.box is not None:
-            self._reap_keepers()
             self.box.remove()
         self.drain.finish(0.5)
-
-    def _reap_keepers(self) -> None:
-        """Hand bubblewrap's init to `_INITS`, which reaps it once it is the arbiter's zombie."""
-        assert self.box is not None
-        _INITS.add_of(self.box)
 
     def kill_tree(self) -> None:
         """SIGKILL every process of the bot's session at once and wait until they are dead."""
@@ -1173,13 +870,16 @@ class BotProcess:
 def _undo_launch(popen: subprocess.Popen[bytes], box: Box | None, drain: StderrDrain | None,
                  kept: Sequence[int]) -> None:
     """End a bot whose launch failed after its process started (the arbiter out of descriptors,
-    say): its session killed (in a box, bubblewrap's first process, whose death takes the box
-    with it), reaped, and everything the launch had made for it closed or removed, so that a
+    say): its session killed (in a box, the box's processes, whose keeper then reaps them and
+    ends), reaped, and everything the launch had made for it closed or removed, so that a
     failed launch leaves no process, descriptor or control group behind."""
-    try:
-        os.killpg(popen.pid, signal.SIGKILL)
-    except OSError:
-        pass  # gone already
+    if box is not None:
+        box.kill()
+    else:
+        try:
+            os.killpg(popen.pid, signal.SIGKILL)
+        except OSError:
+            pass  # gone already
     popen.wait()
     GUARDIAN.unregister(popen.pid)
     for stream in (popen.stdin, popen.stdout, popen.stderr):
@@ -1190,7 +890,6 @@ def _undo_launch(popen: subprocess.Popen[bytes], box: Box | None, drain: StderrD
     if drain is not None:
         drain.finish(0.5)  # its pipe has ended with the bot's processes
     if box is not None:
-        _INITS.add_of(box)
         box.remove()
 
 
@@ -1248,8 +947,7 @@ def end_all(processes: Sequence[BotProcess], *, grace_s: float, term_grace_s: fl
     """
     deadline = time.monotonic() + grace_s
     for process in processes:
-        if process.wait_exit(deadline - time.monotonic()) is not None:
-            process.wait_box_exit(deadline - time.monotonic())
+        process.wait_exit(deadline - time.monotonic())  # a boxed bot's keeper ends with its box
     stages = ((signal.SIGTERM, term_grace_s),) if term_grace_s > 0 else ()
     for signum, wait_s in (*stages, (signal.SIGKILL, kill_wait_s)):
         alive = _live(processes)
@@ -1260,8 +958,11 @@ def end_all(processes: Sequence[BotProcess], *, grace_s: float, term_grace_s: fl
                 process.box.kill()
             elif process.box is not None:
                 process.box.resume()  # thawed, so that its processes see the signal
-            # SIGTERM spares the box's own processes (see `terminate`); SIGKILL takes them all.
-            spare = process.box.keepers() if signum == signal.SIGTERM and process.box is not None else set()
+            # SIGTERM spares the box's own processes (see `terminate`); SIGKILL takes them all but
+            # the keeper, which reaps them and ends.
+            spare: set[int] = set()
+            if process.box is not None:
+                spare = process.box.keepers() if signum == signal.SIGTERM else {process.pid}
             _signal_all(members, process.session_id, signum, spare)
             if signum == signal.SIGTERM:
                 _signal_all(members, process.session_id, signal.SIGCONT, spare)  # stopped ones must see it

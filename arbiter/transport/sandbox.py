@@ -1,13 +1,13 @@
 """The sandbox: one box per bot, made with bubblewrap and control groups (docs/security.md).
 
 This module owns every privilege and every limit of a sandboxed bot, and nothing else
-knows how the box is made. `process.py` (the only place that starts a process) asks it for
-a `Box`, whose first process it starts before the bot is known (a prelude, the launch helper
-or else `/bin/sh`, that joins the box's control groups, sets its limits and waits), then has
-it `enter` the bot's command (what the prelude reads next: the bot's limits and environment,
-then bubblewrap around the bot). While the bot lives the box is its keeper: it finds the bot's own process and
-its own two (`keepers`), freezes and thaws it, reads its CPU time and kills it whole;
-afterwards it says why it was stopped (memory, process count) and is removed.
+knows how the box is made. A `Box` makes the box's control groups, with their limits, and
+starts its keeper (`start`): a small process (the launch helper's `spawn keeper`, else
+`keeper.py`) that starts bubblewrap already inside the groups, stays outside them, reaps the
+box's init and ends with the bot's status once nothing of the box is left. While the bot
+lives the box finds the bot's own process and its keepers (`keepers`), freezes and thaws it,
+reads its CPU time and kills it whole; afterwards it says why it was stopped (memory,
+process count) and is removed. Nothing is started or built ahead of its bot.
 
 What a box is, on a machine that offers it all:
 - **identity**: when the arbiter runs as root, the bot runs as `BOX_UID`/`BOX_GID`, an
@@ -30,16 +30,17 @@ What a box is, on a machine that offers it all:
   Its write folders hold at most `write_mb` and `write_files` (`SandboxSpec.write_cap_broken`,
   which the referee asks after each of the bot's turns).
 - **system calls**: the seccomp filter of `seccomp.py` (keyrings, locks, namespaces, mounts,
-  io_uring, ptrace, bpf...), loaded by bubblewrap from a file the prelude opens.
-- **suspension**: the keeper freezes the whole box between turns (the freezer control
-  group), children it forks meanwhile included; `BotProcess` stops it by SIGSTOP walks only
+  io_uring, ptrace, bpf...), loaded by bubblewrap from a file the keeper opens on descriptor 5.
+- **suspension**: the box is frozen whole between turns (the freezer control
+  group; its keeper, outside it, never is), children it forks meanwhile included; `BotProcess`
+  stops it by SIGSTOP walks only
   where there is no freezer.
 - **what it shows**: every path is resolved once (`_box_view`), and `shown_path_problems`
   refuses, when the config is read, one that leads to the config, the results or another
   player's folder; a path inside a write folder is shown by that folder, never resolved.
 - **the whole tree**: every process of the box is in its PID namespace, whose init is a
-  descendant of the launched process; when the bot's first process ends, or that init is
-  killed, the kernel kills everything else in the box. The control group also gives the
+  grandchild of the keeper; when the bot's first process ends, or that init is killed, the
+  kernel kills everything else in the box, and the keeper reaps what comes to it. The control group also gives the
   box's CPU time in one read and, on cgroup v2, `cgroup.kill`.
 
 `support()` probes the machine once per process and says what is enforced; when
@@ -51,7 +52,7 @@ import functools
 import os
 import re
 import secrets
-import shlex
+import signal
 import shutil
 import subprocess
 import sys
@@ -61,7 +62,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
-from .procfs import children, read_proc, stat_fields
+from .procfs import children, kill, read_proc
 from .waits import readable
 from . import spawn as spawn_helper
 from .seccomp import filter_file, unsupported_reason
@@ -78,7 +79,6 @@ SYSTEM_DIRS = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/li
 PACKAGE_DIR = Path(__file__).resolve().parents[1]  # the `arbiter` package: the bot kit
 PLAYERS_DIR = PACKAGE_DIR.parent / "players"  # the bundled players, beside it in a checkout
 _PROBE_TIMEOUT_S = 10.0
-_PROBE_REAP_S = 1.0  # how long the probe waits for its box's init to end, to reap it
 
 
 class SandboxError(Exception):
@@ -273,29 +273,18 @@ def _probe() -> Support:
 
 
 def _try_box(bwrap: str, setpriv: str, as_root: bool, seccomp: str | None, spawn: str | None) -> str | None:
-    """Run `true` in a box like a bot's, started the same way (with the helper: built first,
-    then given its command, as a box built ahead is); None if it worked, else why not."""
+    """Run `true` in a box like a bot's, kept the same way (by the helper's keeper, or by
+    keeper.py without it); None if it worked, else why not."""
     box = _bwrap_argv(bwrap, setpriv, as_root, ["/bin/true"], cwd="/tmp", read=(), write=(),
-                      seccomp=seccomp is not None, spawn=spawn, waits=spawn is not None)
-    script_r, script_w = os.pipe()
-    control_r, control_w = os.pipe()
-    report_r, report_w = os.pipe()
-    info_r, info_w = os.pipe()
+                      seccomp=seccomp is not None, spawn=spawn)
+    keeper = [spawn, "keeper"] if spawn is not None else [sys.executable, "-I", "-S", _KEEPER_PY]
+    argv = [*keeper, str(os.getpid()), "0", str(MAX_FILE_MB << 20), str(MAX_OPEN_FILES), "-", seccomp or "-", "-",
+            "-", "--", *box]
     try:
-        with open(script_w, "wb") as script, open(control_w, "wb") as control:
-            script.write((_bot_script if spawn is None else _bot_data)(box, {"PATH": BOX_PATH}, address_space_mb=None,
-                                                                         seccomp=seccomp, info=_fd_path(info_w)))
-            control.write(_entries(["ePATH=" + BOX_PATH, "a/bin/true"]))
-        argv = _prelude_argv((), _fd_path(script_r), spawn, control=control_r, report=report_w)
         done = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                              timeout=_PROBE_TIMEOUT_S, env={}, pass_fds=(control_r, report_w) if spawn else ())
+                              timeout=_PROBE_TIMEOUT_S, env={"PATH": BOX_PATH})
     except (OSError, subprocess.SubprocessError) as exc:
         return str(exc)
-    finally:
-        os.set_blocking(info_r, False)
-        _reap_init(_info_pid(info_r))
-        for fd in (script_r, control_r, report_r, report_w, info_r, info_w):
-            os.close(fd)
     if done.returncode != 0:
         last = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:]
         return last[0] if last else f"status {done.returncode}"
@@ -421,16 +410,6 @@ def _group_files(parent: str) -> set[str] | None:
             pass
 
 
-def _join_file(folder: str, version: int) -> str:
-    """The file of a group that a process joins by writing `0` to it. In a v1 hierarchy, `tasks`:
-    that moves the writing thread alone (the box's first process, a shell, has one), and for a
-    thread moving itself the kernel skips the global lock (`cgroup_threadgroup_rwsem`) whose
-    taking otherwise waits for an RCU grace period, 5 to 23 ms (docs/performance.md, Sandbox).
-    In v2, `cgroup.procs` (a thread cannot leave its process's domain there): that wait is
-    paid, but by a box started before its bot is known (`Box`)."""
-    return os.path.join(folder, "tasks" if version == 1 else "cgroup.procs")
-
-
 def _write(path: str, text: str) -> None:
     fd = os.open(path, os.O_WRONLY)
     try:
@@ -515,7 +494,11 @@ class _Groups:
         self.folders: dict[str, str] = {}  # feature -> folder
         self.memory_mb: int | None = None
         self._memory_v2 = places.memory is not None and places.memory.version == 2
-        # The file a process writes `0` to, to join each group itself (`_join_file`).
+        # How bubblewrap's first process is born in the groups (the keeper, spawn.c): in the v2
+        # folder by clone3(CLONE_INTO_CGROUP), nothing migrated; in each v1 group by writing `0`
+        # to its `tasks` (a thread moving itself: the kernel skips the global lock whose taking
+        # waits for an RCU grace period, 5 to 23 ms here, docs/performance.md, Sandbox).
+        self.cgroup2: str | None = None
         self.joins: list[str] = []
         self._cpu_fd: int | None = None
         self._cpu_v2 = False
@@ -532,7 +515,10 @@ class _Groups:
                     folder = os.path.join(place.parent, name)
                     os.mkdir(folder)
                     made[place.parent] = folder
-                    self.joins.append(_join_file(folder, place.version))
+                    if place.version == 2:
+                        self.cgroup2 = folder
+                    else:
+                        self.joins.append(os.path.join(folder, "tasks"))
                 self.folders[feature] = folder
             if "pids" in self.folders:
                 _write(os.path.join(self.folders["pids"], "pids.max"), str(MAX_PROCESSES))
@@ -659,177 +645,96 @@ class _Groups:
 # --- the box -------------------------------------------------------------------------
 
 class Box:
-    """One bot's sandbox, made in steps. `Box()` makes its control groups and the command of
-    its first process (`argv`, `env`, `pass_fds`): a prelude (the launch helper, else `/bin/sh`)
-    that joins the groups, sets the limits every box has, puts the bot's pipes (its standard
-    input and output) on descriptors 3 and 4, and waits for the rest of its script. That process
-    can be started before the bot is known: `BotProcess` keeps boxes started ahead
-    (docs/performance.md, Sandbox), so that no bot waits for the kernel while its box's first
-    process joins the groups. `enter` then gives the started box its bot: what sets the bot's
-    own limits and environment and becomes bubblewrap around it. With the launch helper that is
-    two steps, which may be apart: `build` makes the prelude bubblewrap showing a `BoxView`, the
-    helper waiting in the box, and `give` sends the helper the bot's environment (a player's
-    next box is built while its game goes on: process.py). Then CPU time, freezing, why it was
-    stopped, and `remove` once its processes are all gone."""
+    """One bot's sandbox, kept by one keeper (the launch helper's `spawn keeper`, else
+    `keeper.py`), as IOI's isolate keeps its box. `Box(...)` makes the box's control groups,
+    with its limits set, and the keeper's command (`argv`, `env`, `pass_fds`); `start` starts
+    the keeper, which starts bubblewrap already inside the groups (clone3 with
+    CLONE_INTO_CGROUP on cgroup v2, `tasks` on v1), stays outside them (never frozen, never
+    counted), reaps every process that comes to it (the box's init included) and exits, once
+    none is left, with the bot's status. While the bot lives the box finds the bot's own
+    process and its keepers (`keepers`), freezes and thaws it, reads its CPU time and kills it
+    whole; afterwards it says why it was stopped (memory, process count) and is removed."""
 
-    def __init__(self) -> None:
+    def __init__(self, command: Sequence[str], *, cwd: str | None, env: Mapping[str, str], spec: SandboxSpec,
+                 memory_mb: int | None, seat_dir: str | None = None) -> None:
         self.places = places = support()  # what the box is made with (a test may change it)
         if not places.usable:  # the spec promised a box (box_here) on a machine that has none
             raise SandboxError(f"this machine cannot sandbox bots: {places.describe()}")
-        self.groups = _Groups(places)
-        # The script comes through a pipe whose read end the prelude opens by its path in /proc:
-        # the shell then holds it close-on-exec, so no process of the box inherits it. The
-        # arbiter keeps the read end until `remove` (its number cannot be reused meanwhile).
-        self._script_r, self._script_w = os.pipe()
-        self._script_w_open = True
-        # bubblewrap's word on the box (INFO_FD), through a pipe its prelude opens by its path in
-        # /proc: the pid of the box's init, for a bot that ends before anything looked (`init`).
-        # Made with bubblewrap's command line, not before: a box waiting for its bot holds none.
-        self._info_r = self._info_w = -1
-        # With the launch helper, a box can be built before its bot is known (`build`, then
-        # `give`): the bot's command comes through a pipe the helper reads on descriptor 6, and
-        # the helper's descriptor 7, closed when the bot's program runs, tells `bot_pid` that it has.
-        self._control_w = self._report_r = -1
-        self.pass_fds: tuple[int, ...] = ()  # the prelude's inherited pipes, closed here once it runs
-        control = report = None
-        if places.spawn is not None:
-            control_r, self._control_w = os.pipe()
-            self._report_r, report_w = os.pipe()
-            self.pass_fds = (control_r, report_w)
-            control, report = control_r, report_w
-        self.argv = _prelude_argv(self.groups.joins, _fd_path(self._script_r), places.spawn,
-                                  control=control, report=report)
-        self.env: dict[str, str] = {}  # the prelude's; the bot's own is set by its script
-        self.view: BoxView | None = None  # what it shows, once built
-        self._launched_pid = -1
-        self.init: tuple[int, bytes] | None = None  # bubblewrap's init (pid, start time), once noted
-
-    def enter(self, command: Sequence[str], *, cwd: str | None, env: Mapping[str, str], spec: SandboxSpec,
-              memory_mb: int | None, seat_dir: str | None = None) -> None:
-        """Give the started box its bot: `command` run from `cwd` with `env` (and the box's
-        PATH, HOME and LANG), showing what `spec` and `seat_dir` add, within `memory_mb`."""
-        places = self.places
-        view = box_view(command, cwd=cwd, spec=spec, memory_mb=memory_mb, seat_dir=seat_dir, places=places)
-        if places.spawn is not None:
-            self.build(view)
-            self.give(env, memory_mb)
-            return
-        for path in view.given:
+        assert places.bwrap is not None and places.setpriv is not None
+        workdir = os.path.abspath(cwd or os.getcwd())
+        # A ZeroMQ seat's folder is shown read-only: the bot connects to the socket in it (a
+        # socket takes connections on a read-only mount) and can create nothing there.
+        seat = (seat_dir,) if seat_dir else ()
+        for path in (*spec.write, *seat):  # before the view, which shows only what exists
             _give_to_box(path, places.as_root)
-        self.groups.limit_memory(memory_mb)
-        self._write_script(_bot_script(view.bwrap(waits=False), self._bot_env(env),
-                                       address_space_mb=view.address_space_mb, seccomp=places.seccomp,
-                                       info=self._info_path()))
-
-    def build(self, view: BoxView) -> None:
-        """Have the started box's prelude become bubblewrap showing `view`, its bot to come
-        (`give`): the helper waits in the box for the bot's command. Needs the launch helper."""
-        places = self.places
-        assert places.spawn is not None and view.places is places
-        for path in view.given:
-            _give_to_box(path, places.as_root)
-        self._write_script(_bot_data(view.bwrap(waits=True), {"PATH": BOX_PATH}, address_space_mb=view.address_space_mb,
-                                     seccomp=places.seccomp, info=self._info_path()))
-        self.view = view
-
-    def give(self, env: Mapping[str, str], memory_mb: int | None) -> None:
-        """Start the bot in the built box: its view's command, with `env` and the box's PATH,
-        HOME and LANG, its group within `memory_mb`."""
-        assert self.view is not None and self._control_w >= 0
-        self.groups.limit_memory(memory_mb)
-        data = _entries([*_env_entries(self._bot_env(env)), *(f"a{argument}" for argument in self.view.resolved)])
+        bwrap = _box_view(places.bwrap, places.setpriv, places.as_root, places.seccomp is not None, places.spawn,
+                          tuple(_resolved(command, workdir)), workdir, (*spec.read, *seat), tuple(spec.write),
+                          tuple(spec.hide))
+        self.env = _bot_env(env)  # the keeper's, which bubblewrap hands to the bot
+        # The keeper's report: descriptor 7 in the box, closed when the bot's program runs.
+        self._report_r, report_w = os.pipe() if places.spawn is not None else (-1, -1)
+        self.pass_fds: tuple[int, ...] = (report_w,) if report_w >= 0 else ()
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(self._control_w, view):]
-        except OSError as exc:
-            raise SandboxError(f"the box is gone before its bot could start: {exc}") from None
-        finally:
-            os.close(self._control_w)
-            self._control_w = -1
-
-    def _info_path(self) -> str:
-        """The path by which the prelude opens the pipe bubblewrap gives the init's pid on."""
-        self._info_r, self._info_w = os.pipe()
-        os.set_blocking(self._info_r, False)
-        return _fd_path(self._info_w)
-
-    def _note_init(self) -> None:
-        """Note bubblewrap's init (`init`) from its word on INFO_FD, once it has given it: still
-        bubblewrap's child, or handed to the arbiter, never a process that took its pid since
-        (not a child of either). The pipe stays open until `remove`: bubblewrap writes its word
-        in several writes, and one that met a pipe with no reader would kill it (SIGPIPE), and
-        its box with it, which the arbiter would take for the bot's death."""
-        if self.init is not None or self._info_r < 0:
-            return
-        pid = _info_pid(self._info_r)
-        if pid is None:
-            return  # not yet made (looked at again later), or never
-        fields = stat_fields(pid)
-        if fields is not None and int(fields[1]) in (os.getpid(), self._launched_pid) and \
-                read_proc(f"/proc/{pid}/comm") == b"bwrap\n":
-            self.init = (pid, fields[19])
-
-    @staticmethod
-    def _bot_env(env: Mapping[str, str]) -> dict[str, str]:
-        return {"PATH": BOX_PATH, "HOME": "/tmp", "LANG": "C.UTF-8", **env}
-
-    def _write_script(self, script: bytes) -> None:
-        """Write what the prelude reads, and close it (the prelude reads it to its end)."""
-        try:
-            view = memoryview(script)
-            while view:  # more than a pipe holds waits for the prelude to read it
-                view = view[os.write(self._script_w, view):]
-        except OSError as exc:
-            raise SandboxError(f"the box's first process is gone before its bot could start: {exc}") from None
-        finally:
-            self._close_script()
-
-    def _close_script(self) -> None:
-        if self._script_w_open:
-            self._script_w_open = False
-            os.close(self._script_w)
-
-    def abandon(self) -> None:
-        """No bot for this box: its prelude, or the helper waiting in a built box, reads an
-        empty script and ends."""
-        self._close_script()
-        if self._control_w >= 0:
-            os.close(self._control_w)
-            self._control_w = -1
-
-    # --- the running box: given the pid of the process launched with `argv` ----------------
-    def launched(self, pid: int) -> None:
-        """The box's first process (the prelude, then bubblewrap) has been started as `pid`."""
-        self._launched_pid = pid
+            self.groups = _Groups(places)
+            try:
+                self.groups.limit_memory(memory_mb)
+            except SandboxError:
+                self.groups.remove()
+                raise
+        except BaseException:
+            for fd in (self._report_r, report_w):
+                if fd >= 0:
+                    os.close(fd)
+            raise
+        # Without a memory group the cap is on address space (mmap included).
+        address_space = str(memory_mb << 20) if memory_mb is not None and places.memory is None else "-"
+        keeper = [places.spawn, "keeper"] if places.spawn is not None else [sys.executable, "-I", "-S", _KEEPER_PY]
+        self.argv = [*keeper, str(os.getpid()), "0", str(MAX_FILE_MB << 20), str(MAX_OPEN_FILES), address_space,
+                     places.seccomp or "-", str(report_w) if report_w >= 0 else "-", self.groups.cgroup2 or "-",
+                     *self.groups.joins, "--", *bwrap]
+        self.pid = -1  # the keeper's, once started
         self._keepers: set[int] = set()
         self._bot_pid: int | None = None
-        self.init: tuple[int, bytes] | None = None  # bubblewrap's init (pid, start time), once noted
-        for fd in self.pass_fds:  # the prelude has its own
-            os.close(fd)
-        self.pass_fds = ()
+
+    def start(self) -> subprocess.Popen[bytes]:
+        """Start the keeper in a session of its own, the bot's pipes its standard three (vfork:
+        no Python runs between fork and exec). Raises OSError when it cannot be started."""
+        try:
+            popen = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     env=self.env, bufsize=0, close_fds=True, start_new_session=True,
+                                     pass_fds=self.pass_fds)
+        except ValueError as exc:  # a NUL in the bot's command or environment
+            raise SandboxError(f"a bot's command or environment cannot hold a NUL character: {exc}") from None
+        except subprocess.SubprocessError as exc:
+            raise OSError(f"the box's keeper could not start: {exc}") from None
+        finally:
+            for fd in self.pass_fds:  # the keeper has its own
+                os.close(fd)
+            self.pass_fds = ()
+        self.pid = popen.pid
+        return popen
 
     def bot_pid(self) -> int | None:
         """The bot's own process (the box init's child), once it has run the bot's program."""
         if self._bot_pid is None:
             if self._report_r >= 0 and not readable([self._report_r], 0):
-                return None  # the helper has not run the bot's program yet (its descriptor 7 is open)
-            inits = children(self._launched_pid)
+                return None  # the bot's program has not run yet (the box's descriptor 7 is open)
+            tops = children(self.pid)
+            inits = children(tops[0]) if tops else []
             bots = children(inits[0]) if inits else []
             if bots and read_proc(f"/proc/{bots[0]}/comm") not in (None, b"bwrap\n"):  # it has run exec
-                self._keepers = {self._launched_pid, inits[0]}
+                self._keepers = {self.pid, tops[0], inits[0]}
                 self._bot_pid = bots[0]
-                fields = stat_fields(inits[0])
-                self.init = (inits[0], fields[19]) if fields is not None else None
         return self._bot_pid
 
     def keepers(self) -> set[int]:
-        """bubblewrap's processes: the one launched and the box's init (its child). They are
-        never signalled one by one: their death would SIGKILL the box at once, and a PID
-        namespace's init does not take SIGCONT from outside reliably."""
+        """The keeper and bubblewrap's two processes (the one the keeper started and the box's
+        init). Never signalled one by one: bubblewrap's death would SIGKILL the box at once, and
+        a PID namespace's init does not take SIGCONT from outside reliably."""
         if self._keepers:
             return self._keepers
-        return {self._launched_pid, *children(self._launched_pid)}
+        tops = children(self.pid)
+        return {self.pid, *tops, *(init for top in tops for init in children(top))}
 
     @property
     def freezes(self) -> bool:
@@ -838,7 +743,7 @@ class Box:
 
     def suspend(self) -> None:
         """Freeze every process of the box, bubblewrap's and any it forks meanwhile (see
-        `_Groups.freeze`)."""
+        `_Groups.freeze`); the keeper, outside the groups, is never frozen."""
         self.groups.freeze()
 
     def resume(self) -> None:
@@ -856,13 +761,18 @@ class Box:
         once, so that a turn's suspension is one call deep."""
         return (self.groups.freeze, self.groups.thaw) if self.groups.freezes else None
 
-    def exit_status(self, status: int) -> int:
-        """The bot's own status from bubblewrap's: it exits 128+N when the bot died of signal N."""
+    @staticmethod
+    def exit_status(status: int) -> int:
+        """The bot's own status from the keeper's: 128+N when the bot died of signal N."""
         return -(status - 128) if 128 < status <= 128 + 64 else status
 
     def kill(self) -> None:
-        """SIGKILL the whole box through its control group, where the machine allows."""
+        """SIGKILL every process of the box, never its keeper (which then reaps them and ends):
+        through the control group where the machine allows, else bubblewrap's processes, whose
+        death takes the box's PID namespace with it."""
         self.groups.kill()
+        for pid in self.keepers() - {self.pid}:
+            kill(pid, signal.SIGKILL)
 
     def limit_hit(self) -> str | None:
         """Why the box's processes were stopped by the kernel, when a limit did it."""
@@ -872,115 +782,29 @@ class Box:
         """The most memory the box held at once, when a memory control group measured it."""
         return self.groups.peak_memory_mb()
 
-    def ended_init(self) -> tuple[int, bytes] | None:
-        """bubblewrap's init (pid, start time) once the box's processes have ended: as `bot_pid`
-        noted it, or, for a bot that ended before anything looked, as bubblewrap gave its pid on
-        INFO_FD. The arbiter reaps it once it is its zombie (process.py, `_Inits`): its first
-        process can end before it, and a bot that exits at once would otherwise leave one a box."""
-        self._note_init()
-        return self.init
-
     def remove(self) -> None:
-        """Remove the control groups (the box's processes are dead) and the script's pipes."""
-        self.abandon()
-        for fd in (self._script_r, self._report_r, self._info_r, self._info_w, *self.pass_fds):
+        """Remove the control groups (the box's processes are dead) and the report's pipe."""
+        for fd in (self._report_r, *self.pass_fds):
             if fd >= 0:
                 os.close(fd)
-        self._script_r = self._report_r = self._info_r = self._info_w = -1
-        self.pass_fds = ()
+        self._report_r, self.pass_fds = -1, ()
         self.groups.remove()
 
 
-@dataclass(frozen=True)
-class BoxView:
-    """What a player's box shows and which command it runs, worked out from its command, spec
-    and seat (`box_view`): two equal views make interchangeable boxes, so a box built ahead
-    for one player's next game (process.py) serves any launch with the same view."""
-
-    places: Support
-    resolved: tuple[str, ...]  # the command, its program found as the box will find it
-    workdir: str
-    read: tuple[str, ...]
-    write: tuple[str, ...]
-    hide: tuple[str, ...]
-    given: tuple[str, ...]  # made to exist and given to the box's user before it starts
-    address_space_mb: int | None  # the cap on address space, where no memory group caps the box
-
-    def bwrap(self, *, waits: bool) -> tuple[str, ...]:
-        """bubblewrap's command line: around the command, or (`waits`) ending with the helper
-        waiting in the box for it (`spawn box-wait`)."""
-        places = self.places
-        assert places.bwrap is not None and places.setpriv is not None
-        return _box_view(places.bwrap, places.setpriv, places.as_root, places.seccomp is not None, places.spawn,
-                         self.resolved, self.workdir, self.read, self.write, self.hide, waits)
+_KEEPER_PY = str(Path(__file__).with_name("keeper.py"))
+_SHELL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def box_view(command: Sequence[str], *, cwd: str | None, spec: SandboxSpec, memory_mb: int | None,
-             seat_dir: str | None = None, places: Support | None = None) -> BoxView:
-    """The view of a box for `command` run from `cwd` (the arbiter's folder when None),
-    showing what `spec` and a ZeroMQ `seat_dir` add, within `memory_mb`."""
-    places = places if places is not None else support()
-    workdir = os.path.abspath(cwd or os.getcwd())
-    # A ZeroMQ seat's folder is shown read-only: the bot connects to the socket in it (a
-    # socket takes connections on a read-only mount) and can create nothing there.
-    seat = (seat_dir,) if seat_dir else ()
-    return BoxView(places=places, resolved=tuple(_resolved(command, workdir)), workdir=workdir,
-                   read=(*spec.read, *seat), write=tuple(spec.write), hide=tuple(spec.hide),
-                   given=(*spec.write, *seat),
-                   # Without a memory group the cap is on address space (mmap included).
-                   address_space_mb=memory_mb if places.memory is None else None)
-
-
-def _info_pid(info_r: int) -> int | None:
-    """The box init's pid (outside the box) that bubblewrap wrote on INFO_FD, read from the
-    other end of its pipe (non-blocking), or None when it said nothing (it failed before)."""
-    try:
-        said = os.read(info_r, 4096)
-    except OSError:
-        return None
-    found = re.search(rb'"child-pid": *([0-9]+)', said)
-    return int(found.group(1)) if found else None
-
-
-def _reap_init(pid: int | None) -> None:
-    """Reap the probe's box init once it is the arbiter's zombie (a child subreaper's: its
-    bubblewrap may end first); not when bubblewrap reaped it, or it is another's, or it is
-    still alive after _PROBE_REAP_S."""
-    deadline = time.monotonic() + _PROBE_REAP_S
-    while pid is not None:
-        fields = stat_fields(pid)
-        if fields is None or read_proc(f"/proc/{pid}/comm") != b"bwrap\n":
-            return
-        if fields[0] == b"Z" and int(fields[1]) == os.getpid():
-            try:
-                os.waitpid(pid, 0)
-            except ChildProcessError:
-                pass
-            return
-        if time.monotonic() > deadline:
-            return
-        time.sleep(0.001)
-
-
-def _fd_path(fd: int) -> str:
-    """The path in /proc by which a box's prelude opens one of the arbiter's pipes (so that it
-    holds its own copy, close-on-exec or on a descriptor of its choosing, and nothing else does)."""
-    return f"/proc/{os.getpid()}/fd/{fd}"
-
-
-def _entries(entries: Sequence[str]) -> bytes:
-    """Entries for the launch helper (spawn.c), each a tag and its text, NUL-terminated. A NUL
-    inside one would end it early and start another, so none is let through."""
-    for entry in entries:
-        if "\0" in entry:
-            raise SandboxError(f"a bot's command or environment cannot hold a NUL character: {entry[1:80]!r}")
-    return b"".join(entry.encode("utf-8", "surrogateescape") + b"\0" for entry in entries)
+def _bot_env(env: Mapping[str, str]) -> dict[str, str]:
+    """The bot's whole environment: the box's PATH, HOME and LANG, then its own; a name a
+    shell would not take (`my.setting`) is left out, with the launch helper as without it."""
+    return {name: value for name, value in {"PATH": BOX_PATH, "HOME": "/tmp", "LANG": "C.UTF-8", **env}.items()
+            if _SHELL_NAME.fullmatch(name)}
 
 
 @functools.lru_cache(maxsize=256)
 def _box_view(bwrap: str, setpriv: str, as_root: bool, seccomp: bool, spawn: str | None, command: tuple[str, ...],
-              cwd: str, read: tuple[str, ...], write: tuple[str, ...], hide: tuple[str, ...] = (),
-              waits: bool = False) -> tuple[str, ...]:
+              cwd: str, read: tuple[str, ...], write: tuple[str, ...], hide: tuple[str, ...] = ()) -> tuple[str, ...]:
     """`_bwrap_argv` for a player's box, worked out once per arbiter process: the same player's
     box shows the same paths in every game, and finding them (the interpreter's installation,
     every path resolved through its links) took 0.5 ms of the arbiter's CPU a launch, 40% of a
@@ -988,18 +812,18 @@ def _box_view(bwrap: str, setpriv: str, as_root: bool, seccomp: bool, spawn: str
     the first (the box shows what was resolved then)."""
     return tuple(_bwrap_argv(bwrap, setpriv, as_root, command, cwd=cwd,
                              read=(*read, *_named_paths(command, cwd, write, as_root)), write=write, seccomp=seccomp,
-                             hide=hide, spawn=spawn, waits=waits))
+                             hide=hide, spawn=spawn))
 
 
 def _bwrap_argv(bwrap: str, setpriv: str, as_root: bool, command: Sequence[str], *, cwd: str,
                 read: Sequence[str], write: Sequence[str], seccomp: bool, hide: Sequence[str] = (),
-                spawn: str | None = None, waits: bool = False) -> list[str]:
+                spawn: str | None = None) -> list[str]:
     """bubblewrap's command line for a box around `command`, run from `cwd` (with the
     system-call filter read from SECCOMP_FD when `seccomp`), the `hide` paths covered. The
     bot's pipes are moved to 0 and 1 and its rights dropped by the launch helper `spawn`
     (shown read-only at SPAWN_IN_BOX), or, without one, by a /bin/sh shim and setpriv."""
     argv = [bwrap, "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
-            "--die-with-parent", "--hostname", "box", "--info-fd", str(INFO_FD)]
+            "--die-with-parent", "--hostname", "box"]
     if seccomp:
         argv += ["--seccomp", str(SECCOMP_FD)]
     if not as_root:
@@ -1029,8 +853,6 @@ def _bwrap_argv(bwrap: str, setpriv: str, as_root: bool, command: Sequence[str],
     if spawn is not None:
         argv += ["--dir", os.path.dirname(SPAWN_IN_BOX), "--ro-bind", spawn, SPAWN_IN_BOX]
         rights = [str(BOX_UID) if as_root else "-", "-" if as_root else str(MAX_PROCESSES)]
-        if waits:  # the command comes later, on the helper's descriptor 6
-            return [*argv, "--", SPAWN_IN_BOX, "box-wait", *rights]
         return [*argv, "--", SPAWN_IN_BOX, "box", *rights, *command]
     prefix = [setpriv, "--no-new-privs", "--inh-caps=-all"]
     if as_root:
@@ -1049,78 +871,8 @@ def _bwrap_argv(bwrap: str, setpriv: str, as_root: bool, command: Sequence[str],
 # sees the end of file when the bot closes its output, not when the whole box has gone.
 STDIN_FD, STDOUT_FD = 3, 4
 SECCOMP_FD = 5  # the filter's file, which bubblewrap reads and closes before the bot starts
-# Where bubblewrap writes its word on the box (`--info-fd`), the pid of the box's init outside
-# the box among it, as soon as it has made the init; it closes it, and the init never has it.
-INFO_FD = 8
 _STDIO_SHIM = 'exec 0<&3 1>&4 3<&- 4>&- && exec "$@"'
 SPAWN_IN_BOX = "/run/arbiter/spawn"  # where a box shows the launch helper
-
-
-def _prelude_argv(joins: Sequence[str], script: str, spawn: str | None = None, *, control: int | None = None,
-                  report: int | None = None) -> list[str]:
-    """The command the arbiter starts for a box: a prelude that moves itself into the box's
-    control groups (writing `0` to each of `joins`), sets the limits every box has, puts the
-    bot's pipes (its standard input and output) on descriptors 3 and 4 with /dev/null on 0 and
-    1, and reads from the file `script` what makes it bubblewrap. The launch helper `spawn`
-    (`spawn prelude`, reading `_bot_data`; the inherited pipes `control` and `report` go to
-    the helper that waits in a box built ahead, on its descriptors 6 and 7), else `/bin/sh`
-    (running `_bot_script`). A prelude
-    rather than Python between fork and exec, so that the arbiter starts it with vfork instead
-    of copying itself (docs/performance.md, Sandbox); every process of the box descends from it,
-    so all of them are in the groups."""
-    if spawn is not None:
-        return [spawn, "prelude", "0", str(MAX_FILE_MB << 20), str(MAX_OPEN_FILES), script,
-                "-" if control is None else str(control), "-" if report is None else str(report), *joins]
-    steps = ["set -e"]
-    steps += [f"echo 0 >{shlex.quote(path)}" for path in joins]
-    steps += ["ulimit -c 0", f"ulimit -f {(MAX_FILE_MB << 20) // 512}", f"ulimit -n {MAX_OPEN_FILES}"]
-    steps.append(f"exec {STDIN_FD}<&0 {STDOUT_FD}>&1 </dev/null >/dev/null")
-    steps.append(f". {shlex.quote(script)}")
-    return ["/bin/sh", "-c", "; ".join(steps), "box-launch"]
-
-
-_SHELL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-
-def _bot_script(bwrap: Sequence[str], env: Mapping[str, str], *, address_space_mb: int | None,
-                seccomp: str | None, info: str) -> bytes:
-    """What a box's prelude runs once its bot is known: the address-space cap (when there is no
-    memory group), the system-call filter's file opened on SECCOMP_FD and the `info` file on
-    INFO_FD for bubblewrap, the bot's environment (and nothing else: the prelude starts with
-    none), then bubblewrap in its place."""
-    lines = []
-    if address_space_mb is not None:
-        lines.append(f"ulimit -v {address_space_mb << 10}")
-    if seccomp is not None:
-        lines.append(f"exec {SECCOMP_FD}<{shlex.quote(seccomp)}")
-    lines.append(f"exec {INFO_FD}>{shlex.quote(info)}")
-    # A name that is not a shell's (`my.setting`) is left out: the shell inside the box, before
-    # `setpriv`, would drop it anyway (as it always has, docs/security.md).
-    lines += [f"export {name}={shlex.quote(value)}" for name, value in env.items() if _SHELL_NAME.fullmatch(name)]
-    lines.append(f"exec {shlex.join(bwrap)}")
-    return ("\n".join(lines) + "\n").encode("utf-8", "surrogateescape")
-
-
-def _bot_data(bwrap: Sequence[str], env: Mapping[str, str], *, address_space_mb: int | None,
-              seccomp: str | None, info: str) -> bytes:
-    """`_bot_script`'s steps as the launch helper's prelude reads them (spawn.c): NUL-terminated
-    entries, a tag and its text each; the same environment (names a shell would take), the same
-    address-space cap and filter, then bubblewrap's command line. A NUL inside one would end it
-    early and start another entry, so none is let through."""
-    entries = []
-    if address_space_mb is not None:
-        entries.append(f"v{address_space_mb << 20}")
-    if seccomp is not None:
-        entries.append(f"s{seccomp}")
-    entries.append(f"i{info}")
-    entries += _env_entries(env)
-    entries += [f"a{argument}" for argument in bwrap]
-    return _entries(entries)
-
-
-def _env_entries(env: Mapping[str, str]) -> list[str]:
-    """The environment as the helper's entries, the names a shell would take (as `_bot_script`)."""
-    return [f"e{name}={value}" for name, value in env.items() if _SHELL_NAME.fullmatch(name)]
 
 
 def _binds(read: Sequence[str], write: Sequence[str], hide: Sequence[str] = ()) -> list[tuple[str, str]]:

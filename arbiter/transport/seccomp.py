@@ -4,7 +4,7 @@
 arguments), the errno the caller gets instead, and why no bot needs them. `build_filter`
 turns it into a classic BPF program, the array of `struct sock_filter` that bubblewrap hands
 to the kernel; `filter_file` writes that program once per arbiter process to a private file
-for the box's `/bin/sh` prelude to open (`exec 5<PATH`, then `bwrap --seccomp 5 ...`).
+for the box's keeper to open on descriptor 5 (then `bwrap --seccomp 5 ...`).
 
 What the program does with each system call, in order:
 1. a call made through another ABI than the machine's own (i386's `int 0x80` on x86_64,
