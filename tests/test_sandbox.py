@@ -656,3 +656,46 @@ def test_a_box_is_made_with_what_the_machine_offers_as_known_at_its_launch(monke
         finally:
             channel.close()
             end_all([process], grace_s=1.0, term_grace_s=0.3)
+
+
+# Starts 40 processes that spin, says so, and spins too.
+SPINNERS = ("import os, sys\nfor _ in range(40):\n    if os.fork() == 0:\n        while True:\n            pass\n"
+            "print('spinning', flush=True)\nwhile True:\n    pass\n")
+
+
+def test_a_starting_bot_that_spins_40_processes_takes_no_more_than_its_cpu_cap() -> None:
+    """A box's processes together use at most `cpu_cores` CPUs at once (cgroup CPU bandwidth),
+    from the box's first instruction: a bot that spins 40 processes while it starts (off its
+    own clock) cannot take CPU from the other games' clocks. Measured as the box's CPU time
+    over a window of wall time; a busy machine only lowers what it gets."""
+    import time
+    from arbiter.transport.process import BotProcess
+    if not support().usable or support().cpu_cap is None:
+        pytest.skip("no box, or no CPU bandwidth control group, on this machine")
+    process, stdin_fd, stdout_fd = BotProcess.launch([sys.executable, "-c", SPINNERS],
+                                                     sandbox=SandboxSpec(cpu_cores=0.25))
+    try:
+        with os.fdopen(stdout_fd, "rb") as out:
+            assert out.readline() == b"spinning\n"
+            cpu_before, wall_before = process.cpu_ms(), time.monotonic()
+            time.sleep(1.0)  # the window: nothing to await, the spinners never stop
+            cpu_ms, wall_ms = process.cpu_ms() - cpu_before, (time.monotonic() - wall_before) * 1000
+    finally:
+        process.kill_tree()
+        os.close(stdin_fd)
+    assert cpu_ms <= 0.25 * wall_ms * 1.6, (cpu_ms, wall_ms)  # uncapped, 40 spinners take near every core
+
+
+def test_cpu_cores_is_a_config_key_with_a_default_of_one_core(tmp_path: Path) -> None:
+    """`sandbox: {cpu_cores: N}` per player, one core by default; a value below 0.1 is refused naming the key."""
+    body = (f"name: t\ngame: limit-nim\nplayers:\n"
+            f"  - {{name: a, command: [{sys.executable}, {ROOT / 'players' / 'random_bot.py'}], "
+            f"sandbox: {{cpu_cores: 0.5}}}}\n"
+            f"  - {{name: b, command: [{sys.executable}, {ROOT / 'players' / 'random_bot.py'}]}}\n")
+    (tmp_path / "t.yaml").write_text(body)
+    config = load_config(tmp_path / "t.yaml")
+    if support().usable:
+        assert [p.sandbox.cpu_cores for p in config.players] == [0.5, 1.0]
+    (tmp_path / "bad.yaml").write_text(body.replace("cpu_cores: 0.5", "cpu_cores: 0"))
+    with pytest.raises(ConfigError, match="cpu_cores"):
+        load_config(tmp_path / "bad.yaml")

@@ -87,6 +87,11 @@ class SandboxError(Exception):
 
 WRITE_MB = 256  # the default cap on what a player's write folders hold together...
 WRITE_FILES = 10000  # ...and on how many files, folders and links are in them
+CPU_CORES = 1.0  # the default CPU a box may use at once, in cores (cgroup CPU bandwidth)
+MIN_CPU_CORES = 0.1  # the least: a quota of CPU_PERIOD_US / 10, the kernel's least is 1 ms
+# The bandwidth period: a box over its quota waits at most this long for the next one (a
+# tenth of the kernel's default, so that a capped bot's pauses stay short beside a clock).
+CPU_PERIOD_US = 10000
 
 
 @dataclass(frozen=True)
@@ -98,6 +103,7 @@ class SandboxSpec:
     write: tuple[str, ...] = ()
     write_mb: int = WRITE_MB
     write_files: int = WRITE_FILES
+    cpu_cores: float = CPU_CORES  # what its processes may use at once, start-up included
     # Paths never shown, though a folder the box shows read-only holds them (the config, the
     # results, another player's folder): each is covered by an empty one (`_masks`).
     hide: tuple[str, ...] = ()
@@ -147,6 +153,7 @@ class Support:
     memory: CgroupPlace | None = None
     pids: CgroupPlace | None = None
     cpu: CgroupPlace | None = None
+    cpu_cap: CgroupPlace | None = None  # CPU bandwidth: v1's cpu.cfs_quota_us, v2's cpu.max
     kill: CgroupPlace | None = None  # cgroup v2's cgroup.kill
     freezer: CgroupPlace | None = None  # cgroup v2's cgroup.freeze, or the v1 freezer controller
     seccomp: str | None = None  # the file holding the system-call filter (seccomp.py), if there is one
@@ -178,6 +185,7 @@ class Support:
             "processes": (place(self.pids, f"pids.max={MAX_PROCESSES}") or self._nproc_in_namespace()
                           if self.usable else False),
             "cpu_accounting": place(self.cpu, "CPU time of the whole box") if self.usable else False,
+            "cpu_cap": place(self.cpu_cap, "CPU bandwidth, sandbox: cpu_cores") if self.usable else False,
             "suspension": (place(self.freezer, "freezer") or "SIGSTOP over the box's process tree")
             if self.usable else False,
             "files": f"RLIMIT_FSIZE {MAX_FILE_MB} MiB, RLIMIT_NOFILE {MAX_OPEN_FILES}, no core dumps"
@@ -196,7 +204,7 @@ class Support:
         """One line for a run's header."""
         if not self.usable:
             return "bots are NOT sandboxed: " + "; ".join(self.missing)
-        limits = [name for name, p in (("memory", self.memory), ("processes", self.pids)) if p]
+        limits = [name for name, p in (("memory", self.memory), ("processes", self.pids), ("CPU", self.cpu_cap)) if p]
         rlimits = [] if self.memory else ["memory by RLIMIT_AS"]
         if self.pids is None and not self.as_root:
             rlimits.append(f"processes by RLIMIT_NPROC={MAX_PROCESSES} in the box's user namespace")
@@ -264,11 +272,14 @@ def _probe() -> Support:
         missing.append("memory control group (memory capped by RLIMIT_AS instead, which does not count tmpfs)")
     if pids is None and as_root:  # not root: RLIMIT_NPROC, counted in the box's own user namespace
         missing.append(f"process-count limit (no pids control group; {MAX_PROCESSES} tasks is not enforced)")
+    if places.get("cpu_cap") is None:
+        missing.append("CPU bandwidth control group (a box's processes may use every core)")
     if places.get("freezer") is None:
         missing.append("freezer control group (a suspended box is stopped process by process instead, "
                        "with SIGSTOP passes until one finds nothing running)")
     return Support(bwrap=bwrap, setpriv=setpriv, as_root=as_root, memory=memory, pids=pids,
-                   cpu=places.get("cpu"), kill=places.get("kill"), freezer=places.get("freezer"),
+                   cpu=places.get("cpu"), cpu_cap=places.get("cpu_cap"), kill=places.get("kill"),
+                   freezer=places.get("freezer"),
                    seccomp=seccomp_file, spawn=spawn, missing=tuple(missing))
 
 
@@ -310,18 +321,21 @@ def _cgroup_places() -> dict[str, CgroupPlace]:
         files = _group_files(parent)
         if files is not None:
             enabled = _v2_controllers(parent)
-            for feature in ("memory", "pids"):
-                if feature in enabled:
+            for feature, controller in (("memory", "memory"), ("pids", "pids"), ("cpu_cap", "cpu")):
+                if controller in enabled:
                     found[feature] = CgroupPlace(2, parent)
             found.setdefault("cpu", CgroupPlace(2, parent))  # cpu.stat's usage is in every v2 group
             if "cgroup.kill" in files:  # Linux 5.14 and later
                 found["kill"] = CgroupPlace(2, parent)
             if "cgroup.freeze" in files:  # Linux 5.2 and later
                 found["freezer"] = CgroupPlace(2, parent)
-    for feature, controller in (("memory", "memory"), ("pids", "pids"), ("freezer", "freezer")):
+    for feature, controller in (("memory", "memory"), ("pids", "pids"), ("freezer", "freezer"), ("cpu_cap", "cpu")):
         place = None if feature in found else _v1_place(mounts, own, controller)
         if place is not None:
             found[feature] = place
+    cap = found.get("cpu_cap")
+    if cap is not None and cap.version == 1 and "cpu.cfs_quota_us" not in (_group_files(cap.parent) or ()):
+        del found["cpu_cap"]  # a kernel without CFS bandwidth control
     return found
 
 
@@ -373,13 +387,13 @@ def _own_cgroups() -> dict[str, str]:
 
 
 def _v2_controllers(parent: str) -> set[str]:
-    """The controllers a child group of `parent` gets (enabling memory and pids if we may)."""
+    """The controllers a child group of `parent` gets (enabling memory, pids and cpu if we may)."""
     try:
         enabled = set(Path(parent, "cgroup.subtree_control").read_text().split())
         offered = set(Path(parent, "cgroup.controllers").read_text().split())
     except OSError:
         return set()
-    for controller in ("memory", "pids"):
+    for controller in ("memory", "pids", "cpu"):
         if controller in offered and controller not in enabled:
             try:  # refused (EBUSY) when the group holds processes and is not the root
                 Path(parent, "cgroup.subtree_control").write_text(f"+{controller}")
@@ -494,6 +508,7 @@ class _Groups:
         self.folders: dict[str, str] = {}  # feature -> folder
         self.memory_mb: int | None = None
         self._memory_v2 = places.memory is not None and places.memory.version == 2
+        self._cpu_cap_v2 = places.cpu_cap is not None and places.cpu_cap.version == 2
         # How bubblewrap's first process is born in the groups (the keeper, spawn.c): in the v2
         # folder by clone3(CLONE_INTO_CGROUP), nothing migrated; in each v1 group by writing `0`
         # to its `tasks` (a thread moving itself: the kernel skips the global lock whose taking
@@ -506,7 +521,7 @@ class _Groups:
         self._freezer_v2 = False
         made: dict[str, str] = {}  # parent -> folder: one group per hierarchy
         try:
-            for feature in ("memory", "pids", "cpu", "kill", "freezer"):
+            for feature in ("memory", "pids", "cpu", "cpu_cap", "kill", "freezer"):
                 place: CgroupPlace | None = getattr(places, feature)
                 if place is None:
                     continue
@@ -553,6 +568,22 @@ class _Groups:
         except OSError as exc:
             raise SandboxError(f"cannot set the box's memory limit of {memory_mb} MiB: {exc}") from None
         self.memory_mb = memory_mb
+
+    def limit_cpu(self, cores: float) -> None:
+        """Let the group's processes use at most `cores` CPUs at once, over every period of
+        CPU_PERIOD_US, when there is a CPU bandwidth group."""
+        folder = self.folders.get("cpu_cap")
+        if folder is None:
+            return
+        quota = max(1000, round(cores * CPU_PERIOD_US))
+        try:
+            if self._cpu_cap_v2:
+                _write(os.path.join(folder, "cpu.max"), f"{quota} {CPU_PERIOD_US}")
+            else:
+                _write(os.path.join(folder, "cpu.cfs_period_us"), str(CPU_PERIOD_US))
+                _write(os.path.join(folder, "cpu.cfs_quota_us"), str(quota))
+        except OSError as exc:
+            raise SandboxError(f"cannot set the box's CPU cap of {cores} cores: {exc}") from None
 
     def cpu_ms(self) -> float:
         """The whole box's CPU time so far (every process it ever had); 0.0 once the group is
@@ -678,6 +709,7 @@ class Box:
             self.groups = _Groups(places)
             try:
                 self.groups.limit_memory(memory_mb)
+                self.groups.limit_cpu(spec.cpu_cores)
             except SandboxError:
                 self.groups.remove()
                 raise
