@@ -276,10 +276,10 @@ def test_cpu_used_while_suspended_is_charged_to_the_thief_and_recorded(monkeypat
     between its turns is counted against its own clock and recorded, never its opponent's."""
     if not support().usable:
         pytest.skip("bubblewrap cannot make a box here")
-    from arbiter.transport.process import BotProcess
-    monkeypatch.setattr(BotProcess, "suspend", lambda self: None)
-    monkeypatch.setattr(BotProcess, "resume", lambda self: None)
-    monkeypatch.setattr(BotProcess, "turn_calls", lambda self: (lambda: None, lambda: None, self.cpu_ms))
+    from arbiter.transport.process import BoxedBot
+    monkeypatch.setattr(BoxedBot, "suspend", lambda self: None)
+    monkeypatch.setattr(BoxedBot, "resume", lambda self: None)
+    monkeypatch.setattr(BoxedBot, "turn_calls", lambda self: (lambda: None, lambda: None, self.cpu_ms))
     marker = new_marker()
     thief = bot("fork_hop_thief_bot.py", "thief", marker, time=TimeControl(time_ms=20000))
     victim = bot("cpu_child_bot.py", "victim", marker, CHILD_CPU_MS="20")

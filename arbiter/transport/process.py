@@ -387,15 +387,19 @@ def _spawn(helper: str, command: Sequence[str], parent_pid: int, memory_bytes: i
 
 
 class BotProcess:
-    """A launched bot: its process tree, suspension, CPU time and exit status.
+    """A launched bot: its process tree, suspension, CPU time and exit status. One interface,
+    two kinds: this class is a bot run plainly (its own session, its tree walked), `BoxedBot`
+    one run in a box, which its `Box` keeps; `launch` makes the one the spec asks for, and
+    nothing else asks which it is.
 
     `stdin_fd` and `stdout_fd` are the arbiter's ends of the bot's stdin and stdout; the
     caller hands them to a channel, which then owns them.
     """
 
-    def __init__(self, popen: subprocess.Popen[bytes], drain: StderrDrain, box: Box | None = None) -> None:
+    box: Box | None = None  # the bot's box (a BoxedBot's), for what the box alone can say
+
+    def __init__(self, popen: subprocess.Popen[bytes], drain: StderrDrain) -> None:
         self._popen = popen
-        self.box = box  # the bot's sandbox, or None when it runs unsandboxed
         self._own_pid = popen.pid  # the command's own process (in a box: the box init's child, once known)
         self.pid = popen.pid
         self.session_id = popen.pid  # setsid: session id = process group id = pid
@@ -411,7 +415,6 @@ class BotProcess:
                 if fd is not None:
                     os.close(fd)
             raise
-        self._own_stat_fd: int | None = None  # in a box, that of the bot's own process, once it has begun
         self._cpu_clock = _cpu_clock(popen.pid)
         # Set when the last full CPU reading found the bot alone (no child process): the
         # last pid handed out before it, the bot's reaped children's CPU time, and when.
@@ -430,13 +433,9 @@ class BotProcess:
         self._walk_checked = 0.0
         self._last_pid_seen: bytes | None = None  # the last pid read by `cpu_ms`, and when
         self._last_pid_at = float("-inf")
-        # A box may count the CPU time of all its processes, dead or alive, in one reading.
-        self._box_cpu = box.cpu_reader() if box is not None else None
-        # A box with a freezer is suspended whole by its keeper (`suspend`).
-        self._box_freezes = box is not None and box.freezes
         # What a referee calls every turn, as one call each (`turn_calls`).
-        freezer = box.freezer_calls() if box is not None else None
-        self._turn_calls = (*(freezer or (self.suspend, self.resume)), self._box_cpu or self.cpu_ms)
+        self._turn_calls: tuple[Callable[[], None], Callable[[], None], Callable[[], float]] = (
+            self.suspend, self.resume, self.cpu_ms)
 
     @classmethod
     def launch(cls, command: Sequence[str], *, cwd: str | None = None,
@@ -482,7 +481,7 @@ class BotProcess:
             drain = StderrDrain(os.dup(popen.stderr.fileno()), log_path)
             kept = [os.dup(popen.stdin.fileno())]
             kept.append(os.dup(popen.stdout.fileno()))
-            bot = cls(popen, drain, box)
+            bot = BoxedBot(popen, drain, box) if box is not None else BotProcess(popen, drain)
         except BaseException:  # the arbiter ran short (descriptors, say): no bot is left behind
             _undo_launch(popen, box, drain, kept)
             raise
@@ -536,41 +535,37 @@ class BotProcess:
     def suspend(self) -> None:
         """Stop the bot and all it started: it cannot think while it is not its turn.
 
-        A box that has a freezer is frozen whole by its keeper (`Box.suspend`): whatever its
-        processes do with fork, exit, threads or sessions, none of them runs until `resume`.
-        Otherwise SIGSTOP: an unboxed bot's process group at once (a fork cannot race a
-        signal sent to its group), then walks of its tree that stop each process found, until
-        a walk finds every process stopped and none it had not seen before (a process that
-        forks and exits in a loop leaves children the previous walk did not list). In a box
-        without a freezer, the box's own keepers are spared (`Box.keepers`); the first
-        time, only once the bot's own process exists."""
-        if self._box_freezes:
-            self.box.suspend()  # type: ignore[union-attr]
-            return
-        if self.box is None:
-            self._signal_group(signal.SIGSTOP)
-            spare: set[int] = set()
-        else:
-            spare = self._box_started()
+        SIGSTOP to its process group at once (a fork cannot race a signal sent to its group),
+        then walks of its tree that stop each process found, until a walk finds every process
+        stopped and none it had not seen before (a process that forks and exits in a loop
+        leaves children the previous walk did not list)."""
+        self._signal_group(signal.SIGSTOP)
+        self._stop_by_walks(set(), group=True)
+
+    def _stop_by_walks(self, spare: set[int], *, group: bool) -> None:
+        """Walks of the bot's tree that SIGSTOP each process found but the `spare` ones, until
+        two in a row find the same processes, all stopped, and none born since (`group`: the
+        process group was stopped first, and a walk that finds nothing new ends it)."""
         seen: set[int] = set()
         previous: set[int] | None = None  # what the walk before this one found...
         previous_before: bytes | None = None  # ...and the last pid handed out when it began
+        roots = (self.pid,) if group else ()
         for attempt in range(SUSPEND_TRIES):
             before = pread_proc(self._last_pid_fd, _LAST_PID_PATH, 32)
             # A box is walked afresh every time: a walk that a parent's exit raced (its child
             # moved to the box's init after init's children were listed) misses that child,
             # and no pid is handed out to tell.
-            found = [pid for pid in self.track_descendants(signal.SIGSTOP, spare, fresh=self.box is not None)
+            found = [pid for pid in self.track_descendants(signal.SIGSTOP, spare, fresh=not group)
                      if pid not in spare]
             after = pread_proc(self._last_pid_fd, _LAST_PID_PATH, 32)
             seen.update(found)
-            if self.box is None and not found and after == before:
+            if group and not found and after == before:
                 break  # the process group's stop holds every process: one signal, at once
             # Conclusive when two walks in a row found the same processes and no process was
             # born since the first began: then none left and none came, so none was missed
             # (a miss needs a parent to exit during a walk, which the next walk sees).
             settled = previous == set(found) and after == previous_before
-            running = [pid for pid in ((self.pid,) if self.box is None else ()) + tuple(found) if is_running(pid)]
+            running = [pid for pid in roots + tuple(found) if is_running(pid)]
             if settled and not running:
                 break
             for pid in running:
@@ -581,43 +576,23 @@ class BotProcess:
         self._stopped = sorted(seen)
 
     def resume(self) -> None:
-        """Let the bot and all it started run again: thaw its box, or SIGCONT each process
-        exactly once.
+        """Let the bot and all it started run again: SIGCONT each process exactly once.
 
         Once, because a bot that stops itself (SIGSTOP) between two SIGCONTs sent to it
         would be woken by the second and escape the timeout its own stop earns it. The
         bot's process group is not signalled: every process that `suspend` stopped is in
-        the bot's tree, and so in `_stopped` (a box's are stopped one by one, never as a group)."""
-        if self._box_freezes:
-            self.box.resume()  # type: ignore[union-attr]
-            return
-        for pid in ((self.pid,) if self.box is None else ()) + tuple(self._stopped):
+        the bot's tree, and so in `_stopped`."""
+        for pid in (self.pid, *self._stopped):
             kill(pid, signal.SIGCONT)
         self._stopped = []
 
-    def _box_started(self) -> set[int]:
-        """The box's keepers (`Box.keepers`), once the bot's own process exists: waited for
-        up to BOX_START_WAIT_S, so that no bot starts unstopped."""
-        assert self.box is not None
-        deadline = time.monotonic() + BOX_START_WAIT_S
-        while not self._box_begun():
-            if time.monotonic() > deadline or self.exit_status() is not None:
-                break
-            time.sleep(0.0005)
-        return self.box.keepers()
+    def _own_stat(self) -> int | None:
+        """The open stat file of the bot's own process (the command's), None until it runs."""
+        return self._stat_fd
 
-    def _box_begun(self) -> bool:
-        """Whether the bot's own process in the box has run its program (its stat file is
-        then kept open, for `waits_for_input`)."""
-        if self._own_stat_fd is not None:
-            return True
-        assert self.box is not None
-        bot = self.box.bot_pid()
-        if bot is None:
-            return False
-        self._own_pid = bot
-        self._own_stat_fd = open_proc(f"/proc/{bot}/task/{bot}/stat")
-        return True
+    def _bot_pids(self) -> list[int]:
+        """The bot's processes: its own and every descendant."""
+        return [self.pid, *self.track_descendants()]
 
     def waits_for_input(self) -> bool:
         """Whether the bot has finished starting, as far as its processes show: every thread
@@ -630,12 +605,12 @@ class BotProcess:
         Other threads' and processes' timed sleeps are not looked at: runtimes keep such
         threads (Go's monitor thread, watchdogs), bots start helpers that sleep, and taking
         them for start-up would fail a bot that has started."""
-        if self.box is not None and not self._box_begun():
-            return False
+        own_fd = self._own_stat()
+        if own_fd is None:
+            return False  # the bot's program has not run yet
         # First the one thread that must be asleep whatever else is (one read, while a bot
         # is still starting the usual answer): the bot's own process's main thread.
-        own = pread_proc(self._stat_fd if self.box is None else self._own_stat_fd,
-                          f"/proc/{self._own_pid}/task/{self._own_pid}/stat", STAT_MAX_BYTES)
+        own = pread_proc(own_fd, f"/proc/{self._own_pid}/task/{self._own_pid}/stat", STAT_MAX_BYTES)
         if not own:
             return False  # gone (in a box, reaped by the box's init before the box ends): ending, not waiting
         own_state = own.rsplit(b")", 1)[1].split(None, 1)[0]
@@ -645,12 +620,7 @@ class BotProcess:
         # on; a process with no live thread has exited, and is not waiting either (in a box,
         # until the box's init reaps it the box itself lives on).
         own_lives = own_state == b"S"
-        if self.box is not None:
-            keepers = self.box.keepers()
-            pids = [pid for pid in self.track_descendants() if pid not in keepers]
-        else:
-            pids = [self.pid, *self.track_descendants()]
-        for pid in pids:
+        for pid in self._bot_pids():
             for tid in threads(pid):  # none: gone since the walk
                 stat = read_proc(f"/proc/{pid}/task/{tid}/stat", STAT_MAX_BYTES)
                 if not stat:
@@ -737,21 +707,9 @@ class BotProcess:
         return waited_ns / 1e6, runnable
 
     def terminate(self) -> None:
-        """SIGTERM the bot's process group, and SIGCONT so that a stopped bot sees it.
-
-        In a box (thawed first), every process but the box's keepers (`Box.keepers`), whose
-        death would end the box at once: the bot is owed the same grace for SIGTERM as unboxed."""
-        if self.box is None:
-            self._signal_group(signal.SIGTERM)
-            self._signal_group(signal.SIGCONT)
-            return
-        self.box.resume()
-        self.track_descendants()
-        spare = self.box.keepers()
-        for pid in self.tracked_descendants():
-            if pid not in spare:
-                kill(pid, signal.SIGTERM)
-                kill(pid, signal.SIGCONT)
+        """SIGTERM the bot's process group, and SIGCONT so that a stopped bot sees it."""
+        self._signal_group(signal.SIGTERM)
+        self._signal_group(signal.SIGCONT)
 
     def _signal_group(self, signum: int) -> None:
         try:
@@ -773,9 +731,6 @@ class BotProcess:
         child whose fork or reaping raced the last one (its pid taken before it, the child
         listed or reaped during it) has its time counted that much late, never lost.
         """
-        box_cpu = self._box_cpu
-        if box_cpu is not None:
-            return box_cpu()
         last_pid = pread_proc(self._last_pid_fd, _LAST_PID_PATH, 32)
         now = time.monotonic()
         self._last_pid_seen, self._last_pid_at = last_pid, now
@@ -813,9 +768,7 @@ class BotProcess:
                 info = None
             if info is not None:
                 exited = info.si_code == os.CLD_EXITED
-                self._status = info.si_status if exited else -info.si_status
-                if exited and self.box is not None:
-                    self._status = self.box.exit_status(self._status)
+                self._status = self._bots_status(info.si_status) if exited else -info.si_status
         return self._status
 
     def wait_exit(self, timeout_s: float) -> int | None:
@@ -840,8 +793,16 @@ class BotProcess:
                 text = f"was killed by {signal.Signals(-status).name}"
             except ValueError:
                 text = f"was killed by signal {-status}"
-        hit = self.box.limit_hit() if self.box is not None else None
+        hit = self.limit_hit()
         return f"{text}: {hit}" if hit else text
+
+    def limit_hit(self) -> str | None:
+        """Why the kernel stopped the bot's processes, when a limit of its box did it."""
+        return None
+
+    def _bots_status(self, status: int) -> int:
+        """The bot's own exit status from its process's (a box's keeper says 128+N for a signal)."""
+        return status
 
     def close(self) -> None:
         """Release the handle once the tree is dead: guardian registration, zombie, pidfd, log."""
@@ -852,19 +813,124 @@ class BotProcess:
         try:
             status = self._popen.wait(timeout=1.0)
             if self._status is None:
-                self._status = self.box.exit_status(status) if self.box is not None and status > 0 else status
+                self._status = self._bots_status(status) if status > 0 else status
         except subprocess.TimeoutExpired:
             pass  # stuck in the kernel (uninterruptible); Popen reaps it later
-        for fd in (self._pidfd, self._stat_fd, self._own_stat_fd, self._children_fd, self._last_pid_fd):
+        for fd in (self._pidfd, self._stat_fd, self._children_fd, self._last_pid_fd):
             if fd is not None:
                 os.close(fd)
-        if self.box is not None:
-            self.box.remove()
+        self._release()
         self.drain.finish(0.5)
+
+    # Found among the processes of its session (`session_members`); a box's are its tree.
+    by_session = True
+
+    def _top(self) -> list[tuple[int, str, int]]:
+        """(pid, state, ppid) of the process the arbiter launched, when it is not found by session."""
+        fields = stat_fields(self.pid)
+        return [] if fields is None else [(self.pid, fields[0].decode(), int(fields[1]))]
+
+    def _spared(self, signum: int) -> set[int]:
+        """Ready the bot for `signum` from `end_all`; the processes that must not get it."""
+        return set()
+
+    def _release(self) -> None:
+        """Release what the bot's launch made beside its process (a box's groups)."""
 
     def kill_tree(self) -> None:
         """SIGKILL every process of the bot's session at once and wait until they are dead."""
         end_all([self], grace_s=0, term_grace_s=0)
+
+
+class BoxedBot(BotProcess):
+    """A bot in a box (`sandbox.Box`): the process the arbiter launched is the box's keeper,
+    which ends with the box; the box is frozen whole, its CPU time read from its group, and
+    its keepers (the keeper and bubblewrap's two) are never signalled one by one."""
+
+    by_session = False  # every process of its box is in its tree, which none can leave
+
+    def __init__(self, popen: subprocess.Popen[bytes], drain: StderrDrain, box: Box) -> None:
+        super().__init__(popen, drain)
+        self.box = self._box = box
+        self._own_stat_fd: int | None = None  # the bot's own process's, once it has begun
+        # The box's CPU time in one reading (every process it ever had), and its freezer,
+        # called directly every turn where the machine has them.
+        self._box_cpu = box.cpu_reader()
+        freezer = box.freezer_calls()
+        self._turn_calls = (*(freezer or (self.suspend, self.resume)), self._box_cpu or self.cpu_ms)
+
+    def suspend(self) -> None:
+        """Freeze the box whole (`Box.suspend`): whatever its processes do with fork, exit,
+        threads or sessions, none of them runs until `resume`. Without a freezer, SIGSTOP walks
+        of its tree that spare the box's keepers, once the bot's own process exists."""
+        box = self._box
+        if box.freezes:
+            box.suspend()
+            return
+        deadline = time.monotonic() + BOX_START_WAIT_S  # so that no bot starts unstopped
+        while self._own_stat() is None and time.monotonic() < deadline and self.exit_status() is None:
+            time.sleep(0.0005)
+        self._stop_by_walks(box.keepers(), group=False)
+
+    def resume(self) -> None:
+        """Thaw the box, or SIGCONT once each process the walks stopped."""
+        box = self._box
+        if box.freezes:
+            box.resume()
+            return
+        for pid in self._stopped:
+            kill(pid, signal.SIGCONT)
+        self._stopped = []
+
+    def _own_stat(self) -> int | None:
+        if self._own_stat_fd is None:
+            bot = self._box.bot_pid()
+            if bot is None:
+                return None
+            self._own_pid = bot
+            self._own_stat_fd = open_proc(f"/proc/{bot}/task/{bot}/stat")
+        return self._own_stat_fd
+
+    def _bot_pids(self) -> list[int]:
+        keepers = self._box.keepers()
+        return [pid for pid in self.track_descendants() if pid not in keepers]
+
+    def terminate(self) -> None:
+        """SIGTERM (and SIGCONT) every process of the thawed box but its keepers, whose death
+        would end the box at once: the bot is owed the same grace for SIGTERM as unboxed."""
+        self._box.resume()
+        self.track_descendants()
+        spare = self._box.keepers()
+        for pid in self.tracked_descendants():
+            if pid not in spare:
+                kill(pid, signal.SIGTERM)
+                kill(pid, signal.SIGCONT)
+
+    def cpu_ms(self) -> float:
+        """The box's CPU time from its control group, else as a plain bot's."""
+        return self._box_cpu() if self._box_cpu is not None else super().cpu_ms()
+
+    def limit_hit(self) -> str | None:
+        return self._box.limit_hit()
+
+    def _bots_status(self, status: int) -> int:
+        return Box.exit_status(status)
+
+    def _spared(self, signum: int) -> set[int]:
+        """SIGTERM spares the box's keepers (see `terminate`), its box thawed so that its
+        processes see it; SIGKILL kills the box whole, the keeper apart, which then reaps
+        them and ends."""
+        if signum == signal.SIGKILL:
+            self._box.kill()
+            return {self.pid}
+        self._box.resume()
+        return self._box.keepers()
+
+    def _release(self) -> None:
+        if self._own_stat_fd is not None:
+            os.close(self._own_stat_fd)
+            self._own_stat_fd = None
+        self._box.remove()
 
 
 def _undo_launch(popen: subprocess.Popen[bytes], box: Box | None, drain: StderrDrain | None,
@@ -910,20 +976,13 @@ def _signal_all(members: Sequence[tuple[int, str, int]], session_id: int, signum
 
 
 def _live(processes: Sequence[BotProcess]) -> dict[BotProcess, list[tuple[int, str, int]]]:
-    """Every live member of each bot's session; zombies that are ours are reaped on the way.
-
-    A boxed bot's session is not looked for in /proc (a scan of every process on the
-    machine): every process of its box is in its tree, which no process can leave (an
-    orphan goes to the box's init), so the tree is the whole of it."""
-    members = session_members(p.session_id for p in processes if p.box is None)
+    """Every live member of each bot's session; zombies that are ours are reaped on the way."""
+    members = session_members(p.session_id for p in processes if p.by_session)
     me = os.getpid()
     alive: dict[BotProcess, list[tuple[int, str, int]]] = {}
     for process in processes:
         live = []
-        if process.box is not None:
-            fields = stat_fields(process.pid)
-            box_top = [] if fields is None else [(process.pid, fields[0].decode(), int(fields[1]))]
-        for pid, state, ppid in members[process.session_id] if process.box is None else box_top:
+        for pid, state, ppid in members[process.session_id] if process.by_session else process._top():
             if state == "Z":
                 if ppid == me and pid != process.pid:
                     reap(pid)  # an orphan handed to us as subreaper
@@ -954,15 +1013,7 @@ def end_all(processes: Sequence[BotProcess], *, grace_s: float, term_grace_s: fl
         if not alive:
             break
         for process, members in alive.items():
-            if process.box is not None and signum == signal.SIGKILL:
-                process.box.kill()
-            elif process.box is not None:
-                process.box.resume()  # thawed, so that its processes see the signal
-            # SIGTERM spares the box's own processes (see `terminate`); SIGKILL takes them all but
-            # the keeper, which reaps them and ends.
-            spare: set[int] = set()
-            if process.box is not None:
-                spare = process.box.keepers() if signum == signal.SIGTERM else {process.pid}
+            spare = process._spared(signum)
             _signal_all(members, process.session_id, signum, spare)
             if signum == signal.SIGTERM:
                 _signal_all(members, process.session_id, signal.SIGCONT, spare)  # stopped ones must see it
