@@ -1,23 +1,16 @@
 """Owning bot processes: launch, suspend, measure, and end them with everything they started.
 
-Each bot runs in a new session (so its own process group, id = its pid), with:
-- its memory capped by `RLIMIT_DATA` (heap and private writable mappings; address space a
-  program only reserves, as the JVM does, is not counted);
-- `PR_SET_PDEATHSIG`, so the kernel kills it if the thread that launched it dies;
-- its session registered with the **guardian**: one small process per arbiter, started
-  on first use, holding the read end of a pipe. When the arbiter dies in any way (even
-  `kill -9`) the pipe reaches end of file and the guardian SIGKILLs every registered
-  session, grandchildren included. The arbiter is also made a child subreaper, so the
-  orphans of a bot's tree become its children and are reaped, not left as zombies.
+A plain bot (`BotProcess`) runs in a new session (its own process group, id = its pid), its
+memory capped by `RLIMIT_DATA` (heap and private writable mappings, not reserved address
+space), killed by `PR_SET_PDEATHSIG` if the thread that launched it dies, itself a child
+subreaper (a process that leaves its session stays in its tree), and its session registered
+with the guardian (`guardian.py`), which kills it if the arbiter dies in any way. A boxed bot
+(`BoxedBot`) is its box's keeper and what the box holds (`sandbox.py`). The arbiter is a
+child subreaper too: the orphans of a plain bot's tree are its children, and are reaped.
 
-Ending a bot (`end_all`): wait a grace for the processes that were told to quit, then
-SIGTERM (plus SIGCONT, so stopped processes see it) every live process of its session,
-then SIGKILL, then wait until none is alive. The guardian and `end_all` both look for
-session and process-group members in /proc: the guardian among every process on the
-machine, `end_all` among the arbiter's descendants (as a subreaper, no process a bot
-started can leave its tree); `end_all` also ends every process ever seen in the bot's tree.
-The bot is made a child subreaper, so that a process that leaves its session (`setsid`)
-stays in its tree, and is seen, even once its parent is gone.
+Ending bots (`end_all`): a grace for those told to quit, then SIGTERM (and SIGCONT, so that
+stopped processes see it) to every live process of each, then SIGKILL, then a wait until none
+is alive; every process ever seen in a bot's tree is ended with it.
 """
 from __future__ import annotations
 
@@ -28,16 +21,17 @@ import platform
 import resource
 import signal
 import subprocess
-import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
+from typing import Callable, Iterable, Mapping, Sequence, TypeVar
 
 from .priority import let_others_run
 from . import SHORTAGES
-from .procfs import STAT_MAX_BYTES, children, threads, is_running, kill, open_proc, pread_proc, read_proc, reap, stat_fields
+from .guardian import GUARDIAN
+from .procfs import (STAT_MAX_BYTES, children, cpu_clock, descendants, every_process, is_running, kill, open_proc,
+                     pread_proc, read_proc, reap, sample_cpu, stat_fields, threads)
 from . import spawn
 from .waits import readable
 # LOG_CAP_BYTES, StderrDrain and unstartable are also imported from here (check, cluster, probe, zmq).
@@ -81,82 +75,6 @@ def _not_started(command: Sequence[str], where: str, exc: BaseException) -> Exce
     if isinstance(exc, OSError) and exc.errno in SHORTAGES:
         return OSError(exc.errno, f"the arbiter could not start {command[0]!r}{where}: {exc.strerror}")
     return LaunchError(f"cannot start {command[0]!r}{where}: {exc}")
-
-
-# --- the guardian --------------------------------------------------------------------
-
-# Runs with `python -I -S -c`: reads `+ID`/`-ID` lines; at end of file (the arbiter is
-# gone), SIGKILLs every process whose session or process group is a registered id.
-_GUARDIAN_CODE = r"""
-import os, signal, sys
-signal.signal(signal.SIGINT, signal.SIG_IGN)
-ids = set()
-for line in sys.stdin.buffer:
-    (ids.add if line[:1] == b"+" else ids.discard)(int(line[1:]))
-for sid in ids:
-    try:
-        os.killpg(sid, signal.SIGKILL)
-    except OSError:
-        pass
-if ids:
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open("/proc/" + name + "/stat", "rb") as stat:
-                fields = stat.read().rsplit(b")", 1)[1].split()
-            if int(fields[2]) in ids or int(fields[3]) in ids:
-                os.kill(int(name), signal.SIGKILL)
-        except (OSError, IndexError, ValueError):
-            pass
-"""
-
-
-class _Guardian:
-    """The per-arbiter watchdog process; thread-safe, restarted if it ever dies."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._process: subprocess.Popen[bytes] | None = None
-        self._registered: set[int] = set()
-
-    def register(self, session_id: int) -> None:
-        """From now on, the session dies when the arbiter dies."""
-        with self._lock:
-            self._registered.add(session_id)
-            self._send(f"+{session_id}\n")
-
-    def unregister(self, session_id: int) -> None:
-        """The session is over; forget it (its id may be reused)."""
-        with self._lock:
-            self._registered.discard(session_id)
-            self._send(f"-{session_id}\n")
-
-    def _send(self, text: str) -> None:
-        for _ in range(2):
-            if self._process is None or self._process.poll() is not None:
-                self._start()
-            assert self._process is not None and self._process.stdin is not None
-            try:
-                self._process.stdin.write(text.encode())
-                return
-            except OSError:
-                self._process = None  # it died; start a new one, told about every session
-
-    def _start(self) -> None:
-        # Its own session: a Ctrl-C at the terminal must not kill it before it can act.
-        # No parent-death signal: outliving the arbiter is its purpose.
-        process = subprocess.Popen(
-            [sys.executable, "-I", "-S", "-c", _GUARDIAN_CODE],
-            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            start_new_session=True, env={}, bufsize=0,
-        )
-        assert process.stdin is not None
-        process.stdin.write("".join(f"+{sid}\n" for sid in self._registered).encode())
-        self._process = process
-
-
-GUARDIAN = _Guardian()
 
 
 # --- launching side by side ----------------------------------------------------------
@@ -208,33 +126,6 @@ def _outcome(launch: Callable[[], T]) -> T | BaseException:
 
 # --- /proc ---------------------------------------------------------------------------
 
-def _cpu_clock(pid: int) -> int:
-    """The clock id of a process's CPU-time clock (Linux's CPUCLOCK_SCHED for the whole process)."""
-    return ((~pid) << 3) | 2
-
-
-def _sample_cpu(pid: int, stat_fd: int | None = None,
-                children_fd: int | None = None) -> tuple[int, int, list[int]] | None:
-    """One process: (its CPU ns, its reaped children's CPU ticks, its children's pids), or None when gone."""
-    # The main thread's stat: cheaper than the process's (no walk over threads), and its
-    # cutime, cstime and num_threads are the whole process's.
-    stat = pread_proc(stat_fd, f"/proc/{pid}/task/{pid}/stat", STAT_MAX_BYTES)
-    if not stat:
-        return None
-    fields = stat.rsplit(b")", 1)[1].split(None, 18)
-    try:
-        own_ns = time.clock_gettime_ns(_cpu_clock(pid))
-    except OSError:
-        own_ns = 0  # exited between the two reads
-    reaped_ticks = int(fields[13]) + int(fields[14])  # cutime + cstime
-    if int(fields[17]) == 1:  # num_threads: children hang off the thread that forked them
-        listed = pread_proc(children_fd, f"/proc/{pid}/task/{pid}/children") or b""
-    else:
-        tids = threads(pid)
-        listed = b" ".join(read_proc(f"/proc/{pid}/task/{tid}/children") or b"" for tid in tids)
-    return own_ns, reaped_ticks, [int(child) for child in listed.split()]
-
-
 def session_members(session_ids: Iterable[int]) -> dict[int, list[tuple[int, str, int]]]:
     """For each id: (pid, state letter, ppid) of every process in that session or group.
 
@@ -246,32 +137,12 @@ def session_members(session_ids: Iterable[int]) -> dict[int, list[tuple[int, str
     found: dict[int, list[tuple[int, str, int]]] = {sid: [] for sid in wanted}
     if not wanted:
         return found
-    for pid, fields in _our_tree() if _SUBREAPER_OF == os.getpid() else _every_process():
+    for pid, fields in descendants(os.getpid()) if _SUBREAPER_OF == os.getpid() else every_process():
         pgrp, session = int(fields[2]), int(fields[3])
         owner = session if session in wanted else pgrp if pgrp in wanted else None
         if owner is not None:
             found[owner].append((pid, fields[0].decode(), int(fields[1])))
     return found
-
-
-def _every_process() -> Iterator[tuple[int, list[bytes]]]:
-    """(pid, stat fields) of every process on the machine that we can read."""
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            fields = stat_fields(int(name))
-            if fields is not None:
-                yield int(name), fields
-
-
-def _our_tree() -> Iterator[tuple[int, list[bytes]]]:
-    """(pid, stat fields) of every descendant of this process."""
-    pending = children(os.getpid())
-    while pending:
-        pid = pending.pop()
-        fields = stat_fields(pid)
-        if fields is not None:
-            yield pid, fields
-            pending.extend(children(pid))
 
 
 _SUBREAPER_OF = 0  # the pid of this process once it is a child subreaper (a forked child is not)
@@ -415,7 +286,7 @@ class BotProcess:
                 if fd is not None:
                     os.close(fd)
             raise
-        self._cpu_clock = _cpu_clock(popen.pid)
+        self._cpu_clock = cpu_clock(popen.pid)
         # Set when the last full CPU reading found the bot alone (no child process): the
         # last pid handed out before it, the bot's reaped children's CPU time, and when.
         self._alone_since: bytes | None = None
@@ -740,7 +611,7 @@ class BotProcess:
             except OSError:
                 pass  # it is gone: the full reading says what is left
         self._alone_since = None
-        sample = _sample_cpu(self.pid, self._stat_fd, self._children_fd)
+        sample = sample_cpu(self.pid, self._stat_fd, self._children_fd)
         if sample is None:
             return 0.0
         total_ns, reaped_ticks, pending = sample
@@ -748,7 +619,7 @@ class BotProcess:
             self._alone_since, self._alone_checked = last_pid, now
             self._alone_reaped_ms = reaped_ticks * 1000 / _CLOCK_TICKS_PER_S
         while pending:
-            sample = _sample_cpu(pending.pop())
+            sample = sample_cpu(pending.pop())
             if sample is not None:
                 total_ns += sample[0]
                 reaped_ticks += sample[1]
