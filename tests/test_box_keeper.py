@@ -55,5 +55,6 @@ def test_three_ctrl_c_within_100_ms_print_no_traceback_and_leave_no_box(tmp_path
     # 130, or killed by SIGINT when a later Ctrl-C lands after the arbiter's own handler has
     # run (Python then ends by that signal): a shell says 130 both ways.
     assert process.returncode in (130, -signal.SIGINT), text
-    assert text.strip().splitlines()[-1] == "arbiter run: interrupted", text
+    last = text.strip().splitlines()[-1]  # stopped before or during the first games
+    assert last == "arbiter run: interrupted" or last.startswith("stopped: "), text
     assert live_marked(marker) == []  # every box ended with its keeper

@@ -216,14 +216,14 @@ def test_groups_left_by_a_gone_arbiter_are_swept_and_never_taken_for_a_new_box(t
     """A box's group can outlive it (its processes slow to leave): such a group must neither
     block a later arbiter that got the same pid (its box names carry a token of their own)
     nor stay for good (the next run removes the groups of arbiters that are gone)."""
-    from arbiter.transport import sandbox
+    from arbiter.transport import cgroups
     parent = support().memory.parent
     stale = Path(parent) / "arbiter-999999999-0000-1"  # no such pid: its arbiter is gone
     old_style = Path(parent) / f"arbiter-{os.getpid()}-1"  # this pid's first box, named as before
     stale.mkdir()
     old_style.mkdir()
     try:
-        sandbox._sweep_stale_groups(parent)
+        cgroups.sweep_stale_groups(parent)
         assert not stale.exists()
         assert old_style.exists()  # its pid is running (this one): not swept
         marker = new_marker()
