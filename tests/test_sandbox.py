@@ -424,7 +424,7 @@ def test_an_ordinary_user_gets_a_process_cap_and_a_fork_bomb_stops_at_it(launch:
     if "NOT sandboxed" in seen["header"]:
         pytest.skip(f"an ordinary user cannot make a box here: {seen['header']}")
     assert seen["helper"] == (launch == "helper")
-    assert "processes by RLIMIT_NPROC=128 in the box's user namespace" in seen["header"]
+    assert "processes by RLIMIT_NPROC=128 in the box's own user namespace" in seen["header"]
     assert seen["processes"] == "RLIMIT_NPROC=128 in the box's own user namespace"
     assert seen["termination"] == "normal", seen["detail"]
     (line,) = seen["report"]
@@ -699,3 +699,13 @@ def test_cpu_cores_is_a_config_key_with_a_default_of_one_core(tmp_path: Path) ->
     (tmp_path / "bad.yaml").write_text(body.replace("cpu_cores: 0.5", "cpu_cores: 0"))
     with pytest.raises(ConfigError, match="cpu_cores"):
         load_config(tmp_path / "bad.yaml")
+
+
+def test_the_limits_table_is_the_one_docs_security_shows() -> None:
+    """Each limit is described the same way in the code, the records and the docs: the table
+    of limits (`LIMITS`) is printed in docs/security.md, and the records say each limit as it does."""
+    from arbiter.transport.sandbox import LIMITS, limits_table
+    assert limits_table() in (ROOT / "docs" / "security.md").read_text()
+    if support().usable:
+        enforced = support().enforced()
+        assert all(enforced[limit.name] == (limit.how(support()) or False) for limit in LIMITS)

@@ -148,7 +148,8 @@ class Support:
     # The launch helper (spawn.py) that puts the bot's pipes in place and drops its rights in
     # the box; None: a /bin/sh shim and util-linux's setpriv do it.
     spawn: str | None = None
-    missing: tuple[str, ...] = ()  # a sentence per thing that is not enforced, and why
+    # A sentence per protection that cannot be had here, and why (a limit's: `LIMITS`).
+    missing: tuple[str, ...] = ()
 
     @property
     def usable(self) -> bool:
@@ -156,12 +157,10 @@ class Support:
         return self.bwrap is not None and self.setpriv is not None
 
     def enforced(self) -> dict[str, str | bool]:
-        """For the run's description and reports: each protection, and how (or False)."""
+        """For the run's description and reports: each protection, and how (or False); a
+        limit's as the table of limits says (`LIMITS`)."""
         def place(p: CgroupPlace | None, what: str) -> str | bool:
             return f"cgroup v{p.version} {what}" if p else False
-        memory: str | bool = place(self.memory, "memory")
-        if self.usable and not self.memory:
-            memory = "RLIMIT_AS (no memory control group)"
         return {
             "namespaces": "bubblewrap: pid, ipc, uts, net, mount, cgroup" if self.usable else False,
             "identity": (f"uid {BOX_UID}, no capabilities, no_new_privs" if self.as_root
@@ -169,41 +168,95 @@ class Support:
             if self.usable else False,
             "filesystem": "system runtime and the bot's own files, read-only; private /tmp" if self.usable else False,
             "network": "none (own loopback only)" if self.usable else False,
-            "memory": memory if self.usable else False,
-            "processes": (place(self.pids, f"pids.max={MAX_PROCESSES}") or self._nproc_in_namespace()
-                          if self.usable else False),
+            **{limit.name: (limit.how(self) or False) if self.usable else False for limit in LIMITS},
             "cpu_accounting": place(self.cpu, "CPU time of the whole box") if self.usable else False,
-            "cpu_cap": place(self.cpu_cap, "CPU bandwidth, sandbox: cpu_cores") if self.usable else False,
-            "suspension": (place(self.freezer, "freezer") or "SIGSTOP over the box's process tree")
-            if self.usable else False,
-            "files": f"RLIMIT_FSIZE {MAX_FILE_MB} MiB, RLIMIT_NOFILE {MAX_OPEN_FILES}, no core dumps"
-            if self.usable else False,
             "system_calls": ("seccomp: keyrings, io_uring, namespaces, mounts, ptrace, bpf, perf events, "
                              "file locks and watches refused (docs/security.md)")
             if self.usable and self.seccomp else False,
         }
 
-    def _nproc_in_namespace(self) -> str | bool:
-        """Not root, without a pids group: RLIMIT_NPROC, which the kernel counts per user
-        namespace, so in the box's own namespace it counts the box's tasks alone."""
-        return f"RLIMIT_NPROC={MAX_PROCESSES} in the box's own user namespace" if not self.as_root else False
-
     def describe(self) -> str:
-        """One line for a run's header."""
+        """One line for a run's header: the limits as the table of limits says (`LIMITS`)."""
         if not self.usable:
             return "bots are NOT sandboxed: " + "; ".join(self.missing)
-        limits = [name for name, p in (("memory", self.memory), ("processes", self.pids), ("CPU", self.cpu_cap)) if p]
-        rlimits = [] if self.memory else ["memory by RLIMIT_AS"]
-        if self.pids is None and not self.as_root:
-            rlimits.append(f"processes by RLIMIT_NPROC={MAX_PROCESSES} in the box's user namespace")
         text = "bots are sandboxed (bubblewrap"
         text += f", uid {BOX_UID}" if self.as_root else ", user namespace"
-        text += f"; cgroup limits: {', '.join(limits)}" if limits else ""
-        text += f"; {', '.join(rlimits)}" if rlimits else ""
+        grouped = [limit.short for limit in LIMITS if limit.by_group(self)]
+        text += f"; cgroup limits: {', '.join(grouped)}" if grouped else ""
         text += "; system-call filter)" if self.seccomp else ")"
+        shortfalls = [shortfall for limit in LIMITS if (shortfall := limit.shortfall(self))]
+        text += "".join(f"; {shortfall}" for shortfall in shortfalls)
         if self.missing:
             text += "; not enforced: " + "; ".join(self.missing)
         return text
+
+
+@dataclass(frozen=True)
+class Limit:
+    """One limit of every box, with how each kind of machine enforces it, in the order a
+    machine is matched: the first way whose machine this is (its place, or a condition) is
+    the one way the box is made with, and the way the records (`Support.enforced`), the run's
+    header (`Support.describe`) and docs/security.md (`limits_table`) describe it."""
+
+    name: str  # its key in the records (tournament.json's `sandbox`)
+    short: str  # its word in the run's header
+    what: str  # what is limited, from which setting
+    # (which machine, what it needs of `Support`: a control group's place, a condition or
+    # None for any, how it is enforced there: None for not at all)
+    ways: tuple[tuple[str, Callable[[Support], object] | None, str | None], ...]
+
+    def _way(self, places: Support) -> tuple[int, CgroupPlace | None, str | None]:
+        for index, (_, needs, how) in enumerate(self.ways):
+            found = needs(places) if needs is not None else True
+            if found:
+                return index, found if isinstance(found, CgroupPlace) else None, how
+        return len(self.ways), None, None
+
+    def how(self, places: Support) -> str | None:
+        """How this machine enforces it, or None when it does not."""
+        _, place, how = self._way(places)
+        return how.format(version=place.version) if how is not None and place is not None else how
+
+    def by_group(self, places: Support) -> bool:
+        """Whether a control group enforces it here."""
+        return self._way(places)[1] is not None
+
+    def shortfall(self, places: Support) -> str | None:
+        """What the run's header says when this machine enforces it less than the first way."""
+        index, _, how = self._way(places)
+        if index == 0:
+            return None
+        return f"without {self.ways[0][0]}: {self.short} {'by ' + how if how is not None else 'not enforced'}"
+
+
+LIMITS: tuple[Limit, ...] = (
+    Limit("memory", "memory", "`memory_mb`: what the box's processes hold at once", (
+        ("a memory control group", lambda s: s.memory,
+         "cgroup v{version} memory: every page, shared memory and tmpfs included, no swap"),
+        ("without one", None, "RLIMIT_AS in the box: address space, tmpfs pages not counted"))),
+    Limit("processes", "processes", f"{MAX_PROCESSES} processes and threads at once", (
+        ("a pids control group", lambda s: s.pids, f"cgroup v{{version}} pids.max={MAX_PROCESSES}"),
+        ("without one, not root", lambda s: not s.as_root,
+         f"RLIMIT_NPROC={MAX_PROCESSES} in the box's own user namespace"),
+        ("without one, as root", None, None))),
+    Limit("cpu_cap", "CPU", "`sandbox: cpu_cores` (default 1): the CPU its processes use at once", (
+        ("a CPU bandwidth control group", lambda s: s.cpu_cap, "cgroup v{version} CPU bandwidth"),
+        ("without one", None, None))),
+    Limit("suspension", "suspension", "between its turns nothing of the box runs", (
+        ("a freezer control group", lambda s: s.freezer, "cgroup v{version} freezer"),
+        ("without one", None, "SIGSTOP passes over the box's process tree until one finds nothing running"))),
+    Limit("files", "files", f"files of at most {MAX_FILE_MB} MiB, {MAX_OPEN_FILES} descriptors, no core dumps", (
+        ("any", None, f"RLIMIT_FSIZE {MAX_FILE_MB} MiB, RLIMIT_NOFILE {MAX_OPEN_FILES}, no core dumps"),)),
+)
+
+
+def limits_table() -> str:
+    """The table of limits as docs/security.md shows it: limit, machine, how."""
+    rows = ["| limit | on a machine with | enforced by |", "| --- | --- | --- |"]
+    for limit in LIMITS:
+        for machine, _, how in limit.ways:
+            rows.append(f"| {limit.short}: {limit.what} | {machine} | {how.format(version='1 or 2') if how else 'not enforced'} |")
+    return "\n".join(rows)
 
 
 _SUPPORT: Support | None = None
@@ -256,15 +309,6 @@ def _probe() -> Support:
     for parent in {place.parent for place in places.values()}:
         sweep_stale_groups(parent)
     memory, pids = places.get("memory"), places.get("pids")
-    if memory is None:
-        missing.append("memory control group (memory capped by RLIMIT_AS instead, which does not count tmpfs)")
-    if pids is None and as_root:  # not root: RLIMIT_NPROC, counted in the box's own user namespace
-        missing.append(f"process-count limit (no pids control group; {MAX_PROCESSES} tasks is not enforced)")
-    if places.get("cpu_cap") is None:
-        missing.append("CPU bandwidth control group (a box's processes may use every core)")
-    if places.get("freezer") is None:
-        missing.append("freezer control group (a suspended box is stopped process by process instead, "
-                       "with SIGSTOP passes until one finds nothing running)")
     return Support(bwrap=bwrap, setpriv=setpriv, as_root=as_root, memory=memory, pids=pids,
                    cpu=places.get("cpu"), cpu_cap=places.get("cpu_cap"), kill=places.get("kill"),
                    freezer=places.get("freezer"),
