@@ -163,7 +163,7 @@ def _set_child_subreaper() -> None:
 
 # The soft limit on the arbiter's open descriptors, raised to this at its first launch where the
 # hard limit allows. A bot holds about 15 of them (its pipes, pidfd, /proc and control-group
-# files) and a box waiting for its bot about 8: 16 games at once passed the usual 1024.
+# files): many games at once pass the usual 1024.
 OPEN_FILES_WANTED = 8192
 _OPEN_FILES_OF: int | None = None  # the process whose limit was raised (a fork's is its parent's)
 
