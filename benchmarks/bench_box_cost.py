@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """What a box costs the machine: bubblewrap's command line for a Python bot's box around
-`/bin/true`, as the arbiter builds it (`sandbox.box_view`), and variants of it, in the same
+`/bin/true`, as the arbiter builds it (`sandbox.Box`), and variants of it, in the same
 run, rounds alternating the ways so that load that comes and goes hits all.
 
     python benchmarks/bench_box_cost.py [--runs 200] [--rounds 3]
@@ -51,14 +51,12 @@ def busy_ms() -> float:
 
 def box_argv() -> list[str]:
     """bubblewrap's command line for a Python bot's box, ending with /bin/true."""
-    view = sandbox.box_view([sys.executable, str(ROOT / "players" / "random_bot.py")], cwd=str(ROOT),
-                            spec=SandboxSpec(), memory_mb=256)
-    argv = list(view.bwrap(waits=False))
-    if "--seccomp" in argv:  # the filter comes on a descriptor the arbiter opens for each box
+    box = sandbox.Box([sys.executable, str(ROOT / "players" / "random_bot.py")], cwd=str(ROOT),
+                      env={}, spec=SandboxSpec(), memory_mb=256)
+    argv = box.argv[box.argv.index("--") + 1:]  # bubblewrap's, after the keeper's own
+    box.remove()
+    if "--seccomp" in argv:  # the filter comes on a descriptor the keeper opens for each box
         at = argv.index("--seccomp")
-        del argv[at:at + 2]
-    if "--info-fd" in argv:  # so does the pipe for bubblewrap's word on the box
-        at = argv.index("--info-fd")
         del argv[at:at + 2]
     return argv[:argv.index("--")] + ["--", "/bin/true"]
 

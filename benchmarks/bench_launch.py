@@ -8,12 +8,10 @@ box), in the same run: rounds alternate the four ways, so load that comes and go
 Each launch is `BotProcess.launch` as the referee makes it, of `/bin/true` (the launch alone)
 or of `python -c pass` (`--bot python`: a start like a Python bot's), waited for and closed.
 Per launch: the arbiter's CPU (this process, every thread: the fork or vfork, the box's
-making), the launched processes' CPU (every reaped child: the bot, and in a box its prelude,
-bubblewrap's two processes and the helper or the shell and setpriv), and the wall time from
-the launch to the bot's exit; medians over the rounds. A box's first process is started
-ahead of its bot (docs/performance.md, Sandbox), so a box's CPU counts whenever it falls:
-the rounds start and end with none waiting; a box's init, which comes to this process when
-bubblewrap's first process has gone, is reaped at the end of each way's launches.
+making), the launched processes' CPU (every reaped child: the bot, and in a box its keeper,
+bubblewrap's two processes and the helper or the shell and setpriv; the keeper reaps the box
+and is reaped by this process, so the box's CPU counts as a reaped child's), and the wall time
+from the launch to the end of the bot's box; medians over the rounds.
 """
 from __future__ import annotations
 
@@ -41,21 +39,8 @@ def cpu_s() -> tuple[float, float]:
     return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
 
 
-def reap_orphans() -> None:
-    """Reap what came to this process as a subreaper (a box's init, once bubblewrap's first
-    process is gone), so that its CPU time counts as a reaped child's."""
-    time.sleep(0.05)
-    while True:
-        try:
-            if os.waitpid(-1, os.WNOHANG)[0] == 0:
-                return
-        except ChildProcessError:
-            return
-
-
 def launches(command: list[str], count: int, boxed: bool) -> tuple[float, float, float]:
     """(the arbiter's CPU ms, the launched processes' CPU ms, wall ms), each a launch."""
-    process._READY_BOXES.close()  # none waiting from before: each way pays for its own boxes
     (own0, children0), started = cpu_s(), time.perf_counter()
     for _ in range(count):
         bot, stdin_fd, stdout_fd = BotProcess.launch(command, sandbox=SandboxSpec() if boxed else None)
@@ -64,8 +49,6 @@ def launches(command: list[str], count: int, boxed: bool) -> tuple[float, float,
         bot.wait_exit(10.0)
         bot.close()
     wall = time.perf_counter() - started
-    process._READY_BOXES.close()  # the boxes started ahead for the next launches end here
-    reap_orphans()
     own1, children1 = cpu_s()
     return (own1 - own0) * 1000 / count, (children1 - children0) * 1000 / count, wall * 1000 / count
 

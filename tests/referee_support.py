@@ -41,7 +41,7 @@ def honest(marker: str, seed: int = 1) -> PlayerSpec:
 
 def live_marked(marker: str, *, boxes: bool = True) -> list[int]:
     """Pids of live processes (zombies excluded) whose environment carries the marker; with
-    `boxes=False`, not a sandbox's own bubblewrap processes (only the bots' own)."""
+    `boxes=False`, not a sandbox's own processes, bubblewrap's and its keeper (only the bots' own)."""
     needle = f"{MARK}={marker}".encode()
     found = []
     for name in os.listdir("/proc"):
@@ -50,7 +50,7 @@ def live_marked(marker: str, *, boxes: bool = True) -> list[int]:
         try:
             with open(f"/proc/{name}/stat", "rb") as stat:
                 line = stat.read()
-            if not boxes and b"(bwrap)" in line:
+            if not boxes and (b"(bwrap)" in line or _is_keeper(int(name))):
                 continue
             state = line.rsplit(b")", 1)[1].split()[0]
             with open(f"/proc/{name}/environ", "rb") as environ:
@@ -60,6 +60,15 @@ def live_marked(marker: str, *, boxes: bool = True) -> list[int]:
         if state != b"Z" and needle in env.split(b"\0"):
             found.append(int(name))
     return found
+
+
+def _is_keeper(pid: int) -> bool:
+    """Whether the process is a box's keeper (`spawn keeper ...`, or `python -I -S keeper.py ...`)."""
+    try:
+        words = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[:4]
+    except OSError:
+        return False
+    return words[1:2] == [b"keeper"] or any(word.endswith(b"/transport/keeper.py") for word in words)
 
 
 def process_state(pid: int) -> str:

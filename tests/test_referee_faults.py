@@ -13,7 +13,7 @@ from arbiter import referee
 from arbiter.games import find_game
 from arbiter.records import Termination
 from arbiter.referee import QUIT_GRACE_S, TERM_GRACE_S, GameAborted, PlayerSpec, TimeControl, play_game
-from arbiter.transport.process import LOG_CAP_BYTES
+from arbiter.transport.logs import LOG_CAP_BYTES
 from referee_support import SHARED_FAULTS, Fault, bot, honest, live_marked, new_marker, play_fault, process_state
 
 GAME_TIME = TimeControl(time_ms=2000)

@@ -18,6 +18,7 @@ from arbiter.transport import MAX_LINE_BYTES, TIMEOUT, BadLine, Closed
 from arbiter.transport.pipe import PipeChannel, output_look
 from arbiter.transport.priority import punctual
 from arbiter.transport import process as process_module
+from arbiter.transport import logs as logs_module
 from arbiter.transport.process import BotProcess, end_all
 
 
@@ -344,10 +345,10 @@ def test_a_forked_child_launches_side_by_side_on_threads_of_its_own() -> None:
 
 # --- the stderr drains ---------------------------------------------------------------
 
-def _drain_over_pipe(log_path: Path | None, cap_bytes: int = process_module.LOG_CAP_BYTES):
+def _drain_over_pipe(log_path: Path | None, cap_bytes: int = logs_module.LOG_CAP_BYTES):
     """A drain reading a new pipe; the test holds the write end, as a bot's stderr."""
     read_fd, write_fd = os.pipe()
-    return process_module.StderrDrain(read_fd, log_path, cap_bytes), write_fd
+    return logs_module.StderrDrain(read_fd, log_path, cap_bytes), write_fd
 
 
 def _reader_threads() -> list[threading.Thread]:
@@ -382,7 +383,7 @@ FLOOD = "import os\nchunk = b'x' * 65536\nwhile True:\n    os.write(2, chunk)\n"
 def test_a_bot_flooding_its_stderr_never_holds_up_another_drain(tmp_path: Path) -> None:
     flooder = subprocess.Popen([sys.executable, "-c", FLOOD], stderr=subprocess.PIPE)
     assert flooder.stderr is not None
-    flood = process_module.StderrDrain(os.dup(flooder.stderr.fileno()), tmp_path / "flood.log", cap_bytes=10_000)
+    flood = logs_module.StderrDrain(os.dup(flooder.stderr.fileno()), tmp_path / "flood.log", cap_bytes=10_000)
     flooder.stderr.close()
     try:
         # The flood is under way: past its cap, read and discarded.
@@ -413,7 +414,7 @@ def test_the_reader_takes_one_chunk_a_pass_from_each_ready_pipe(tmp_path: Path) 
     # the flooding drain's lock (it has read a first chunk) while both are queued.
     flood, flood_fd = _drain_over_pipe(None, cap_bytes=0)
     fcntl.fcntl(flood_fd, fcntl.F_SETPIPE_SZ, 1 << 20)
-    chunk_bytes = process_module._READ_CHUNK_BYTES
+    chunk_bytes = logs_module._READ_CHUNK_BYTES
     chunk = b"x" * chunk_bytes
     os.write(flood_fd, b"x")
     _wait_until_read(flood._fd)  # the drain is registered

@@ -175,7 +175,7 @@ def test_a_machine_without_a_sandbox_is_reported_and_required_refuses(tmp_path: 
     assert sandbox_report(config)["enforced"]["namespaces"] is False
     assert [p.sandbox for p in config.players] == [None, None]  # decided once, carried in the spec
     with pytest.raises(sandbox_module.SandboxError, match="this machine cannot sandbox bots: bots are NOT"):
-        sandbox_module.Box()
+        sandbox_module.Box(["/bin/true"], cwd=None, env={}, spec=SandboxSpec(), memory_mb=None)
     with pytest.raises(ConfigError, match="sandbox: is required, but this machine cannot sandbox bots"):
         load_config(tmp_path / "required.yaml")
 
@@ -216,14 +216,14 @@ def test_groups_left_by_a_gone_arbiter_are_swept_and_never_taken_for_a_new_box(t
     """A box's group can outlive it (its processes slow to leave): such a group must neither
     block a later arbiter that got the same pid (its box names carry a token of their own)
     nor stay for good (the next run removes the groups of arbiters that are gone)."""
-    from arbiter.transport import sandbox
+    from arbiter.transport import cgroups
     parent = support().memory.parent
     stale = Path(parent) / "arbiter-999999999-0000-1"  # no such pid: its arbiter is gone
     old_style = Path(parent) / f"arbiter-{os.getpid()}-1"  # this pid's first box, named as before
     stale.mkdir()
     old_style.mkdir()
     try:
-        sandbox._sweep_stale_groups(parent)
+        cgroups.sweep_stale_groups(parent)
         assert not stale.exists()
         assert old_style.exists()  # its pid is running (this one): not swept
         marker = new_marker()
@@ -276,10 +276,10 @@ def test_cpu_used_while_suspended_is_charged_to_the_thief_and_recorded(monkeypat
     between its turns is counted against its own clock and recorded, never its opponent's."""
     if not support().usable:
         pytest.skip("bubblewrap cannot make a box here")
-    from arbiter.transport.process import BotProcess
-    monkeypatch.setattr(BotProcess, "suspend", lambda self: None)
-    monkeypatch.setattr(BotProcess, "resume", lambda self: None)
-    monkeypatch.setattr(BotProcess, "turn_calls", lambda self: (lambda: None, lambda: None, self.cpu_ms))
+    from arbiter.transport.process import BoxedBot
+    monkeypatch.setattr(BoxedBot, "suspend", lambda self: None)
+    monkeypatch.setattr(BoxedBot, "resume", lambda self: None)
+    monkeypatch.setattr(BoxedBot, "turn_calls", lambda self: (lambda: None, lambda: None, self.cpu_ms))
     marker = new_marker()
     thief = bot("fork_hop_thief_bot.py", "thief", marker, time=TimeControl(time_ms=20000))
     victim = bot("cpu_child_bot.py", "victim", marker, CHILD_CPU_MS="20")
@@ -431,7 +431,7 @@ def test_an_ordinary_user_gets_a_process_cap_and_a_fork_bomb_stops_at_it(launch:
     if "NOT sandboxed" in seen["header"]:
         pytest.skip(f"an ordinary user cannot make a box here: {seen['header']}")
     assert seen["helper"] == (launch == "helper")
-    assert "processes by RLIMIT_NPROC=128 in the box's user namespace" in seen["header"]
+    assert "processes by RLIMIT_NPROC=128 in the box's own user namespace" in seen["header"]
     assert seen["processes"] == "RLIMIT_NPROC=128 in the box's own user namespace"
     assert seen["termination"] == "normal", seen["detail"]
     (line,) = seen["report"]
@@ -536,218 +536,125 @@ def test_a_boxed_bot_gets_exactly_its_environment_whatever_the_names_and_values(
     assert set(seen) - set(env) == {"PATH", "HOME", "LANG", "PWD"}, sorted(seen)
 
 
-def test_a_box_built_ahead_gives_each_bot_its_own_environment_and_a_fresh_box(tmp_path: Path) -> None:
-    """A box built ahead for a player's next game has run nothing of its bot: each launch of
-    the same command gets the environment of its own game (the seed differs), and no file a
-    bot left in its box's /tmp, nor any descriptor, reaches the next bot."""
+def test_each_bot_gets_a_fresh_box_with_its_own_environment(tmp_path: Path) -> None:
+    """Each launch of the same command gets a box of its own: the environment of its own game
+    (the seed differs), and no file a bot left in its box's /tmp, nor any descriptor, reaches
+    the next bot."""
     assert support().usable, support().describe()
     leaver = ("import json, os, sys\nsys.stdin.readline()\nfound = os.path.exists('/tmp/left-behind')\n"
               "open('/tmp/left-behind', 'w').write('x')\n"
               "print(json.dumps({'seed': os.environ.get('ARBITER_SEED'), 'tmp': found}), flush=True)\n")
-    seeds = ("1", "2", "3", "4", "5")  # from the third launch on, each bot's box is built ahead
+    seeds = ("1", "2", "3")
     seen = [boxed_report({"ARBITER_SEED": seed}, leaver) for seed in seeds]
     assert seen == [{"seed": seed, "tmp": False} for seed in seeds]  # (a checkout under /tmp shows there)
-    assert boxed_report({})["fds"] == []
 
 
-def test_a_box_built_ahead_serves_only_a_launch_that_shows_the_same(tmp_path: Path) -> None:
-    """Boxes are built ahead for what they show: a bot whose command names another file (so
-    its box shows another folder) never gets a box built for the first, and reads its own file;
-    the first's next bot gets the box built for it."""
-    import time
-    from arbiter.transport import process as process_module
-    from arbiter.transport.pipe import launch_pipe_bot
-    from arbiter.transport.process import end_all
-    assert support().usable, support().describe()
-    built = process_module._BUILT_BOXES
-
-    def ahead() -> set[int]:  # the boxes built ahead for the first command and ready
-        view = sandbox_module.box_view(["/bin/cat", str(tmp_path / "first" / "words.txt")], cwd=None,
-                                       spec=SandboxSpec(), memory_mb=None)
-        return {started.popen.pid for each, started in built._ready if each == view}
-    for name in ("first", "first", "first", "second", "first"):
-        folder = tmp_path / name
-        folder.mkdir(exist_ok=True)
-        (folder / "words.txt").write_text(f"{name}\n")
-        deadline = time.monotonic() + 10
-        while support().spawn is not None and name == "second" and not ahead() and time.monotonic() < deadline:
-            time.sleep(0.01)  # the first's third launch has one built ahead: the second must not get it
-        for_first = ahead()
-        channel, process = launch_pipe_bot(["/bin/cat", str(folder / "words.txt")], sandbox=SandboxSpec())
-        try:
-            assert channel.read_line(time.monotonic() + 10) == name
-            assert (process.pid in for_first) == (name == "first" and bool(for_first))
-        finally:
-            channel.close()
-            end_all([process], grace_s=1.0, term_grace_s=0.3)
+def _zombie_children() -> set[int]:
+    """This process's (the arbiter's) children that have ended and are not reaped."""
+    from arbiter.transport.procfs import children, stat_fields
+    return {pid for pid in children(os.getpid()) if (stat_fields(pid) or [b""])[0] == b"Z"}
 
 
-def test_a_boxs_init_handed_to_the_arbiter_does_not_stay_its_zombie() -> None:
-    """The arbiter is a child subreaper: when bubblewrap's first process ends before the box's
-    init, the init becomes the arbiter's child, and nothing else waits for it. It is reaped by
-    a later launch (it used to stay a zombie, one a box, for as long as the arbiter ran)."""
-    import time
-    from arbiter.transport.pipe import launch_pipe_bot
-    from arbiter.transport.process import end_all
-    from arbiter.transport.procfs import stat_fields
-    assert support().usable, support().describe()
-    inits = []
-    for _ in range(3):
-        channel, process = launch_pipe_bot(["/bin/cat"], sandbox=SandboxSpec())
-        deadline = time.monotonic() + 10
-        while process.box.bot_pid() is None and time.monotonic() < deadline:
-            time.sleep(0.01)
-        inits.append(process.box.init)
-        channel.close()
-        end_all([process], grace_s=1.0, term_grace_s=0.3)
-    assert all(inits), inits
-    channel, process = launch_pipe_bot(["/bin/cat"], sandbox=SandboxSpec())
-    try:
-        for pid, started in inits[:2]:  # ended before the last two launches
-            fields = stat_fields(pid)
-            assert fields is None or fields[19] != started, f"box init {pid} is still the arbiter's zombie"
-    finally:
-        channel.close()
-        end_all([process], grace_s=1.0, term_grace_s=0.3)
+def _group_members(box: sandbox_module.Box) -> list[int]:
+    """Every process still in one of the box's control groups."""
+    members: list[int] = []
+    for folder in set(box.groups.folders.values()):
+        procs = Path(folder, "cgroup.procs")
+        members += [int(pid) for pid in procs.read_text().split()] if procs.exists() else []
+    return members
 
 
-def _zombie_box_inits() -> set[int]:
-    """The arbiter's (this process's) children that are bubblewrap's and have ended, unreaped."""
-    from arbiter.transport.procfs import children, read_proc, stat_fields
-    found = set()
-    for pid in children(os.getpid()):
-        fields = stat_fields(pid)
-        if fields is not None and fields[0] == b"Z" and read_proc(f"/proc/{pid}/comm") == b"bwrap\n":
-            found.add(pid)
-    return found
-
-
-def test_a_bot_that_exits_at_once_leaves_no_zombie_box_init() -> None:
+@pytest.mark.parametrize("script", ["exit 3", "kill -SEGV $$", "sleep 60 & sleep 60 & exit 0"])
+def test_a_bot_that_ends_at_once_leaves_no_zombie_and_nothing_in_its_box(script: str) -> None:
     """A bot that ends before anything looked at its box (a crash at its first instruction, a
-    hostile one that exits at once) gave its box's init to the arbiter without the arbiter
-    knowing its pid: one zombie a game, until the machine's processes ran out. bubblewrap
-    gives the init's pid on its info descriptor, and it is reaped like any other."""
+    hostile one that forks and exits) leaves the arbiter no zombie: the box's keeper reaps the
+    box's init and everything else, and ends with the bot's status once nothing is left."""
     from arbiter.transport.process import BotProcess
     assert support().usable, support().describe()
-    before = _zombie_box_inits()
-    for _ in range(4):  # the last one's init may still be ending: it is reaped at a later launch
-        process, stdin_fd, stdout_fd = BotProcess.launch(["/bin/false"], sandbox=SandboxSpec())
+    before = _zombie_children()
+    for _ in range(3):
+        process, stdin_fd, stdout_fd = BotProcess.launch(["/bin/sh", "-c", script], sandbox=SandboxSpec())
         os.close(stdin_fd)
         os.close(stdout_fd)
-        assert process.wait_exit(10.0) is not None
+        status = process.wait_exit(10.0)
+        assert status == {"exit 3": 3, "kill -SEGV $$": -11}.get(script, 0)
+        assert process.box is not None and _group_members(process.box) == []  # the keeper ends with its box
         process.close()
-    left = _zombie_box_inits() - before
-    assert len(left) <= 1, f"the arbiter keeps {len(left)} zombie box inits: {sorted(left)}"
+        assert _zombie_children() - before == set()
 
 
-def test_a_box_built_ahead_and_never_used_leaves_no_zombie_box_init() -> None:
-    """A box built ahead for a player's next game is discarded when more than MAX_BUILT are
-    waiting (a tournament of more players than that evicts one at every launch) or at exit:
-    its helper and init end without a bot, and the init, handed to the arbiter, is reaped."""
-    from arbiter.transport import process as process_module
+def test_a_killed_box_leaves_nothing() -> None:
+    """Killing a box whose bot forked and left its session ends every process in it, the
+    keeper reaps them and ends, and its control groups are removed: no process, zombie or
+    group is left."""
+    import time
     from arbiter.transport.process import BotProcess
     assert support().usable, support().describe()
-    before = _zombie_box_inits()
-    for view in range(3):
-        for _ in range(process_module._BuiltBoxes.BUILD_FROM):  # the last launches have a box built ahead
-            bot, stdin_fd, stdout_fd = BotProcess.launch(["/bin/sh", "-c", f"exec true {view}"], sandbox=SandboxSpec())
-            os.close(stdin_fd)
-            os.close(stdout_fd)
-            bot.wait_exit(10.0)
-            bot.close()
-    process_module._BUILT_BOXES.close()  # as at exit, or one at a time when evicted
-    bot, stdin_fd, stdout_fd = BotProcess.launch(["/bin/true"], sandbox=SandboxSpec())  # reaps what has ended
-    os.close(stdin_fd)
-    os.close(stdout_fd)
-    bot.wait_exit(10.0)
-    bot.close()
-    left = _zombie_box_inits() - before
-    assert len(left) <= 1, f"the arbiter keeps {len(left)} zombie box inits: {sorted(left)}"
-
-
-def test_a_bot_in_a_box_built_ahead_is_not_taken_for_started_before_its_program_runs() -> None:
-    """In a box built ahead, the helper waits in the box's PID namespace, asleep, where the bot
-    will be: it is not the bot until the bot's program runs (start-up is judged on the bot)."""
-    import time
-    from arbiter.transport import process as process_module
-    if not support().usable or support().spawn is None:
-        pytest.skip("no box, or no launch helper (no box is built ahead), on this machine")
-    view = sandbox_module.box_view(["/bin/cat"], cwd=None, spec=SandboxSpec(), memory_mb=None)
-    started = process_module._READY_BOXES.take()
-    try:
-        started.box.build(view)
+    before = _zombie_children()
+    process, stdin_fd, stdout_fd = BotProcess.launch(
+        ["/bin/sh", "-c", "setsid sleep 60 & sleep 60 & echo started; exec cat"], sandbox=SandboxSpec())
+    with os.fdopen(stdout_fd, "rb") as out:
+        assert out.readline() == b"started\n"
+        box = process.box
+        assert box is not None
         deadline = time.monotonic() + 10
-        waiting = []
-        while not waiting and time.monotonic() < deadline:  # bubblewrap has made the box and run the helper
-            inits = sandbox_module.children(started.popen.pid)
-            waiting = sandbox_module.children(inits[0]) if inits else []
+        while len(_group_members(box)) < 5 and time.monotonic() < deadline:  # bubblewrap's two, sh's three
             time.sleep(0.01)
-        assert waiting, "the helper never ran in the box"
-        time.sleep(0.05)
-        assert started.box.bot_pid() is None
-        started.box.give({}, None)
-        while started.box.bot_pid() is None and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert started.box.bot_pid() == waiting[0]
+        assert len(_group_members(box)) >= 5
+        folders = set(box.groups.folders.values())
+        process.kill_tree()
+    os.close(stdin_fd)
+    assert process.exit_status() is not None
+    assert not any(os.path.exists(folder) for folder in folders)
+    assert _zombie_children() - before == set()
+
+
+def test_the_keeper_stays_outside_its_box_never_frozen_and_the_bot_is_born_in_every_group() -> None:
+    """The keeper starts bubblewrap already in the box's control groups (clone3 into the v2
+    group, `tasks` in each v1 one): the bot's own process is in every group of the box from
+    its start, and the keeper in none, so a frozen box never freezes its keeper and the box's
+    CPU time is the bot's alone."""
+    import time
+    from arbiter.transport.pipe import launch_pipe_bot
+    from arbiter.transport.process import end_all
+    assert support().usable, support().describe()
+    channel, process = launch_pipe_bot(["/bin/cat"], sandbox=SandboxSpec())
+    try:
+        assert channel.send_lines(["x"], time.monotonic() + 10) is None
+        assert channel.read_line(time.monotonic() + 10) == "x"
+        box = process.box
+        assert box is not None
+        bot = box.bot_pid()
+        assert bot is not None and process.pid in box.keepers()
+        folders = set(box.groups.folders.values())  # one a hierarchy, all of one name
+        name = Path(next(iter(folders))).name
+        bot_groups = Path(f"/proc/{bot}/cgroup").read_text().splitlines()
+        assert len([line for line in bot_groups if line.endswith("/" + name)]) == len(folders), (folders, bot_groups)
+        assert name not in Path(f"/proc/{process.pid}/cgroup").read_text()
+        if box.freezes:
+            box.suspend()
+            time.sleep(0.05)  # what is frozen shows in the state within microseconds; the keeper must not be
+            try:
+                assert Path(f"/proc/{process.pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "S"
+                assert name not in Path(f"/proc/{process.pid}/cgroup").read_text()
+            finally:
+                box.resume()
+            assert channel.send_lines(["y"], time.monotonic() + 10) is None
+            assert channel.read_line(time.monotonic() + 10) == "y"
     finally:
-        started.box.abandon()
-        started.popen.kill()
-        started.discard()
+        channel.close()
+        end_all([process], grace_s=1.0, term_grace_s=0.3)
 
 
 def test_a_boxed_bot_holds_no_descriptor_but_its_standard_three() -> None:
-    """The pipe a box's prelude reads its script from is opened close-on-exec by the shell:
-    neither it nor any other descriptor of the arbiter reaches the bot."""
+    """Neither the keeper's report pipe nor any other descriptor of the arbiter reaches the bot."""
     assert support().usable, support().describe()
     assert boxed_report({})["fds"] == []
 
 
-def test_a_bot_is_born_in_a_box_started_ahead_and_already_in_its_groups() -> None:
-    """Each box taken is replaced by one started at once, whose prelude joins its control groups
-    while no bot waits (and, with the launch helper, from a command's third launch on, becomes
-    bubblewrap showing what that command's box shows, the helper waiting in it): the next boxed
-    bot gets that box, and its own process is in every group of the box from its start."""
-    import time
-    import arbiter.transport.process as process_module
-    from arbiter.transport.pipe import launch_pipe_bot
-    from arbiter.transport.process import end_all
-    assert support().usable, support().describe()
-    ready = process_module._BUILT_BOXES if support().spawn is not None else process_module._READY_BOXES
-    # A command's boxes are built ahead from its third launch on.
-    for _ in range(2):
-        earlier_channel, earlier = launch_pipe_bot(["/bin/cat"], sandbox=SandboxSpec())
-        earlier_channel.close()
-        end_all([earlier], grace_s=1.0, term_grace_s=0.3)
-    first_channel, first = launch_pipe_bot(["/bin/cat"], sandbox=SandboxSpec())
-    view = sandbox_module.box_view(["/bin/cat"], cwd=None, spec=SandboxSpec(), memory_mb=None)
-
-    def waiting() -> set[int]:  # the boxes ready for this command (others' may be there too)
-        return {entry[1].popen.pid if isinstance(entry, tuple) else entry.popen.pid for entry in ready._ready
-                if not isinstance(entry, tuple) or entry[0] == view}
-    deadline = time.monotonic() + 10
-    while not waiting() and time.monotonic() < deadline:
-        time.sleep(0.01)
-    ahead = waiting()
-    assert ahead, "no box was started ahead"
-    channel, process = launch_pipe_bot(["/bin/cat"], sandbox=SandboxSpec())
-    try:
-        assert process.pid in ahead
-        assert channel.send_lines(["x"], time.monotonic() + 10) is None
-        assert channel.read_line(time.monotonic() + 10) == "x"
-        bot = process.box.bot_pid()
-        folders = set(process.box.groups.folders.values())  # one a hierarchy, all of one name
-        name = Path(next(iter(folders))).name
-        lines = Path(f"/proc/{bot}/cgroup").read_text().splitlines()
-        assert len([line for line in lines if line.endswith("/" + name)]) == len(folders), (folders, lines)
-    finally:
-        for each_channel, each in ((first_channel, first), (channel, process)):
-            each_channel.close()
-            end_all([each], grace_s=1.0, term_grace_s=0.3)
-
-
-def test_a_box_started_ahead_under_other_settings_is_not_used(monkeypatch) -> None:
-    """Boxes are started ahead with what the machine offers as known then: a launch once that
-    has changed (here: no freezer, as the stop-walk tests make it) gets a box made as it says."""
+def test_a_box_is_made_with_what_the_machine_offers_as_known_at_its_launch(monkeypatch) -> None:
+    """A launch once the machine's settings have changed (here: no freezer, as the stop-walk
+    tests make it) gets a box made as they say."""
     import time
     from arbiter.transport.pipe import launch_pipe_bot
     from arbiter.transport.process import end_all
@@ -763,3 +670,56 @@ def test_a_box_started_ahead_under_other_settings_is_not_used(monkeypatch) -> No
         finally:
             channel.close()
             end_all([process], grace_s=1.0, term_grace_s=0.3)
+
+
+# Starts 40 processes that spin, says so, and spins too.
+SPINNERS = ("import os, sys\nfor _ in range(40):\n    if os.fork() == 0:\n        while True:\n            pass\n"
+            "print('spinning', flush=True)\nwhile True:\n    pass\n")
+
+
+def test_a_starting_bot_that_spins_40_processes_takes_no_more_than_its_cpu_cap() -> None:
+    """A box's processes together use at most `cpu_cores` CPUs at once (cgroup CPU bandwidth),
+    from the box's first instruction: a bot that spins 40 processes while it starts (off its
+    own clock) cannot take CPU from the other games' clocks. Measured as the box's CPU time
+    over a window of wall time; a busy machine only lowers what it gets."""
+    import time
+    from arbiter.transport.process import BotProcess
+    if not support().usable or support().cpu_cap is None:
+        pytest.skip("no box, or no CPU bandwidth control group, on this machine")
+    process, stdin_fd, stdout_fd = BotProcess.launch([sys.executable, "-c", SPINNERS],
+                                                     sandbox=SandboxSpec(cpu_cores=0.25))
+    try:
+        with os.fdopen(stdout_fd, "rb") as out:
+            assert out.readline() == b"spinning\n"
+            cpu_before, wall_before = process.cpu_ms(), time.monotonic()
+            time.sleep(1.0)  # the window: nothing to await, the spinners never stop
+            cpu_ms, wall_ms = process.cpu_ms() - cpu_before, (time.monotonic() - wall_before) * 1000
+    finally:
+        process.kill_tree()
+        os.close(stdin_fd)
+    assert cpu_ms <= 0.25 * wall_ms * 1.6, (cpu_ms, wall_ms)  # uncapped, 40 spinners take near every core
+
+
+def test_cpu_cores_is_a_config_key_with_a_default_of_one_core(tmp_path: Path) -> None:
+    """`sandbox: {cpu_cores: N}` per player, one core by default; a value below 0.1 is refused naming the key."""
+    body = (f"name: t\ngame: limit-nim\nplayers:\n"
+            f"  - {{name: a, command: [{sys.executable}, {ROOT / 'players' / 'random_bot.py'}], "
+            f"sandbox: {{cpu_cores: 0.5}}}}\n"
+            f"  - {{name: b, command: [{sys.executable}, {ROOT / 'players' / 'random_bot.py'}]}}\n")
+    (tmp_path / "t.yaml").write_text(body)
+    config = load_config(tmp_path / "t.yaml")
+    if support().usable:
+        assert [p.sandbox.cpu_cores for p in config.players] == [0.5, 1.0]
+    (tmp_path / "bad.yaml").write_text(body.replace("cpu_cores: 0.5", "cpu_cores: 0"))
+    with pytest.raises(ConfigError, match="cpu_cores"):
+        load_config(tmp_path / "bad.yaml")
+
+
+def test_the_limits_table_is_the_one_docs_security_shows() -> None:
+    """Each limit is described the same way in the code, the records and the docs: the table
+    of limits (`LIMITS`) is printed in docs/security.md, and the records say each limit as it does."""
+    from arbiter.transport.sandbox import LIMITS, limits_table
+    assert limits_table() in (ROOT / "docs" / "security.md").read_text()
+    if support().usable:
+        enforced = support().enforced()
+        assert all(enforced[limit.name] == (limit.how(support()) or False) for limit in LIMITS)

@@ -160,12 +160,11 @@ def test_in_a_box_the_helper_drops_every_right_as_the_shell_and_setpriv_do(monke
     assert by_helper[-1] == "2"  # the bot is the PID namespace's second process: the box's init is the first
 
 
-def test_the_helpers_prelude_gives_the_bot_what_the_shells_did(monkeypatch):
-    """The box's first process is the helper (`spawn prelude`, reading its script as data) or
-    `/bin/sh`: the bot gets the same environment (a name no shell takes is left out both ways, a
-    value with quotes, spaces and a newline kept whole), the same caps and the address-space cap
-    where there is no memory group (the groups it joins are the sandbox tests' subject: limits,
-    freezing, CPU time)."""
+def test_the_helpers_keeper_gives_the_bot_what_the_python_keeper_does(monkeypatch):
+    """A box's keeper is the helper (`spawn keeper`) or `keeper.py`: the bot gets the same
+    environment (a name no shell takes is left out both ways, a value with quotes, spaces and a
+    newline kept whole), the same caps and the address-space cap where there is no memory group
+    (the groups it is born in are the sandbox tests' subject: limits, freezing, CPU time)."""
     from dataclasses import replace
 
     from arbiter.transport import sandbox
@@ -176,25 +175,24 @@ def test_the_helpers_prelude_gives_the_bot_what_the_shells_did(monkeypatch):
     seen = []
     for helper in (places.spawn, None):
         monkeypatch.setattr(sandbox, "_SUPPORT", replace(places, spawn=helper, memory=None))
-        box = sandbox.Box()
-        assert (box.argv[:2] == [helper, "prelude"]) == (helper is not None)
-        box.abandon()
+        box = sandbox.Box(["/bin/true"], cwd=None, env={}, spec=SandboxSpec(), memory_mb=None)
+        assert (box.argv[:2] == [helper, "keeper"]) == (helper is not None)
         box.remove()
         seen.append(output_of(["/bin/sh", "-c", "env | sort; ulimit -v; ulimit -n; ulimit -f; ulimit -c"],
                               sandbox=SandboxSpec(), memory_mb=300,
                               env={"QUOTED": "it's \"a\" $HOME\nline two", "my.setting": "dropped"}))
-    by_helper, by_shell = seen
-    assert by_helper == by_shell
+    by_helper, by_keeper_py = seen
+    assert by_helper == by_keeper_py
     assert "QUOTED=it's \"a\" $HOME\nline two\n" in by_helper and "my.setting" not in by_helper
     assert by_helper.splitlines()[-4:] == [str(300 << 10), "256", str((64 << 20) // 512), "0"]
 
 
-def test_a_nul_in_a_bots_environment_is_refused_before_its_box_is_given_it() -> None:
-    from arbiter.transport.sandbox import SandboxError, _bot_data
-    assert _bot_data(["/usr/bin/bwrap", "--", "bot"], {"A": "1"}, address_space_mb=2, seccomp="/f", info="/i") == (
-        b"v2097152\0s/f\0i/i\0eA=1\0a/usr/bin/bwrap\0a--\0abot\0")
+def test_a_nul_in_a_bots_environment_is_refused_before_its_box_starts() -> None:
+    from arbiter.transport.sandbox import SandboxError, SandboxSpec, support
+    if not support().usable:
+        pytest.skip("no box on this machine")
     with pytest.raises(SandboxError, match="NUL"):
-        _bot_data(["/usr/bin/bwrap", "--", "bot"], {"A": "1\0abash"}, address_space_mb=None, seccomp=None, info="/i")
+        BotProcess.launch(["/bin/true"], env={"A": "1\0abash"}, sandbox=SandboxSpec())
 
 
 def test_the_kits_bytecode_is_written_before_the_first_launch_where_the_arbiter_may(tmp_path, monkeypatch):

@@ -566,7 +566,8 @@ def _read_sandbox(problems: Problems, path: KeyPath, value: Any, folder: Path, c
             if resolved == "/":
                 problems.add(path + (key,), f"{shown!r} is not allowed: the whole filesystem")
     return SandboxSpec(read=tuple(own + found["read"]), write=tuple(found["write"]),
-                       write_mb=SANDBOX.read(m, "write_mb"), write_files=SANDBOX.read(m, "write_files"))
+                       write_mb=SANDBOX.read(m, "write_mb"), write_files=SANDBOX.read(m, "write_files"),
+                       cpu_cores=float(SANDBOX.read(m, "cpu_cores")))
 
 
 def _read_time(problems: Problems, path: KeyPath, value: Any, base: TimeControl) -> TimeControl:

@@ -21,7 +21,7 @@ from ..games import FAMILIES, GameError, game_class, game_names
 from ..protocol import DIALECTS
 from ..referee import TimeControl
 from ..transport.endpoints import DEFAULT_CONNECT_WAIT_MS
-from ..transport.sandbox import WRITE_FILES, WRITE_MB
+from ..transport.sandbox import CPU_CORES, MIN_CPU_CORES, WRITE_FILES, WRITE_MB
 from .build import BUILD_MEMORY_MB, BUILD_TIME_MS
 from .validate import Check, Mapping, boolean, integer, number, one_of, text
 
@@ -239,6 +239,7 @@ SANDBOX = Table("docs/config.md", (
     Key("write", FREE),
     Key("write_mb", FREE, integer(1), WRITE_MB),
     Key("write_files", FREE, integer(1), WRITE_FILES),
+    Key("cpu_cores", FREE, number(MIN_CPU_CORES), CPU_CORES),
 ))
 
 OPENINGS = Table("docs/config.md", (

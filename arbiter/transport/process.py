@@ -1,52 +1,44 @@
 """Owning bot processes: launch, suspend, measure, and end them with everything they started.
 
-Each bot runs in a new session (so its own process group, id = its pid), with:
-- its memory capped by `RLIMIT_DATA` (heap and private writable mappings; address space a
-  program only reserves, as the JVM does, is not counted);
-- `PR_SET_PDEATHSIG`, so the kernel kills it if the thread that launched it dies;
-- its session registered with the **guardian**: one small process per arbiter, started
-  on first use, holding the read end of a pipe. When the arbiter dies in any way (even
-  `kill -9`) the pipe reaches end of file and the guardian SIGKILLs every registered
-  session, grandchildren included. The arbiter is also made a child subreaper, so the
-  orphans of a bot's tree become its children and are reaped, not left as zombies.
+A plain bot (`BotProcess`) runs in a new session (its own process group, id = its pid), its
+memory capped by `RLIMIT_DATA` (heap and private writable mappings, not reserved address
+space), killed by `PR_SET_PDEATHSIG` if the thread that launched it dies, itself a child
+subreaper (a process that leaves its session stays in its tree), and its session registered
+with the guardian (`guardian.py`), which kills it if the arbiter dies in any way. A boxed bot
+(`BoxedBot`) is its box's keeper and what the box holds (`sandbox.py`). The arbiter is a
+child subreaper too: the orphans of a plain bot's tree are its children, and are reaped.
 
-Ending a bot (`end_all`): wait a grace for the processes that were told to quit, then
-SIGTERM (plus SIGCONT, so stopped processes see it) every live process of its session,
-then SIGKILL, then wait until none is alive. The guardian and `end_all` both look for
-session and process-group members in /proc: the guardian among every process on the
-machine, `end_all` among the arbiter's descendants (as a subreaper, no process a bot
-started can leave its tree); `end_all` also ends every process ever seen in the bot's tree.
-The bot is made a child subreaper, so that a process that leaves its session (`setsid`)
-stays in its tree, and is seen, even once its parent is gone.
+Ending bots (`end_all`): a grace for those told to quit, then SIGTERM (and SIGCONT, so that
+stopped processes see it) to every live process of each, then SIGKILL, then a wait until none
+is alive; every process ever seen in a bot's tree is ended with it.
 """
 from __future__ import annotations
 
-import atexit
 import ctypes
 import functools
-import io
 import os
 import platform
 import resource
-import select
-import shutil
 import signal
 import subprocess
-import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
+from typing import Callable, Iterable, Mapping, Sequence, TypeVar
 
 from .priority import let_others_run
 from . import SHORTAGES
-from .procfs import STAT_MAX_BYTES, children, threads, is_running, kill, open_proc, pread_proc, read_proc, reap, stat_fields
+from .guardian import GUARDIAN
+from .procfs import (STAT_MAX_BYTES, children, cpu_clock, descendants, every_process, is_running, kill, open_proc,
+                     pread_proc, read_proc, reap, sample_cpu, stat_fields, threads)
 from . import spawn
 from .waits import readable
-from .sandbox import PACKAGE_DIR, PLAYERS_DIR, Box, BoxView, SandboxError, SandboxSpec, box_view, support
+# LOG_CAP_BYTES, StderrDrain and unstartable are also imported from here (check, cluster, probe, zmq).
+from .logs import LOG_CAP_BYTES, StderrDrain  # noqa: F401
+from .startable import unstartable
+from .sandbox import PACKAGE_DIR, PLAYERS_DIR, Box, SandboxError, SandboxSpec
 
-LOG_CAP_BYTES = 1 << 20  # a bot's stderr log keeps this much, then a note, then discards
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
 _CLOCK_TICKS_PER_S = os.sysconf("SC_CLK_TCK")
@@ -85,82 +77,6 @@ def _not_started(command: Sequence[str], where: str, exc: BaseException) -> Exce
     return LaunchError(f"cannot start {command[0]!r}{where}: {exc}")
 
 
-# --- the guardian --------------------------------------------------------------------
-
-# Runs with `python -I -S -c`: reads `+ID`/`-ID` lines; at end of file (the arbiter is
-# gone), SIGKILLs every process whose session or process group is a registered id.
-_GUARDIAN_CODE = r"""
-import os, signal, sys
-signal.signal(signal.SIGINT, signal.SIG_IGN)
-ids = set()
-for line in sys.stdin.buffer:
-    (ids.add if line[:1] == b"+" else ids.discard)(int(line[1:]))
-for sid in ids:
-    try:
-        os.killpg(sid, signal.SIGKILL)
-    except OSError:
-        pass
-if ids:
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open("/proc/" + name + "/stat", "rb") as stat:
-                fields = stat.read().rsplit(b")", 1)[1].split()
-            if int(fields[2]) in ids or int(fields[3]) in ids:
-                os.kill(int(name), signal.SIGKILL)
-        except (OSError, IndexError, ValueError):
-            pass
-"""
-
-
-class _Guardian:
-    """The per-arbiter watchdog process; thread-safe, restarted if it ever dies."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._process: subprocess.Popen[bytes] | None = None
-        self._registered: set[int] = set()
-
-    def register(self, session_id: int) -> None:
-        """From now on, the session dies when the arbiter dies."""
-        with self._lock:
-            self._registered.add(session_id)
-            self._send(f"+{session_id}\n")
-
-    def unregister(self, session_id: int) -> None:
-        """The session is over; forget it (its id may be reused)."""
-        with self._lock:
-            self._registered.discard(session_id)
-            self._send(f"-{session_id}\n")
-
-    def _send(self, text: str) -> None:
-        for _ in range(2):
-            if self._process is None or self._process.poll() is not None:
-                self._start()
-            assert self._process is not None and self._process.stdin is not None
-            try:
-                self._process.stdin.write(text.encode())
-                return
-            except OSError:
-                self._process = None  # it died; start a new one, told about every session
-
-    def _start(self) -> None:
-        # Its own session: a Ctrl-C at the terminal must not kill it before it can act.
-        # No parent-death signal: outliving the arbiter is its purpose.
-        process = subprocess.Popen(
-            [sys.executable, "-I", "-S", "-c", _GUARDIAN_CODE],
-            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            start_new_session=True, env={}, bufsize=0,
-        )
-        assert process.stdin is not None
-        process.stdin.write("".join(f"+{sid}\n" for sid in self._registered).encode())
-        self._process = process
-
-
-GUARDIAN = _Guardian()
-
-
 # --- launching side by side ----------------------------------------------------------
 
 _LAUNCHERS: ThreadPoolExecutor | None = None
@@ -193,12 +109,9 @@ def _launchers() -> ThreadPoolExecutor:
 
 
 def _forget_launchers() -> None:
-    """In a forked child: the parent's launcher threads and started boxes are not its own."""
+    """In a forked child (a worker): the parent's launcher threads are not its own."""
     global _LAUNCHERS
     _LAUNCHERS = None
-    _READY_BOXES.forget()
-    _BUILT_BOXES.forget()
-    _INITS.forget()
 
 
 os.register_at_fork(after_in_child=_forget_launchers)
@@ -211,303 +124,7 @@ def _outcome(launch: Callable[[], T]) -> T | BaseException:
         return exc
 
 
-# --- boxes started ahead -------------------------------------------------------------
-
-class _StartedBox:
-    """A box whose first process runs, in the box's control groups, waiting for its bot."""
-
-    def __init__(self) -> None:
-        self.box = Box()
-        try:
-            # No Python between fork and exec: subprocess can use vfork.
-            self.popen = subprocess.Popen(self.box.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                          stderr=subprocess.PIPE, env=self.box.env, bufsize=0, close_fds=True,
-                                          start_new_session=True, pass_fds=self.box.pass_fds)
-        except (OSError, subprocess.SubprocessError):
-            self.box.remove()
-            raise
-        try:
-            GUARDIAN.register(self.popen.pid)
-        except OSError:  # no guardian, no box: it could outlive a killed arbiter
-            self.popen.kill()
-            self.popen.wait()
-            self.box.remove()
-            raise
-        self.box.launched(self.popen.pid)
-
-    def alive(self) -> bool:
-        return self.popen.poll() is None
-
-    def discard(self) -> None:
-        """End a box that got no bot: its prelude reads an empty script and exits."""
-        self.box.abandon()
-        try:
-            self.popen.wait(timeout=1.0)
-        except subprocess.TimeoutExpired:
-            self.popen.kill()
-            self.popen.wait()
-        GUARDIAN.unregister(self.popen.pid)
-        for stream in (self.popen.stdin, self.popen.stdout, self.popen.stderr):
-            if stream is not None:
-                stream.close()
-        _INITS.add_of(self.box)  # a built box's helper ends with its init, which may come to the arbiter
-        self.box.remove()
-
-
-class _ReadyBoxes:
-    """Boxes started ahead of their bots, so that a bot's start does not wait while its box's
-    first process joins the box's control groups: on a kernel at its defaults, joining a v2
-    group waits for an RCU grace period (5 to 23 ms here, docs/performance.md, Sandbox). Every
-    box taken is replaced by one started on a launcher thread (one that lives as long as the
-    process: a box's parent-death signal fires when the thread that started it ends), so
-    as many are kept ready as were taken at once, at most MAX_READY; when none is ready, one
-    is started on the spot."""
-
-    MAX_READY = 32
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._ready: list[_StartedBox] = []
-        self._starting = 0
-        atexit.register(self.close)
-
-    def take(self) -> _StartedBox:
-        """A started box, ready for its bot (raises SandboxError or OSError when none can be made)."""
-        places = support()
-        with self._lock:
-            ready = self._ready
-            self._ready = []
-            taken = None
-            for candidate in ready:
-                # One made with other settings than the machine's as known now (a test's), or
-                # killed from outside while it waited, is not used.
-                usable = candidate.box.places is places and candidate.alive()
-                if taken is None and usable:
-                    taken = candidate
-                elif usable:
-                    self._ready.append(candidate)
-                else:
-                    _in_background(candidate.discard)
-            refill = len(self._ready) + self._starting < self.MAX_READY
-            if refill:
-                self._starting += 1
-        if refill and not _in_background(self._start_one):
-            with self._lock:
-                self._starting -= 1
-        return taken if taken is not None else _StartedBox()
-
-    def _start_one(self) -> None:
-        try:
-            started: _StartedBox | None = _StartedBox()
-        except (SandboxError, OSError, subprocess.SubprocessError):
-            started = None  # a launch that finds none ready starts its own, and says what fails
-        with self._lock:
-            self._starting -= 1
-            if started is not None:
-                self._ready.append(started)
-
-    def close(self) -> None:
-        """End every box still waiting (at exit)."""
-        with self._lock:
-            ready, self._ready = self._ready, []
-        _discard_all(ready)
-
-    def forget(self) -> None:
-        """In a forked child: the boxes are the parent's (their script pipes are closed here)."""
-        self._lock = threading.Lock()  # the parent's may be held by a thread that is not here
-        for started in self._ready:
-            started.box.abandon()
-        self._ready, self._starting = [], 0
-
-
-_READY_BOXES = _ReadyBoxes()
-
-
-def _discard_all(boxes: Iterable[_StartedBox]) -> None:
-    """End boxes that got no bot (at exit)."""
-    for started in boxes:
-        try:
-            started.discard()
-        except OSError:  # at exit, a box whose files are already gone: nothing left to end
-            pass
-
-
-class _BuiltBoxes:
-    """Boxes built ahead for the next launch of a player: a box's bubblewrap, its namespaces
-    and mounts (about 5 ms of CPU, and as long again waiting for the kernel) made while the
-    player's last game goes on, so that its next bot starts as soon as it is launched.
-
-    Boxes are built for a view (`sandbox.BoxView`: what the box shows, which command it
-    runs), on a launcher thread, and only with the launch helper (the helper waits in the box
-    for the bot's environment, `Box.give`). Each launch takes a box built for its view, or has
-    one built on the spot, and from a view's third launch on has another built for the next
-    (a view launched once or twice, the two seats of a single game or a test, may not come
-    again): as many stay ready as were taken, at most MAX_BUILT in all (the oldest of another
-    view makes way).
-    A built box has run nothing of its bot: its `/tmp` is empty and its processes are
-    bubblewrap's and the helper's, waiting."""
-
-    MAX_BUILT = 16
-    BUILD_FROM = 3  # a view's launch from which its next box is built ahead
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._ready: list[tuple[BoxView, _StartedBox]] = []  # oldest first
-        self._building = 0
-        self._launches: dict[BoxView, int] = {}  # how often each view was launched
-        atexit.register(self.close)
-
-    def take(self, view: BoxView) -> _StartedBox:
-        """A box showing `view`, its helper waiting for the bot (raises SandboxError or OSError
-        when none can be made)."""
-        with self._lock:
-            taken, evicted, kept = None, [], []
-            for entry in self._ready:
-                if taken is None and entry[0] == view and entry[1].alive():
-                    taken = entry[1]
-                elif entry[1].alive():
-                    kept.append(entry)
-                else:
-                    evicted.append(entry[1])
-            launches = self._launches[view] = self._launches.get(view, 0) + 1
-            if launches >= self.BUILD_FROM:  # room for the next one, the oldest of the others making way
-                while kept and len(kept) + self._building >= self.MAX_BUILT:
-                    evicted.append(kept.pop(0)[1])
-            self._ready = kept
-            build = launches >= self.BUILD_FROM and len(kept) + self._building < self.MAX_BUILT
-            if build:
-                self._building += 1
-        for started in evicted:
-            _in_background(started.discard)
-        if build and not _in_background(lambda: self._build_one(view)):
-            with self._lock:
-                self._building -= 1
-        if taken is None:
-            taken = _READY_BOXES.take()
-            try:
-                taken.box.build(view)
-            except BaseException:
-                taken.discard()
-                raise
-        return taken
-
-    def _build_one(self, view: BoxView) -> None:
-        built: _StartedBox | None = None
-        try:
-            if view.places is support():  # not for a machine known otherwise since (a test's)
-                built = _READY_BOXES.take()
-                built.box.build(view)
-        except Exception:  # the launch that finds none built builds its own, and says what fails
-            if built is not None:
-                built.discard()
-            built = None
-        finally:
-            with self._lock:
-                self._building -= 1
-                if built is not None:
-                    self._ready.append((view, built))
-
-    def close(self) -> None:
-        """End every box still waiting (at exit)."""
-        with self._lock:
-            ready, self._ready = self._ready, []
-        _discard_all([started for _, started in ready])
-
-    def forget(self) -> None:
-        """In a forked child: the boxes are the parent's."""
-        self._lock = threading.Lock()
-        for _, started in self._ready:
-            started.box.abandon()
-        self._ready, self._building, self._launches = [], 0, {}
-
-
-_BUILT_BOXES = _BuiltBoxes()
-
-
-class _Inits:
-    """Boxes' inits to reap. When bubblewrap's first process ends before the box's init, the
-    arbiter, a child subreaper, becomes the init's parent, and nothing else waits for it: it
-    would stay a zombie for as long as the arbiter runs, one a box. Each closed box's init is
-    kept here (its pid and start time) and reaped at a later launch or close once it is the
-    arbiter's zombie; one that is gone, or whose pid another process holds, is forgotten."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._waiting: list[tuple[int, bytes]] = []
-
-    def add(self, init: tuple[int, bytes]) -> None:
-        with self._lock:
-            self._waiting.append(init)
-        self.reap()
-
-    def add_of(self, box: Box) -> None:
-        """Add `box`'s init, once its processes have ended (`Box.ended_init`), when it had one."""
-        init = box.ended_init()
-        if init is not None:
-            self.add(init)
-
-    def reap(self) -> None:
-        me = os.getpid()
-        with self._lock:
-            waiting, self._waiting = self._waiting, []
-        kept = []
-        for pid, started in waiting:
-            fields = stat_fields(pid)
-            if fields is None or fields[19] != started:
-                continue  # reaped by its first process after all, or gone
-            if fields[0] == b"Z" and int(fields[1]) == me:
-                reap(pid)
-            else:
-                kept.append((pid, started))  # still ending, or not yet handed to the arbiter
-        with self._lock:
-            self._waiting += kept
-
-    def forget(self) -> None:
-        """In a forked child: the inits are the parent's."""
-        self._lock = threading.Lock()
-        self._waiting = []
-
-
-_INITS = _Inits()
-
-
-def _in_background(work: Callable[[], object]) -> bool:
-    """Run `work` on a launcher thread; False when the process is shutting down (then not run)."""
-    try:
-        _launchers().submit(work)
-    except RuntimeError:  # "cannot schedule new futures after interpreter shutdown"
-        return False
-    return True
-
-
 # --- /proc ---------------------------------------------------------------------------
-
-def _cpu_clock(pid: int) -> int:
-    """The clock id of a process's CPU-time clock (Linux's CPUCLOCK_SCHED for the whole process)."""
-    return ((~pid) << 3) | 2
-
-
-def _sample_cpu(pid: int, stat_fd: int | None = None,
-                children_fd: int | None = None) -> tuple[int, int, list[int]] | None:
-    """One process: (its CPU ns, its reaped children's CPU ticks, its children's pids), or None when gone."""
-    # The main thread's stat: cheaper than the process's (no walk over threads), and its
-    # cutime, cstime and num_threads are the whole process's.
-    stat = pread_proc(stat_fd, f"/proc/{pid}/task/{pid}/stat", STAT_MAX_BYTES)
-    if not stat:
-        return None
-    fields = stat.rsplit(b")", 1)[1].split(None, 18)
-    try:
-        own_ns = time.clock_gettime_ns(_cpu_clock(pid))
-    except OSError:
-        own_ns = 0  # exited between the two reads
-    reaped_ticks = int(fields[13]) + int(fields[14])  # cutime + cstime
-    if int(fields[17]) == 1:  # num_threads: children hang off the thread that forked them
-        listed = pread_proc(children_fd, f"/proc/{pid}/task/{pid}/children") or b""
-    else:
-        tids = threads(pid)
-        listed = b" ".join(read_proc(f"/proc/{pid}/task/{tid}/children") or b"" for tid in tids)
-    return own_ns, reaped_ticks, [int(child) for child in listed.split()]
-
 
 def session_members(session_ids: Iterable[int]) -> dict[int, list[tuple[int, str, int]]]:
     """For each id: (pid, state letter, ppid) of every process in that session or group.
@@ -520,32 +137,12 @@ def session_members(session_ids: Iterable[int]) -> dict[int, list[tuple[int, str
     found: dict[int, list[tuple[int, str, int]]] = {sid: [] for sid in wanted}
     if not wanted:
         return found
-    for pid, fields in _our_tree() if _SUBREAPER_OF == os.getpid() else _every_process():
+    for pid, fields in descendants(os.getpid()) if _SUBREAPER_OF == os.getpid() else every_process():
         pgrp, session = int(fields[2]), int(fields[3])
         owner = session if session in wanted else pgrp if pgrp in wanted else None
         if owner is not None:
             found[owner].append((pid, fields[0].decode(), int(fields[1])))
     return found
-
-
-def _every_process() -> Iterator[tuple[int, list[bytes]]]:
-    """(pid, stat fields) of every process on the machine that we can read."""
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            fields = stat_fields(int(name))
-            if fields is not None:
-                yield int(name), fields
-
-
-def _our_tree() -> Iterator[tuple[int, list[bytes]]]:
-    """(pid, stat fields) of every descendant of this process."""
-    pending = children(os.getpid())
-    while pending:
-        pid = pending.pop()
-        fields = stat_fields(pid)
-        if fields is not None:
-            yield pid, fields
-            pending.extend(children(pid))
 
 
 _SUBREAPER_OF = 0  # the pid of this process once it is a child subreaper (a forked child is not)
@@ -566,7 +163,7 @@ def _set_child_subreaper() -> None:
 
 # The soft limit on the arbiter's open descriptors, raised to this at its first launch where the
 # hard limit allows. A bot holds about 15 of them (its pipes, pidfd, /proc and control-group
-# files) and a box waiting for its bot about 8: 16 games at once passed the usual 1024.
+# files): many games at once pass the usual 1024.
 OPEN_FILES_WANTED = 8192
 _OPEN_FILES_OF: int | None = None  # the process whose limit was raised (a fork's is its parent's)
 
@@ -613,271 +210,6 @@ def _write_kit_bytecode() -> None:
             compileall.compile_dir(folder, maxlevels=depth, quiet=2)
 
 
-# --- stderr --------------------------------------------------------------------------
-
-_READ_CHUNK_BYTES = 65536  # what one pass of the reader takes from one descriptor at most
-
-
-class StderrDrain:
-    """Reads a bot's stderr to its end, keeping at most `cap_bytes` in the log.
-
-    Past the cap it writes a note and keeps reading and discarding, so a bot that floods
-    stderr never blocks on a full pipe. With no log path everything is discarded, and a log
-    that cannot be written is given up (`problem` says why) while the pipe is still read.
-    The reading is done by the one reader thread of the arbiter's process (`_StderrReader`),
-    which serves every drain: the drain is registered with it here, and ends (its descriptor
-    and its log closed) at end of file or when `finish` gives up on it.
-    """
-
-    def __init__(self, fd: int, log_path: Path | None, cap_bytes: int = LOG_CAP_BYTES) -> None:
-        """Drain `fd`, the read end of a pipe (the drain owns it from now on)."""
-        self._fd = fd
-        self._log_path = log_path
-        self._cap_bytes = cap_bytes
-        self._ended = threading.Event()  # set once the descriptor and the log are closed
-        self._tail = b""
-        self.logged_bytes = 0
-        self.discarded_bytes = 0
-        self.problem: str | None = None  # why the log could not be kept, if it could not
-        # The log being written, and a lock over it and the counts: a bot kept for another
-        # game has its log switched (`switch_log`) from the game's thread. Opened here, on the
-        # launching thread: a slow file system holds up this launch, not every bot's stderr.
-        self._log = self._open(log_path)
-        self._log_lock = threading.Lock()
-        try:
-            _STDERR_READER.add(self)
-        except BaseException:  # not read, so not owned: closed here (the arbiter ran short, say)
-            self._end()
-            raise
-
-    def _open(self, path: Path | None) -> io.FileIO | None:
-        """The log file at `path`, or None (and `problem` says why) when there is none."""
-        if path is None:
-            return None
-        try:
-            return open(path, "wb", buffering=0)
-        except OSError as exc:  # the bot's stderr is still read to its end (discarded), never left to fill
-            self.problem = f"its log {path} could not be written: {exc.strerror}"
-            return None
-
-    def _close_log(self) -> None:
-        """Close the log being written, with the count of what it could not keep (lock held)."""
-        log, self._log = self._log, None
-        if log is None:
-            return
-        try:
-            if self.discarded_bytes:
-                log.write(f"[arbiter: {self.discarded_bytes} bytes discarded]\n".encode())
-        except OSError as exc:
-            self.problem = f"its log {self._log_path} could not be written: {exc.strerror}"
-        finally:
-            log.close()
-
-    def switch_log(self, path: Path | None, header: str = "") -> None:
-        """From now on write to a new log at `path` (a bot kept for its next game: each game
-        has its own log), starting with `header` and with the cap counted afresh. What the bot
-        wrote before and the drain has not read yet lands in the new log."""
-        self.problem = None  # an earlier game's log problem is that game's
-        log = self._open(path)
-        if log is not None and header:
-            log.write(header.encode())
-        with self._log_lock:
-            self._close_log()
-            self._log = log
-            self._log_path = path
-            self.logged_bytes = self.discarded_bytes = 0
-            self._tail = b""
-            if self._ended.is_set():  # nothing more will come: the new log is closed at once
-                self._close_log()
-
-    def _keep(self, chunk: bytes) -> None:
-        """Log what fits under the cap of a chunk read, count the rest."""
-        with self._log_lock:
-            log = self._log
-            self._tail = (self._tail + chunk)[-1024:]
-            kept = chunk[: max(self._cap_bytes - self.logged_bytes, 0)]
-            self.logged_bytes += len(kept)
-            dropped = len(chunk) - len(kept)
-            self.discarded_bytes += dropped
-            if kept and log:
-                log.write(kept)
-            if dropped and self.discarded_bytes == dropped and log:
-                log.write(f"\n[arbiter: log truncated at {self._cap_bytes} bytes; "
-                          "further output is discarded]\n".encode())
-
-    def _lose_log(self, exc: Exception) -> None:
-        """Give up the log after a failure (a write on a full disk, say): from now on what the
-        bot writes is read and discarded, and `problem` says why."""
-        with self._log_lock:
-            log, self._log = self._log, None
-            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else repr(exc)
-            self.problem = f"its log {self._log_path} could not be written: {why}"
-            if log is not None:
-                try:
-                    log.close()
-                except OSError:
-                    pass  # what it held is lost either way; `problem` says so
-
-    def _end(self) -> None:
-        """End of file, or given up: close the log and the descriptor (on the reader thread)."""
-        try:
-            with self._log_lock:
-                self._close_log()
-        except Exception as exc:  # never left unended: `wait_eof` and `finish` wait for it
-            self._lose_log(exc)
-        try:
-            os.close(self._fd)
-        except OSError:
-            pass  # closed already (not by us): nothing left to release
-        self._ended.set()
-
-    def wait_eof(self, timeout_s: float) -> bool:
-        """Wait up to `timeout_s` for end of file; whether it came."""
-        return self._ended.wait(timeout_s)
-
-    def finish(self, timeout_s: float) -> None:
-        """Wait for end of file (all writers gone), at most `timeout_s`; then stop anyway."""
-        if not self._ended.wait(timeout_s) and _STDERR_READER.stop(self):  # an escaped process holds the pipe
-            self._ended.wait(0.5)
-
-    def last_line(self) -> str:
-        """The last non-empty line written so far, shortened, for a crash report."""
-        lines = self.last_lines()
-        return lines[-1].strip()[:200] if lines else ""
-
-    def last_lines(self) -> list[str]:
-        """The non-empty lines among the last kilobyte written so far (the first may be cut)."""
-        return [ln for ln in self._tail.decode("utf-8", "replace").splitlines() if ln.strip()]
-
-
-class _StderrReader:
-    """The one thread of the arbiter's process that reads every drain's descriptor.
-
-    A thread a bot cost about 150 us of CPU to start and end, woke every 100 ms to look at
-    its stop flag, and with several games at once added GIL hand-offs (docs/performance.md,
-    One stderr reader). This thread, started on the first drain, waits in one `epoll` over
-    every drain's descriptor and a wake-up pipe. A drain is added by the thread that makes
-    it, straight into the epoll set (which a wait under way sees: no wake-up a bot); the
-    pipe carries only `finish`'s requests to stop reading a pipe that never ends. Each pass
-    reads at most one chunk from each ready descriptor, so a bot that floods its stderr
-    takes its turn with the others and never starves them; past its cap it is still read
-    (and discarded) as fast as it writes. A descriptor at end of file or in error ends its
-    own drain only, and a drain whose log fails loses its log, not the thread. In a forked
-    child the thread is not there: the child starts its own on its first drain (the process
-    that started it is remembered; the parent's epoll set is not touched).
-    """
-
-    def __init__(self) -> None:
-        self._reset()
-
-    def _reset(self) -> None:
-        self._lock = threading.Lock()
-        self._owner_pid = 0  # the process whose thread this is (0: none started)
-        self._epoll: select.epoll | None = None
-        self._wake_r = self._wake_w = -1
-        self._drains: dict[int, StderrDrain] = {}  # those being read, by descriptor
-        self._stopping: list[StderrDrain] = []  # given up by `finish`, not yet ended
-
-    def add(self, drain: StderrDrain) -> None:
-        """Read `drain`'s descriptor from now on (starting this process's thread if need be)."""
-        os.set_blocking(drain._fd, False)  # never a read that waits, whoever else holds the pipe
-        with self._lock:
-            if self._owner_pid != os.getpid():
-                self._start()
-            assert self._epoll is not None
-            self._drains[drain._fd] = drain  # before it can be reported
-            try:
-                self._epoll.register(drain._fd, select.EPOLLIN)
-            except OSError:  # not a pipe (epoll takes no regular file): the arbiter's own mistake
-                del self._drains[drain._fd]
-                raise
-
-    def stop(self, drain: StderrDrain) -> bool:
-        """Have `drain` ended without waiting for its end of file; False when there is nothing to
-        end (it has ended, or it is not this process's: a forked child's copy of the parent's)."""
-        with self._lock:
-            if self._owner_pid != os.getpid() or self._drains.get(drain._fd) is not drain:
-                return False
-            self._stopping.append(drain)
-        try:
-            os.write(self._wake_w, b"\0")
-        except BlockingIOError:
-            pass  # the pipe is full of wake-ups already: the thread will look
-        return True
-
-    def _start(self) -> None:
-        """Start the thread (lock held)."""
-        self._epoll = select.epoll()
-        self._wake_r, self._wake_w = os.pipe()
-        os.set_blocking(self._wake_r, False)
-        os.set_blocking(self._wake_w, False)
-        self._epoll.register(self._wake_r, select.EPOLLIN)
-        self._owner_pid = os.getpid()
-        threading.Thread(target=self._run, args=(self._epoll, self._wake_r), name="stderr-reader", daemon=True).start()
-
-    def forget(self) -> None:
-        """In a forked child: the thread, its epoll set and its drains are the parent's."""
-        if self._epoll is not None:
-            self._epoll.close()  # this copy only: the parent's set is the parent's
-        for fd in (self._wake_r, self._wake_w):
-            if fd >= 0:
-                os.close(fd)
-        self._reset()  # a new lock too: the parent's may be held by a thread that is not here
-
-    def _run(self, epoll: select.epoll, wake_r: int) -> None:
-        drains = self._drains
-        while True:
-            for fd, _ in epoll.poll():
-                if fd == wake_r:
-                    self._take_stops(wake_r, epoll)
-                    continue
-                drain = drains.get(fd)
-                if drain is None:
-                    continue  # ended earlier in this pass
-                try:
-                    self._serve(drain, epoll)
-                except Exception as exc:  # a log write failing, say: that drain loses its log, never this thread
-                    drain._lose_log(exc)
-
-    def _serve(self, drain: StderrDrain, epoll: select.epoll) -> None:
-        """Read one chunk of `drain`'s pipe into its log, or end it at end of file or an error."""
-        try:
-            chunk = os.read(drain._fd, _READ_CHUNK_BYTES)
-        except BlockingIOError:
-            return  # someone else read it first (a forked child holding the pipe)
-        except OSError:
-            chunk = b""  # a descriptor in error ends its drain
-        if chunk:
-            drain._keep(chunk)
-        else:
-            self._drop(drain, epoll)
-
-    def _take_stops(self, wake_r: int, epoll: select.epoll) -> None:
-        """End the drains `finish` gave up on since the last wake-up."""
-        try:
-            while os.read(wake_r, 4096):
-                pass
-        except BlockingIOError:
-            pass
-        with self._lock:
-            stopping, self._stopping = self._stopping, []
-        for drain in stopping:
-            if self._drains.get(drain._fd) is drain:
-                self._drop(drain, epoll)
-
-    def _drop(self, drain: StderrDrain, epoll: select.epoll) -> None:
-        """Stop reading `drain` and end it."""
-        with self._lock:
-            self._drains.pop(drain._fd, None)
-        try:
-            epoll.unregister(drain._fd)
-        except OSError:
-            pass  # its descriptor was closed under it: nothing is registered any more
-        drain._end()
-
-
-_STDERR_READER = _StderrReader()
-os.register_at_fork(after_in_child=_STDERR_READER.forget)
 
 
 # --- the process ---------------------------------------------------------------------
@@ -926,15 +258,19 @@ def _spawn(helper: str, command: Sequence[str], parent_pid: int, memory_bytes: i
 
 
 class BotProcess:
-    """A launched bot: its process tree, suspension, CPU time and exit status.
+    """A launched bot: its process tree, suspension, CPU time and exit status. One interface,
+    two kinds: this class is a bot run plainly (its own session, its tree walked), `BoxedBot`
+    one run in a box, which its `Box` keeps; `launch` makes the one the spec asks for, and
+    nothing else asks which it is.
 
     `stdin_fd` and `stdout_fd` are the arbiter's ends of the bot's stdin and stdout; the
     caller hands them to a channel, which then owns them.
     """
 
-    def __init__(self, popen: subprocess.Popen[bytes], drain: StderrDrain, box: Box | None = None) -> None:
+    box: Box | None = None  # the bot's box (a BoxedBot's), for what the box alone can say
+
+    def __init__(self, popen: subprocess.Popen[bytes], drain: StderrDrain) -> None:
         self._popen = popen
-        self.box = box  # the bot's sandbox, or None when it runs unsandboxed
         self._own_pid = popen.pid  # the command's own process (in a box: the box init's child, once known)
         self.pid = popen.pid
         self.session_id = popen.pid  # setsid: session id = process group id = pid
@@ -950,8 +286,7 @@ class BotProcess:
                 if fd is not None:
                     os.close(fd)
             raise
-        self._own_stat_fd: int | None = None  # in a box, that of the bot's own process, once it has begun
-        self._cpu_clock = _cpu_clock(popen.pid)
+        self._cpu_clock = cpu_clock(popen.pid)
         # Set when the last full CPU reading found the bot alone (no child process): the
         # last pid handed out before it, the bot's reaped children's CPU time, and when.
         self._alone_since: bytes | None = None
@@ -969,13 +304,9 @@ class BotProcess:
         self._walk_checked = 0.0
         self._last_pid_seen: bytes | None = None  # the last pid read by `cpu_ms`, and when
         self._last_pid_at = float("-inf")
-        # A box may count the CPU time of all its processes, dead or alive, in one reading.
-        self._box_cpu = box.cpu_reader() if box is not None else None
-        # A box with a freezer is suspended whole by its keeper (`suspend`).
-        self._box_freezes = box is not None and box.freezes
         # What a referee calls every turn, as one call each (`turn_calls`).
-        freezer = box.freezer_calls() if box is not None else None
-        self._turn_calls = (*(freezer or (self.suspend, self.resume)), self._box_cpu or self.cpu_ms)
+        self._turn_calls: tuple[Callable[[], None], Callable[[], None], Callable[[], float]] = (
+            self.suspend, self.resume, self.cpu_ms)
 
     @classmethod
     def launch(cls, command: Sequence[str], *, cwd: str | None = None,
@@ -991,32 +322,27 @@ class BotProcess:
             raise LaunchError("the command is empty")
         _set_child_subreaper()
         _raise_open_files()
-        _INITS.reap()
         _write_kit_bytecode()
         if sandbox is not None:
             why = unstartable(command, cwd)  # inside the box, a missing program would look like a crash
             if why is not None:
                 raise LaunchError(f"cannot start {command[0]!r}: {why}")
-            # A ZeroMQ seat's folder is the game's own: its box is not built ahead; nor is one
-            # with write folders (write_cap.py): waiting, it would hold the player's copy, which
-            # would then be written back to disk only when the arbiter exits.
-            ahead = support().spawn is not None and seat_dir is None and not sandbox.write
+            box: Box | None = Box(command, cwd=cwd, env=env or {}, spec=sandbox, memory_mb=memory_mb, seat_dir=seat_dir)
             try:
-                if ahead:
-                    started = _BUILT_BOXES.take(box_view(command, cwd=cwd, spec=sandbox, memory_mb=memory_mb))
-                else:
-                    started = _READY_BOXES.take()
-            except (OSError, subprocess.SubprocessError) as exc:  # the box's making, not the bot's command
+                popen = box.start()
+            except OSError as exc:  # the box's making, not the bot's command
+                box.remove()
+                if exc.errno in SHORTAGES:
+                    raise
                 raise SandboxError(f"cannot make a box for {command[0]!r}: {exc}") from None
-            box, popen = started.box, started.popen
-            try:
-                if ahead:
-                    box.give(env or {}, memory_mb)
-                else:
-                    box.enter(command, cwd=cwd, env=env or {}, spec=sandbox, memory_mb=memory_mb, seat_dir=seat_dir)
             except BaseException:
-                started.discard()
+                box.remove()
                 raise
+            try:
+                GUARDIAN.register(popen.pid)
+            except OSError as exc:  # no guardian, no bot: it could outlive a killed arbiter
+                _undo_launch(popen, box, None, ())
+                raise OSError(exc.errno, f"the arbiter could not start its guardian process: {exc.strerror}") from None
         else:
             box, popen = None, cls._launch_unboxed(command, cwd=cwd, env=env, memory_mb=memory_mb)
         assert popen.stdin is not None and popen.stdout is not None and popen.stderr is not None
@@ -1026,7 +352,7 @@ class BotProcess:
             drain = StderrDrain(os.dup(popen.stderr.fileno()), log_path)
             kept = [os.dup(popen.stdin.fileno())]
             kept.append(os.dup(popen.stdout.fileno()))
-            bot = cls(popen, drain, box)
+            bot = BoxedBot(popen, drain, box) if box is not None else BotProcess(popen, drain)
         except BaseException:  # the arbiter ran short (descriptors, say): no bot is left behind
             _undo_launch(popen, box, drain, kept)
             raise
@@ -1080,41 +406,37 @@ class BotProcess:
     def suspend(self) -> None:
         """Stop the bot and all it started: it cannot think while it is not its turn.
 
-        A box that has a freezer is frozen whole by its keeper (`Box.suspend`): whatever its
-        processes do with fork, exit, threads or sessions, none of them runs until `resume`.
-        Otherwise SIGSTOP: an unboxed bot's process group at once (a fork cannot race a
-        signal sent to its group), then walks of its tree that stop each process found, until
-        a walk finds every process stopped and none it had not seen before (a process that
-        forks and exits in a loop leaves children the previous walk did not list). In a box
-        without a freezer, the box's own keepers are spared (`Box.keepers`); the first
-        time, only once the bot's own process exists."""
-        if self._box_freezes:
-            self.box.suspend()  # type: ignore[union-attr]
-            return
-        if self.box is None:
-            self._signal_group(signal.SIGSTOP)
-            spare: set[int] = set()
-        else:
-            spare = self._box_started()
+        SIGSTOP to its process group at once (a fork cannot race a signal sent to its group),
+        then walks of its tree that stop each process found, until a walk finds every process
+        stopped and none it had not seen before (a process that forks and exits in a loop
+        leaves children the previous walk did not list)."""
+        self._signal_group(signal.SIGSTOP)
+        self._stop_by_walks(set(), group=True)
+
+    def _stop_by_walks(self, spare: set[int], *, group: bool) -> None:
+        """Walks of the bot's tree that SIGSTOP each process found but the `spare` ones, until
+        two in a row find the same processes, all stopped, and none born since (`group`: the
+        process group was stopped first, and a walk that finds nothing new ends it)."""
         seen: set[int] = set()
         previous: set[int] | None = None  # what the walk before this one found...
         previous_before: bytes | None = None  # ...and the last pid handed out when it began
+        roots = (self.pid,) if group else ()
         for attempt in range(SUSPEND_TRIES):
             before = pread_proc(self._last_pid_fd, _LAST_PID_PATH, 32)
             # A box is walked afresh every time: a walk that a parent's exit raced (its child
             # moved to the box's init after init's children were listed) misses that child,
             # and no pid is handed out to tell.
-            found = [pid for pid in self.track_descendants(signal.SIGSTOP, spare, fresh=self.box is not None)
+            found = [pid for pid in self.track_descendants(signal.SIGSTOP, spare, fresh=not group)
                      if pid not in spare]
             after = pread_proc(self._last_pid_fd, _LAST_PID_PATH, 32)
             seen.update(found)
-            if self.box is None and not found and after == before:
+            if group and not found and after == before:
                 break  # the process group's stop holds every process: one signal, at once
             # Conclusive when two walks in a row found the same processes and no process was
             # born since the first began: then none left and none came, so none was missed
             # (a miss needs a parent to exit during a walk, which the next walk sees).
             settled = previous == set(found) and after == previous_before
-            running = [pid for pid in ((self.pid,) if self.box is None else ()) + tuple(found) if is_running(pid)]
+            running = [pid for pid in roots + tuple(found) if is_running(pid)]
             if settled and not running:
                 break
             for pid in running:
@@ -1125,43 +447,23 @@ class BotProcess:
         self._stopped = sorted(seen)
 
     def resume(self) -> None:
-        """Let the bot and all it started run again: thaw its box, or SIGCONT each process
-        exactly once.
+        """Let the bot and all it started run again: SIGCONT each process exactly once.
 
         Once, because a bot that stops itself (SIGSTOP) between two SIGCONTs sent to it
         would be woken by the second and escape the timeout its own stop earns it. The
         bot's process group is not signalled: every process that `suspend` stopped is in
-        the bot's tree, and so in `_stopped` (a box's are stopped one by one, never as a group)."""
-        if self._box_freezes:
-            self.box.resume()  # type: ignore[union-attr]
-            return
-        for pid in ((self.pid,) if self.box is None else ()) + tuple(self._stopped):
+        the bot's tree, and so in `_stopped`."""
+        for pid in (self.pid, *self._stopped):
             kill(pid, signal.SIGCONT)
         self._stopped = []
 
-    def _box_started(self) -> set[int]:
-        """The box's keepers (`Box.keepers`), once the bot's own process exists: waited for
-        up to BOX_START_WAIT_S, so that no bot starts unstopped."""
-        assert self.box is not None
-        deadline = time.monotonic() + BOX_START_WAIT_S
-        while not self._box_begun():
-            if time.monotonic() > deadline or self.exit_status() is not None:
-                break
-            time.sleep(0.0005)
-        return self.box.keepers()
+    def _own_stat(self) -> int | None:
+        """The open stat file of the bot's own process (the command's), None until it runs."""
+        return self._stat_fd
 
-    def _box_begun(self) -> bool:
-        """Whether the bot's own process in the box has run its program (its stat file is
-        then kept open, for `waits_for_input`)."""
-        if self._own_stat_fd is not None:
-            return True
-        assert self.box is not None
-        bot = self.box.bot_pid()
-        if bot is None:
-            return False
-        self._own_pid = bot
-        self._own_stat_fd = open_proc(f"/proc/{bot}/task/{bot}/stat")
-        return True
+    def _bot_pids(self) -> list[int]:
+        """The bot's processes: its own and every descendant."""
+        return [self.pid, *self.track_descendants()]
 
     def waits_for_input(self) -> bool:
         """Whether the bot has finished starting, as far as its processes show: every thread
@@ -1174,12 +476,12 @@ class BotProcess:
         Other threads' and processes' timed sleeps are not looked at: runtimes keep such
         threads (Go's monitor thread, watchdogs), bots start helpers that sleep, and taking
         them for start-up would fail a bot that has started."""
-        if self.box is not None and not self._box_begun():
-            return False
+        own_fd = self._own_stat()
+        if own_fd is None:
+            return False  # the bot's program has not run yet
         # First the one thread that must be asleep whatever else is (one read, while a bot
         # is still starting the usual answer): the bot's own process's main thread.
-        own = pread_proc(self._stat_fd if self.box is None else self._own_stat_fd,
-                          f"/proc/{self._own_pid}/task/{self._own_pid}/stat", STAT_MAX_BYTES)
+        own = pread_proc(own_fd, f"/proc/{self._own_pid}/task/{self._own_pid}/stat", STAT_MAX_BYTES)
         if not own:
             return False  # gone (in a box, reaped by the box's init before the box ends): ending, not waiting
         own_state = own.rsplit(b")", 1)[1].split(None, 1)[0]
@@ -1189,12 +491,7 @@ class BotProcess:
         # on; a process with no live thread has exited, and is not waiting either (in a box,
         # until the box's init reaps it the box itself lives on).
         own_lives = own_state == b"S"
-        if self.box is not None:
-            keepers = self.box.keepers()
-            pids = [pid for pid in self.track_descendants() if pid not in keepers]
-        else:
-            pids = [self.pid, *self.track_descendants()]
-        for pid in pids:
+        for pid in self._bot_pids():
             for tid in threads(pid):  # none: gone since the walk
                 stat = read_proc(f"/proc/{pid}/task/{tid}/stat", STAT_MAX_BYTES)
                 if not stat:
@@ -1281,21 +578,9 @@ class BotProcess:
         return waited_ns / 1e6, runnable
 
     def terminate(self) -> None:
-        """SIGTERM the bot's process group, and SIGCONT so that a stopped bot sees it.
-
-        In a box (thawed first), every process but the box's keepers (`Box.keepers`), whose
-        death would end the box at once: the bot is owed the same grace for SIGTERM as unboxed."""
-        if self.box is None:
-            self._signal_group(signal.SIGTERM)
-            self._signal_group(signal.SIGCONT)
-            return
-        self.box.resume()
-        self.track_descendants()
-        spare = self.box.keepers()
-        for pid in self.tracked_descendants():
-            if pid not in spare:
-                kill(pid, signal.SIGTERM)
-                kill(pid, signal.SIGCONT)
+        """SIGTERM the bot's process group, and SIGCONT so that a stopped bot sees it."""
+        self._signal_group(signal.SIGTERM)
+        self._signal_group(signal.SIGCONT)
 
     def _signal_group(self, signum: int) -> None:
         try:
@@ -1317,9 +602,6 @@ class BotProcess:
         child whose fork or reaping raced the last one (its pid taken before it, the child
         listed or reaped during it) has its time counted that much late, never lost.
         """
-        box_cpu = self._box_cpu
-        if box_cpu is not None:
-            return box_cpu()
         last_pid = pread_proc(self._last_pid_fd, _LAST_PID_PATH, 32)
         now = time.monotonic()
         self._last_pid_seen, self._last_pid_at = last_pid, now
@@ -1329,7 +611,7 @@ class BotProcess:
             except OSError:
                 pass  # it is gone: the full reading says what is left
         self._alone_since = None
-        sample = _sample_cpu(self.pid, self._stat_fd, self._children_fd)
+        sample = sample_cpu(self.pid, self._stat_fd, self._children_fd)
         if sample is None:
             return 0.0
         total_ns, reaped_ticks, pending = sample
@@ -1337,7 +619,7 @@ class BotProcess:
             self._alone_since, self._alone_checked = last_pid, now
             self._alone_reaped_ms = reaped_ticks * 1000 / _CLOCK_TICKS_PER_S
         while pending:
-            sample = _sample_cpu(pending.pop())
+            sample = sample_cpu(pending.pop())
             if sample is not None:
                 total_ns += sample[0]
                 reaped_ticks += sample[1]
@@ -1357,9 +639,7 @@ class BotProcess:
                 info = None
             if info is not None:
                 exited = info.si_code == os.CLD_EXITED
-                self._status = info.si_status if exited else -info.si_status
-                if exited and self.box is not None:
-                    self._status = self.box.exit_status(self._status)
+                self._status = self._bots_status(info.si_status) if exited else -info.si_status
         return self._status
 
     def wait_exit(self, timeout_s: float) -> int | None:
@@ -1367,27 +647,6 @@ class BotProcess:
         if self.exit_status() is None and timeout_s > 0:
             readable([self._pidfd], timeout_s)
         return self.exit_status()
-
-    def wait_box_exit(self, timeout_s: float) -> None:
-        """In a box, once the bot's process has ended, wait up to `timeout_s` for bubblewrap's
-        init too, whose end takes the box's last processes with it: bubblewrap's first process
-        can end a moment before it, and an init found still ending was signalled and waited for
-        by pauses (a millisecond or more at most games' end). Awaited on its pidfd; only the
-        init seen in the bot's tree (the same start time), never a process that took its pid."""
-        if self.box is None:
-            return
-        for pid in self.box.keepers() - {self.pid}:
-            started = self._descendants.get(pid)
-            try:
-                fd = os.pidfd_open(pid)
-            except OSError:
-                continue  # gone
-            try:
-                stat = stat_fields(pid)
-                if started is not None and stat is not None and stat[19] == started:
-                    readable([fd], timeout_s)
-            finally:
-                os.close(fd)
 
     @staticmethod
     def wait_any_exit(processes: Sequence[BotProcess], timeout_s: float) -> set[BotProcess]:
@@ -1405,8 +664,16 @@ class BotProcess:
                 text = f"was killed by {signal.Signals(-status).name}"
             except ValueError:
                 text = f"was killed by signal {-status}"
-        hit = self.box.limit_hit() if self.box is not None else None
+        hit = self.limit_hit()
         return f"{text}: {hit}" if hit else text
+
+    def limit_hit(self) -> str | None:
+        """Why the kernel stopped the bot's processes, when a limit of its box did it."""
+        return None
+
+    def _bots_status(self, status: int) -> int:
+        """The bot's own exit status from its process's (a box's keeper says 128+N for a signal)."""
+        return status
 
     def close(self) -> None:
         """Release the handle once the tree is dead: guardian registration, zombie, pidfd, log."""
@@ -1417,37 +684,139 @@ class BotProcess:
         try:
             status = self._popen.wait(timeout=1.0)
             if self._status is None:
-                self._status = self.box.exit_status(status) if self.box is not None and status > 0 else status
+                self._status = self._bots_status(status) if status > 0 else status
         except subprocess.TimeoutExpired:
             pass  # stuck in the kernel (uninterruptible); Popen reaps it later
-        for fd in (self._pidfd, self._stat_fd, self._own_stat_fd, self._children_fd, self._last_pid_fd):
+        for fd in (self._pidfd, self._stat_fd, self._children_fd, self._last_pid_fd):
             if fd is not None:
                 os.close(fd)
-        if self.box is not None:
-            self._reap_keepers()
-            self.box.remove()
+        self._release()
         self.drain.finish(0.5)
 
-    def _reap_keepers(self) -> None:
-        """Hand bubblewrap's init to `_INITS`, which reaps it once it is the arbiter's zombie."""
-        assert self.box is not None
-        _INITS.add_of(self.box)
+    # Found among the processes of its session (`session_members`); a box's are its tree.
+    by_session = True
+
+    def _top(self) -> list[tuple[int, str, int]]:
+        """(pid, state, ppid) of the process the arbiter launched, when it is not found by session."""
+        fields = stat_fields(self.pid)
+        return [] if fields is None else [(self.pid, fields[0].decode(), int(fields[1]))]
+
+    def _spared(self, signum: int) -> set[int]:
+        """Ready the bot for `signum` from `end_all`; the processes that must not get it."""
+        return set()
+
+    def _release(self) -> None:
+        """Release what the bot's launch made beside its process (a box's groups)."""
 
     def kill_tree(self) -> None:
         """SIGKILL every process of the bot's session at once and wait until they are dead."""
         end_all([self], grace_s=0, term_grace_s=0)
 
 
+class BoxedBot(BotProcess):
+    """A bot in a box (`sandbox.Box`): the process the arbiter launched is the box's keeper,
+    which ends with the box; the box is frozen whole, its CPU time read from its group, and
+    its keepers (the keeper and bubblewrap's two) are never signalled one by one."""
+
+    by_session = False  # every process of its box is in its tree, which none can leave
+
+    def __init__(self, popen: subprocess.Popen[bytes], drain: StderrDrain, box: Box) -> None:
+        super().__init__(popen, drain)
+        self.box = self._box = box
+        self._own_stat_fd: int | None = None  # the bot's own process's, once it has begun
+        # The box's CPU time in one reading (every process it ever had), and its freezer,
+        # called directly every turn where the machine has them.
+        self._box_cpu = box.cpu_reader()
+        freezer = box.freezer_calls()
+        self._turn_calls = (*(freezer or (self.suspend, self.resume)), self._box_cpu or self.cpu_ms)
+
+    def suspend(self) -> None:
+        """Freeze the box whole (`Box.suspend`): whatever its processes do with fork, exit,
+        threads or sessions, none of them runs until `resume`. Without a freezer, SIGSTOP walks
+        of its tree that spare the box's keepers, once the bot's own process exists."""
+        box = self._box
+        if box.freezes:
+            box.suspend()
+            return
+        deadline = time.monotonic() + BOX_START_WAIT_S  # so that no bot starts unstopped
+        while self._own_stat() is None and time.monotonic() < deadline and self.exit_status() is None:
+            time.sleep(0.0005)
+        self._stop_by_walks(box.keepers(), group=False)
+
+    def resume(self) -> None:
+        """Thaw the box, or SIGCONT once each process the walks stopped."""
+        box = self._box
+        if box.freezes:
+            box.resume()
+            return
+        for pid in self._stopped:
+            kill(pid, signal.SIGCONT)
+        self._stopped = []
+
+    def _own_stat(self) -> int | None:
+        if self._own_stat_fd is None:
+            bot = self._box.bot_pid()
+            if bot is None:
+                return None
+            self._own_pid = bot
+            self._own_stat_fd = open_proc(f"/proc/{bot}/task/{bot}/stat")
+        return self._own_stat_fd
+
+    def _bot_pids(self) -> list[int]:
+        keepers = self._box.keepers()
+        return [pid for pid in self.track_descendants() if pid not in keepers]
+
+    def terminate(self) -> None:
+        """SIGTERM (and SIGCONT) every process of the thawed box but its keepers, whose death
+        would end the box at once: the bot is owed the same grace for SIGTERM as unboxed."""
+        self._box.resume()
+        self.track_descendants()
+        spare = self._box.keepers()
+        for pid in self.tracked_descendants():
+            if pid not in spare:
+                kill(pid, signal.SIGTERM)
+                kill(pid, signal.SIGCONT)
+
+    def cpu_ms(self) -> float:
+        """The box's CPU time from its control group, else as a plain bot's."""
+        return self._box_cpu() if self._box_cpu is not None else super().cpu_ms()
+
+    def limit_hit(self) -> str | None:
+        return self._box.limit_hit()
+
+    def _bots_status(self, status: int) -> int:
+        return Box.exit_status(status)
+
+    def _spared(self, signum: int) -> set[int]:
+        """SIGTERM spares the box's keepers (see `terminate`), its box thawed so that its
+        processes see it; SIGKILL kills the box whole, the keeper apart, which then reaps
+        them and ends."""
+        if signum == signal.SIGKILL:
+            self._box.kill()
+            return {self.pid}
+        self._box.resume()
+        return self._box.keepers()
+
+    def _release(self) -> None:
+        if self._own_stat_fd is not None:
+            os.close(self._own_stat_fd)
+            self._own_stat_fd = None
+        self._box.remove()
+
+
 def _undo_launch(popen: subprocess.Popen[bytes], box: Box | None, drain: StderrDrain | None,
                  kept: Sequence[int]) -> None:
     """End a bot whose launch failed after its process started (the arbiter out of descriptors,
-    say): its session killed (in a box, bubblewrap's first process, whose death takes the box
-    with it), reaped, and everything the launch had made for it closed or removed, so that a
+    say): its session killed (in a box, the box's processes, whose keeper then reaps them and
+    ends), reaped, and everything the launch had made for it closed or removed, so that a
     failed launch leaves no process, descriptor or control group behind."""
-    try:
-        os.killpg(popen.pid, signal.SIGKILL)
-    except OSError:
-        pass  # gone already
+    if box is not None:
+        box.kill()
+    else:
+        try:
+            os.killpg(popen.pid, signal.SIGKILL)
+        except OSError:
+            pass  # gone already
     popen.wait()
     GUARDIAN.unregister(popen.pid)
     for stream in (popen.stdin, popen.stdout, popen.stderr):
@@ -1458,80 +827,9 @@ def _undo_launch(popen: subprocess.Popen[bytes], box: Box | None, drain: StderrD
     if drain is not None:
         drain.finish(0.5)  # its pipe has ended with the bot's processes
     if box is not None:
-        _INITS.add_of(box)
         box.remove()
 
 
-# The file names an interpreter is given as its script: `python bot.py`, `node bot.js`...
-SCRIPT_SUFFIXES = (".py", ".js", ".jar", ".rb", ".pl", ".sh", ".lua", ".php")
-# The interpreter a hint names for a script by its suffix.
-INTERPRETER_OF = {".py": "python3", ".js": "node", ".jar": "java -jar", ".rb": "ruby", ".pl": "perl", ".sh": "sh",
-                  ".lua": "lua", ".php": "php"}
-
-
-def unstartable(command: Sequence[str], cwd: str | Path | None) -> str | None:
-    """Why a command cannot be started from `cwd` (None: the current folder), or None if it
-    looks startable: the folder, the program (on PATH, or as a path from `cwd`, with a first
-    line the system can run) and, for an interpreter given a script, the script. The one
-    answer to "can this command start?", for the config, the command line and the launch
-    alike; each answer says what to do (a first bot's mistakes: docs/writing-a-bot.md)."""
-    folder = Path(cwd) if cwd is not None else Path.cwd()
-    if cwd is not None and not folder.is_dir():
-        return f"{cwd} is not a folder"
-    program = command[0]
-    run_by = INTERPRETER_OF.get(Path(program).suffix)
-    if os.sep in program:
-        path = Path(program) if os.path.isabs(program) else folder / program
-        if not path.is_file():
-            return f"{program} does not exist (looked in {folder})"
-        if not os.access(path, os.X_OK):
-            through = f": {run_by} {program}" if run_by else ""
-            return f"{program} is not executable: chmod +x it, or run it through its interpreter{through}"
-        why = _first_line_problem(path, program, run_by)
-        if why is not None:
-            return why
-    elif shutil.which(program) is None:
-        if os.path.isfile(folder / program):  # False, not an error, for a name too long to be a file
-            return (f"{program!r} is not found on PATH; to run the file {program} here, write "
-                    f"./{program}" + (f" or {run_by} {program}" if run_by else ""))
-        return f"{program!r} is not found on PATH"
-    for word in command[1:]:
-        if word.startswith("-"):
-            continue
-        if word.endswith(SCRIPT_SUFFIXES):
-            script = Path(word) if os.path.isabs(word) else folder / word
-            if not script.is_file():
-                return f"script {word} does not exist (looked in {folder})"
-        break
-    return None
-
-
-def _first_line_problem(path: Path, program: str, run_by: str | None) -> str | None:
-    """Why the system cannot run a program file from its first bytes: a `#!` line ending in a
-    carriage return (a script saved with Windows line ends: the system looks for an interpreter
-    whose name ends in it), or naming an interpreter that is not there; a script by its suffix
-    with no `#!` line at all (the system would hand it to /bin/sh). None when it looks runnable."""
-    try:
-        with open(path, "rb") as file:
-            head = file.read(512)
-    except OSError as exc:
-        if exc.errno in SHORTAGES:
-            raise  # the arbiter's shortage, not the program's
-        return f"{program} cannot be read ({exc.strerror})"
-    if not head.startswith(b"#!"):
-        if run_by and not head.startswith(b"\x7fELF"):
-            return (f"{program} has no '#!' first line, so the system would run it with /bin/sh: start it with "
-                    f"a line like '#!/usr/bin/env {run_by.split()[0]}', or run it as {run_by} {program}")
-        return None
-    line = head.split(b"\n", 1)[0]
-    if line.endswith(b"\r"):
-        return (f"{program} has Windows line ends (CRLF): its first line {line[:-1].decode(errors='replace')!r} "
-                "ends in a carriage return, which the system takes as part of the interpreter's name (no such "
-                f"program exists); convert the file to Unix line ends: sed -i 's/\\r$//' {program} (or dos2unix)")
-    words = line[2:].decode(errors="replace").split()
-    if words and words[0].startswith("/") and not os.path.isfile(words[0]):
-        return f"{program}'s first line asks for the interpreter {words[0]}, which does not exist"
-    return None
 
 
 def _signal_all(members: Sequence[tuple[int, str, int]], session_id: int, signum: int,
@@ -1549,20 +847,13 @@ def _signal_all(members: Sequence[tuple[int, str, int]], session_id: int, signum
 
 
 def _live(processes: Sequence[BotProcess]) -> dict[BotProcess, list[tuple[int, str, int]]]:
-    """Every live member of each bot's session; zombies that are ours are reaped on the way.
-
-    A boxed bot's session is not looked for in /proc (a scan of every process on the
-    machine): every process of its box is in its tree, which no process can leave (an
-    orphan goes to the box's init), so the tree is the whole of it."""
-    members = session_members(p.session_id for p in processes if p.box is None)
+    """Every live member of each bot's session; zombies that are ours are reaped on the way."""
+    members = session_members(p.session_id for p in processes if p.by_session)
     me = os.getpid()
     alive: dict[BotProcess, list[tuple[int, str, int]]] = {}
     for process in processes:
         live = []
-        if process.box is not None:
-            fields = stat_fields(process.pid)
-            box_top = [] if fields is None else [(process.pid, fields[0].decode(), int(fields[1]))]
-        for pid, state, ppid in members[process.session_id] if process.box is None else box_top:
+        for pid, state, ppid in members[process.session_id] if process.by_session else process._top():
             if state == "Z":
                 if ppid == me and pid != process.pid:
                     reap(pid)  # an orphan handed to us as subreaper
@@ -1586,20 +877,14 @@ def end_all(processes: Sequence[BotProcess], *, grace_s: float, term_grace_s: fl
     """
     deadline = time.monotonic() + grace_s
     for process in processes:
-        if process.wait_exit(deadline - time.monotonic()) is not None:
-            process.wait_box_exit(deadline - time.monotonic())
+        process.wait_exit(deadline - time.monotonic())  # a boxed bot's keeper ends with its box
     stages = ((signal.SIGTERM, term_grace_s),) if term_grace_s > 0 else ()
     for signum, wait_s in (*stages, (signal.SIGKILL, kill_wait_s)):
         alive = _live(processes)
         if not alive:
             break
         for process, members in alive.items():
-            if process.box is not None and signum == signal.SIGKILL:
-                process.box.kill()
-            elif process.box is not None:
-                process.box.resume()  # thawed, so that its processes see the signal
-            # SIGTERM spares the box's own processes (see `terminate`); SIGKILL takes them all.
-            spare = process.box.keepers() if signum == signal.SIGTERM and process.box is not None else set()
+            spare = process._spared(signum)
             _signal_all(members, process.session_id, signum, spare)
             if signum == signal.SIGTERM:
                 _signal_all(members, process.session_id, signal.SIGCONT, spare)  # stopped ones must see it

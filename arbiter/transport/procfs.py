@@ -5,6 +5,8 @@ Shared by the process owner (`process.py`) and the box's keeper (`sandbox.py`); 
 from __future__ import annotations
 
 import os
+import time
+from typing import Iterator
 
 from . import SHORTAGES
 
@@ -101,3 +103,50 @@ def kill(pid: int, signum: int) -> None:
         os.kill(pid, signum)
     except (ProcessLookupError, PermissionError):
         pass
+
+
+def cpu_clock(pid: int) -> int:
+    """The clock id of a process's CPU-time clock (Linux's CPUCLOCK_SCHED for the whole process)."""
+    return ((~pid) << 3) | 2
+
+
+def sample_cpu(pid: int, stat_fd: int | None = None,
+                children_fd: int | None = None) -> tuple[int, int, list[int]] | None:
+    """One process: (its CPU ns, its reaped children's CPU ticks, its children's pids), or None when gone."""
+    # The main thread's stat: cheaper than the process's (no walk over threads), and its
+    # cutime, cstime and num_threads are the whole process's.
+    stat = pread_proc(stat_fd, f"/proc/{pid}/task/{pid}/stat", STAT_MAX_BYTES)
+    if not stat:
+        return None
+    fields = stat.rsplit(b")", 1)[1].split(None, 18)
+    try:
+        own_ns = time.clock_gettime_ns(cpu_clock(pid))
+    except OSError:
+        own_ns = 0  # exited between the two reads
+    reaped_ticks = int(fields[13]) + int(fields[14])  # cutime + cstime
+    if int(fields[17]) == 1:  # num_threads: children hang off the thread that forked them
+        listed = pread_proc(children_fd, f"/proc/{pid}/task/{pid}/children") or b""
+    else:
+        tids = threads(pid)
+        listed = b" ".join(read_proc(f"/proc/{pid}/task/{tid}/children") or b"" for tid in tids)
+    return own_ns, reaped_ticks, [int(child) for child in listed.split()]
+
+
+def every_process() -> Iterator[tuple[int, list[bytes]]]:
+    """(pid, stat fields) of every process on the machine that we can read."""
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            fields = stat_fields(int(name))
+            if fields is not None:
+                yield int(name), fields
+
+
+def descendants(pid: int) -> Iterator[tuple[int, list[bytes]]]:
+    """(pid, stat fields) of every descendant of a process."""
+    pending = children(pid)
+    while pending:
+        child = pending.pop()
+        fields = stat_fields(child)
+        if fields is not None:
+            yield child, fields
+            pending.extend(children(child))

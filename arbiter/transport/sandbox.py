@@ -1,13 +1,13 @@
 """The sandbox: one box per bot, made with bubblewrap and control groups (docs/security.md).
 
 This module owns every privilege and every limit of a sandboxed bot, and nothing else
-knows how the box is made. `process.py` (the only place that starts a process) asks it for
-a `Box`, whose first process it starts before the bot is known (a prelude, the launch helper
-or else `/bin/sh`, that joins the box's control groups, sets its limits and waits), then has
-it `enter` the bot's command (what the prelude reads next: the bot's limits and environment,
-then bubblewrap around the bot). While the bot lives the box is its keeper: it finds the bot's own process and
-its own two (`keepers`), freezes and thaws it, reads its CPU time and kills it whole;
-afterwards it says why it was stopped (memory, process count) and is removed.
+knows how the box is made. A `Box` makes the box's control groups, with their limits, and
+starts its keeper (`start`): a small process (the launch helper's `spawn keeper`, else
+`keeper.py`) that starts bubblewrap already inside the groups, stays outside them, reaps the
+box's init and ends with the bot's status once nothing of the box is left. While the bot
+lives the box finds the bot's own process and its keepers (`keepers`), freezes and thaws it,
+reads its CPU time and kills it whole; afterwards it says why it was stopped (memory,
+process count) and is removed. Nothing is started or built ahead of its bot.
 
 What a box is, on a machine that offers it all:
 - **identity**: when the arbiter runs as root, the bot runs as `BOX_UID`/`BOX_GID`, an
@@ -32,16 +32,17 @@ What a box is, on a machine that offers it all:
   when the last ends (`write_cap.py`); where that tmpfs cannot be made, the referee checks
   them after each turn (`SandboxSpec.write_cap_broken`).
 - **system calls**: the seccomp filter of `seccomp.py` (keyrings, locks, namespaces, mounts,
-  io_uring, ptrace, bpf...), loaded by bubblewrap from a file the prelude opens.
-- **suspension**: the keeper freezes the whole box between turns (the freezer control
-  group), children it forks meanwhile included; `BotProcess` stops it by SIGSTOP walks only
+  io_uring, ptrace, bpf...), loaded by bubblewrap from a file the keeper opens on descriptor 5.
+- **suspension**: the box is frozen whole between turns (the freezer control
+  group; its keeper, outside it, never is), children it forks meanwhile included; `BotProcess`
+  stops it by SIGSTOP walks only
   where there is no freezer.
 - **what it shows**: every path is resolved once (`_box_view`), and `shown_path_problems`
   refuses, when the config is read, one that leads to the config, the results or another
   player's folder; a path inside a write folder is shown by that folder, never resolved.
 - **the whole tree**: every process of the box is in its PID namespace, whose init is a
-  descendant of the launched process; when the bot's first process ends, or that init is
-  killed, the kernel kills everything else in the box. The control group also gives the
+  grandchild of the keeper; when the bot's first process ends, or that init is killed, the
+  kernel kills everything else in the box, and the keeper reaps what comes to it. The control group also gives the
   box's CPU time in one read and, on cgroup v2, `cgroup.kill`.
 
 `support()` probes the machine once per process and says what is enforced; when
@@ -52,19 +53,18 @@ from __future__ import annotations
 import functools
 import os
 import re
-import secrets
-import shlex
+import signal
 import shutil
 import subprocess
 import threading
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
-from .procfs import children, read_proc, stat_fields
+from .procfs import children, kill, read_proc
 from .waits import readable
 from . import spawn as spawn_helper
+from .cgroups import CgroupPlace, GroupError, Groups, cgroup_places, sweep_stale_groups
 from .seccomp import filter_file, unsupported_reason
 from .shown import PACKAGE_DIR, PLAYERS_DIR, SYSTEM_DIRS, _ancestors, _binds, _masks, _named_paths, _resolved
 from . import write_cap
@@ -76,7 +76,6 @@ MAX_FILE_MB = 64  # the largest file a bot may write (RLIMIT_FSIZE)
 MAX_OPEN_FILES = 256  # RLIMIT_NOFILE
 BOX_PATH = "/usr/local/bin:/usr/bin:/bin"
 _PROBE_TIMEOUT_S = 10.0
-_PROBE_REAP_S = 1.0  # how long the probe waits for its box's init to end, to reap it
 
 
 class SandboxError(Exception):
@@ -85,6 +84,8 @@ class SandboxError(Exception):
 
 WRITE_MB = 256  # the default cap on what a player's write folders hold together...
 WRITE_FILES = 10000  # ...and on how many files, folders and links are in them
+CPU_CORES = 1.0  # the default CPU a box may use at once, in cores (cgroup CPU bandwidth)
+MIN_CPU_CORES = 0.1  # the least: a quota of CPU_PERIOD_US / 10 (cgroups.py), the kernel's least is 1 ms
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,7 @@ class SandboxSpec:
     write: tuple[str, ...] = ()
     write_mb: int = WRITE_MB
     write_files: int = WRITE_FILES
+    cpu_cores: float = CPU_CORES  # what its processes may use at once, start-up included
     # Paths never shown, though a folder the box shows read-only holds them (the config, the
     # results, another player's folder): each is covered by an empty one (`_masks`).
     hide: tuple[str, ...] = ()
@@ -129,14 +131,6 @@ class SandboxSpec:
 # --- what the machine offers ---------------------------------------------------------
 
 @dataclass(frozen=True)
-class CgroupPlace:
-    """Where a box's group for one feature is made: a folder of a hierarchy, and its version."""
-
-    version: int  # 1 or 2
-    parent: str  # the folder new groups are made in (the arbiter's own group)
-
-
-@dataclass(frozen=True)
 class Support:
     """What this machine lets the arbiter enforce, found by `support()`."""
 
@@ -146,13 +140,15 @@ class Support:
     memory: CgroupPlace | None = None
     pids: CgroupPlace | None = None
     cpu: CgroupPlace | None = None
+    cpu_cap: CgroupPlace | None = None  # CPU bandwidth: v1's cpu.cfs_quota_us, v2's cpu.max
     kill: CgroupPlace | None = None  # cgroup v2's cgroup.kill
     freezer: CgroupPlace | None = None  # cgroup v2's cgroup.freeze, or the v1 freezer controller
     seccomp: str | None = None  # the file holding the system-call filter (seccomp.py), if there is one
     # The launch helper (spawn.py) that puts the bot's pipes in place and drops its rights in
     # the box; None: a /bin/sh shim and util-linux's setpriv do it.
     spawn: str | None = None
-    missing: tuple[str, ...] = ()  # a sentence per thing that is not enforced, and why
+    # A sentence per protection that cannot be had here, and why (a limit's: `LIMITS`).
+    missing: tuple[str, ...] = ()
 
     @property
     def usable(self) -> bool:
@@ -160,12 +156,10 @@ class Support:
         return self.bwrap is not None and self.setpriv is not None
 
     def enforced(self) -> dict[str, str | bool]:
-        """For the run's description and reports: each protection, and how (or False)."""
+        """For the run's description and reports: each protection, and how (or False); a
+        limit's as the table of limits says (`LIMITS`)."""
         def place(p: CgroupPlace | None, what: str) -> str | bool:
             return f"cgroup v{p.version} {what}" if p else False
-        memory: str | bool = place(self.memory, "memory")
-        if self.usable and not self.memory:
-            memory = "RLIMIT_AS (no memory control group)"
         return {
             "namespaces": "bubblewrap: pid, ipc, uts, net, mount, cgroup" if self.usable else False,
             "identity": (f"uid {BOX_UID}, no capabilities, no_new_privs" if self.as_root
@@ -173,40 +167,95 @@ class Support:
             if self.usable else False,
             "filesystem": "system runtime and the bot's own files, read-only; private /tmp" if self.usable else False,
             "network": "none (own loopback only)" if self.usable else False,
-            "memory": memory if self.usable else False,
-            "processes": (place(self.pids, f"pids.max={MAX_PROCESSES}") or self._nproc_in_namespace()
-                          if self.usable else False),
+            **{limit.name: (limit.how(self) or False) if self.usable else False for limit in LIMITS},
             "cpu_accounting": place(self.cpu, "CPU time of the whole box") if self.usable else False,
-            "suspension": (place(self.freezer, "freezer") or "SIGSTOP over the box's process tree")
-            if self.usable else False,
-            "files": f"RLIMIT_FSIZE {MAX_FILE_MB} MiB, RLIMIT_NOFILE {MAX_OPEN_FILES}, no core dumps"
-            if self.usable else False,
             "system_calls": ("seccomp: keyrings, io_uring, namespaces, mounts, ptrace, bpf, perf events, "
                              "file locks and watches refused (docs/security.md)")
             if self.usable and self.seccomp else False,
         }
 
-    def _nproc_in_namespace(self) -> str | bool:
-        """Not root, without a pids group: RLIMIT_NPROC, which the kernel counts per user
-        namespace, so in the box's own namespace it counts the box's tasks alone."""
-        return f"RLIMIT_NPROC={MAX_PROCESSES} in the box's own user namespace" if not self.as_root else False
-
     def describe(self) -> str:
-        """One line for a run's header."""
+        """One line for a run's header: the limits as the table of limits says (`LIMITS`)."""
         if not self.usable:
             return "bots are NOT sandboxed: " + "; ".join(self.missing)
-        limits = [name for name, p in (("memory", self.memory), ("processes", self.pids)) if p]
-        rlimits = [] if self.memory else ["memory by RLIMIT_AS"]
-        if self.pids is None and not self.as_root:
-            rlimits.append(f"processes by RLIMIT_NPROC={MAX_PROCESSES} in the box's user namespace")
         text = "bots are sandboxed (bubblewrap"
         text += f", uid {BOX_UID}" if self.as_root else ", user namespace"
-        text += f"; cgroup limits: {', '.join(limits)}" if limits else ""
-        text += f"; {', '.join(rlimits)}" if rlimits else ""
+        grouped = [limit.short for limit in LIMITS if limit.by_group(self)]
+        text += f"; cgroup limits: {', '.join(grouped)}" if grouped else ""
         text += "; system-call filter)" if self.seccomp else ")"
+        shortfalls = [shortfall for limit in LIMITS if (shortfall := limit.shortfall(self))]
+        text += "".join(f"; {shortfall}" for shortfall in shortfalls)
         if self.missing:
             text += "; not enforced: " + "; ".join(self.missing)
         return text
+
+
+@dataclass(frozen=True)
+class Limit:
+    """One limit of every box, with how each kind of machine enforces it, in the order a
+    machine is matched: the first way whose machine this is (its place, or a condition) is
+    the one way the box is made with, and the way the records (`Support.enforced`), the run's
+    header (`Support.describe`) and docs/security.md (`limits_table`) describe it."""
+
+    name: str  # its key in the records (tournament.json's `sandbox`)
+    short: str  # its word in the run's header
+    what: str  # what is limited, from which setting
+    # (which machine, what it needs of `Support`: a control group's place, a condition or
+    # None for any, how it is enforced there: None for not at all)
+    ways: tuple[tuple[str, Callable[[Support], object] | None, str | None], ...]
+
+    def _way(self, places: Support) -> tuple[int, CgroupPlace | None, str | None]:
+        for index, (_, needs, how) in enumerate(self.ways):
+            found = needs(places) if needs is not None else True
+            if found:
+                return index, found if isinstance(found, CgroupPlace) else None, how
+        return len(self.ways), None, None
+
+    def how(self, places: Support) -> str | None:
+        """How this machine enforces it, or None when it does not."""
+        _, place, how = self._way(places)
+        return how.format(version=place.version) if how is not None and place is not None else how
+
+    def by_group(self, places: Support) -> bool:
+        """Whether a control group enforces it here."""
+        return self._way(places)[1] is not None
+
+    def shortfall(self, places: Support) -> str | None:
+        """What the run's header says when this machine enforces it less than the first way."""
+        index, _, how = self._way(places)
+        if index == 0:
+            return None
+        return f"without {self.ways[0][0]}: {self.short} {'by ' + how if how is not None else 'not enforced'}"
+
+
+LIMITS: tuple[Limit, ...] = (
+    Limit("memory", "memory", "`memory_mb`: what the box's processes hold at once", (
+        ("a memory control group", lambda s: s.memory,
+         "cgroup v{version} memory: every page, shared memory and tmpfs included, no swap"),
+        ("without one", None, "RLIMIT_AS in the box: address space, tmpfs pages not counted"))),
+    Limit("processes", "processes", f"{MAX_PROCESSES} processes and threads at once", (
+        ("a pids control group", lambda s: s.pids, f"cgroup v{{version}} pids.max={MAX_PROCESSES}"),
+        ("without one, not root", lambda s: not s.as_root,
+         f"RLIMIT_NPROC={MAX_PROCESSES} in the box's own user namespace"),
+        ("without one, as root", None, None))),
+    Limit("cpu_cap", "CPU", "`sandbox: cpu_cores` (default 1): the CPU its processes use at once", (
+        ("a CPU bandwidth control group", lambda s: s.cpu_cap, "cgroup v{version} CPU bandwidth"),
+        ("without one", None, None))),
+    Limit("suspension", "suspension", "between its turns nothing of the box runs", (
+        ("a freezer control group", lambda s: s.freezer, "cgroup v{version} freezer"),
+        ("without one", None, "SIGSTOP passes over the box's process tree until one finds nothing running"))),
+    Limit("files", "files", f"files of at most {MAX_FILE_MB} MiB, {MAX_OPEN_FILES} descriptors, no core dumps", (
+        ("any", None, f"RLIMIT_FSIZE {MAX_FILE_MB} MiB, RLIMIT_NOFILE {MAX_OPEN_FILES}, no core dumps"),)),
+)
+
+
+def limits_table() -> str:
+    """The table of limits as docs/security.md shows it: limit, machine, how."""
+    rows = ["| limit | on a machine with | enforced by |", "| --- | --- | --- |"]
+    for limit in LIMITS:
+        for machine, _, how in limit.ways:
+            rows.append(f"| {limit.short}: {limit.what} | {machine} | {how.format(version='1 or 2') if how else 'not enforced'} |")
+    return "\n".join(rows)
 
 
 _SUPPORT: Support | None = None
@@ -255,594 +304,149 @@ def _probe() -> Support:
         elif why is not None:
             missing.append(f"bubblewrap cannot make a box here: {why}")
             bwrap = None
-    places = _cgroup_places()
+    places = cgroup_places()
     for parent in {place.parent for place in places.values()}:
-        _sweep_stale_groups(parent)
+        sweep_stale_groups(parent)
     memory, pids = places.get("memory"), places.get("pids")
-    if memory is None:
-        missing.append("memory control group (memory capped by RLIMIT_AS instead, which does not count tmpfs)")
-    if pids is None and as_root:  # not root: RLIMIT_NPROC, counted in the box's own user namespace
-        missing.append(f"process-count limit (no pids control group; {MAX_PROCESSES} tasks is not enforced)")
-    if places.get("freezer") is None:
-        missing.append("freezer control group (a suspended box is stopped process by process instead, "
-                       "with SIGSTOP passes until one finds nothing running)")
     return Support(bwrap=bwrap, setpriv=setpriv, as_root=as_root, memory=memory, pids=pids,
-                   cpu=places.get("cpu"), kill=places.get("kill"), freezer=places.get("freezer"),
+                   cpu=places.get("cpu"), cpu_cap=places.get("cpu_cap"), kill=places.get("kill"),
+                   freezer=places.get("freezer"),
                    seccomp=seccomp_file, spawn=spawn, missing=tuple(missing))
 
 
 def _try_box(bwrap: str, setpriv: str, as_root: bool, seccomp: str | None, spawn: str | None) -> str | None:
-    """Run `true` in a box like a bot's, started the same way (with the helper: built first,
-    then given its command, as a box built ahead is); None if it worked, else why not."""
+    """Run `true` in a box like a bot's, kept the same way (by the helper's keeper, or by
+    keeper.py without it); None if it worked, else why not."""
     box = _bwrap_argv(bwrap, setpriv, as_root, ["/bin/true"], cwd="/tmp", read=(), write=(),
-                      seccomp=seccomp is not None, spawn=spawn, waits=spawn is not None)
-    script_r, script_w = os.pipe()
-    control_r, control_w = os.pipe()
-    report_r, report_w = os.pipe()
-    info_r, info_w = os.pipe()
+                      seccomp=seccomp is not None, spawn=spawn)
+    keeper = [spawn, "keeper"] if spawn is not None else [sys.executable, "-I", "-S", _KEEPER_PY]
+    argv = [*keeper, str(os.getpid()), "0", str(MAX_FILE_MB << 20), str(MAX_OPEN_FILES), "-", seccomp or "-", "-",
+            "-", "--", *box]
     try:
-        with open(script_w, "wb") as script, open(control_w, "wb") as control:
-            script.write((_bot_script if spawn is None else _bot_data)(box, {"PATH": BOX_PATH}, address_space_mb=None,
-                                                                         seccomp=seccomp, info=_fd_path(info_w)))
-            control.write(_entries(["ePATH=" + BOX_PATH, "a/bin/true"]))
-        argv = _prelude_argv((), _fd_path(script_r), spawn, control=control_r, report=report_w)
         done = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                              timeout=_PROBE_TIMEOUT_S, env={}, pass_fds=(control_r, report_w) if spawn else ())
+                              timeout=_PROBE_TIMEOUT_S, env={"PATH": BOX_PATH})
     except (OSError, subprocess.SubprocessError) as exc:
         return str(exc)
-    finally:
-        os.set_blocking(info_r, False)
-        _reap_init(_info_pid(info_r))
-        for fd in (script_r, control_r, report_r, report_w, info_r, info_w):
-            os.close(fd)
     if done.returncode != 0:
         last = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:]
         return last[0] if last else f"status {done.returncode}"
     return None
 
 
-# --- control groups ------------------------------------------------------------------
-
-def _cgroup_places() -> dict[str, CgroupPlace]:
-    """For each feature (memory, pids, cpu, kill): a writable place for boxes' groups."""
-    mounts = _cgroup_mounts()
-    own = _own_cgroups()
-    found: dict[str, CgroupPlace] = {}
-    # The CPU time from v1's `cpuacct.usage` where that controller is mounted beside the
-    # unified hierarchy: v2's `cpu.stat` flushes the group's statistics at every reading (a
-    # boxed game reads it twice a move; 2.5 us a move dearer, docs/performance.md).
-    cpuacct = _v1_place(mounts, own, "cpuacct")
-    if cpuacct is not None:
-        found["cpu"] = cpuacct
-    v2 = mounts.get("")  # the unified hierarchy, if mounted
-    if v2 is not None and "" in own:
-        parent = v2 + own[""].rstrip("/")
-        files = _group_files(parent)
-        if files is not None:
-            enabled = _v2_controllers(parent)
-            for feature in ("memory", "pids"):
-                if feature in enabled:
-                    found[feature] = CgroupPlace(2, parent)
-            found.setdefault("cpu", CgroupPlace(2, parent))  # cpu.stat's usage is in every v2 group
-            if "cgroup.kill" in files:  # Linux 5.14 and later
-                found["kill"] = CgroupPlace(2, parent)
-            if "cgroup.freeze" in files:  # Linux 5.2 and later
-                found["freezer"] = CgroupPlace(2, parent)
-    for feature, controller in (("memory", "memory"), ("pids", "pids"), ("freezer", "freezer")):
-        place = None if feature in found else _v1_place(mounts, own, controller)
-        if place is not None:
-            found[feature] = place
-    return found
-
-
-def _v1_place(mounts: dict[str, str], own: dict[str, str], controller: str) -> CgroupPlace | None:
-    """Where boxes' groups of a v1 controller go: under the arbiter's own group, when that
-    controller is mounted and the arbiter may make groups there."""
-    if controller not in mounts or controller not in own:
-        return None
-    parent = mounts[controller] + own[controller].rstrip("/")
-    return CgroupPlace(1, parent) if _group_files(parent) is not None else None
-
-
-def _cgroup_mounts() -> dict[str, str]:
-    """Mount point per v1 controller, and of the unified (v2) hierarchy under the key ''."""
-    mounts: dict[str, str] = {}
-    try:
-        lines = Path("/proc/self/mountinfo").read_text().splitlines()
-    except OSError:
-        return mounts
-    for line in lines:
-        left, _, right = line.partition(" - ")
-        fields, tail = left.split(), right.split()
-        if len(fields) < 5 or len(tail) < 3:
-            continue
-        point, fstype, options = fields[4], tail[0], tail[2].split(",")
-        if fstype == "cgroup2":
-            mounts.setdefault("", point)
-        elif fstype == "cgroup":
-            for option in options:
-                mounts.setdefault(option, point)
-    return mounts
-
-
-def _own_cgroups() -> dict[str, str]:
-    """The arbiter's own group path per v1 controller, and in the unified hierarchy ('')."""
-    own: dict[str, str] = {}
-    try:
-        lines = Path("/proc/self/cgroup").read_text().splitlines()
-    except OSError:
-        return own
-    for line in lines:
-        number, controllers, path = line.split(":", 2)
-        if number == "0" and controllers == "":
-            own[""] = path
-        else:
-            for controller in controllers.split(","):
-                own[controller] = path
-    return own
-
-
-def _v2_controllers(parent: str) -> set[str]:
-    """The controllers a child group of `parent` gets (enabling memory and pids if we may)."""
-    try:
-        enabled = set(Path(parent, "cgroup.subtree_control").read_text().split())
-        offered = set(Path(parent, "cgroup.controllers").read_text().split())
-    except OSError:
-        return set()
-    for controller in ("memory", "pids"):
-        if controller in offered and controller not in enabled:
-            try:  # refused (EBUSY) when the group holds processes and is not the root
-                Path(parent, "cgroup.subtree_control").write_text(f"+{controller}")
-                enabled.add(controller)
-            except OSError:
-                pass
-    return enabled
-
-
-def _group_files(parent: str) -> set[str] | None:
-    """The files of a new group in `parent` (a probe group, made and removed), or None when
-    no group can be made there."""
-    probe = os.path.join(parent, f"arbiter-probe-{os.getpid()}")
-    try:
-        os.mkdir(probe)
-    except FileExistsError:
-        pass
-    except OSError:
-        return None
-    try:
-        return set(os.listdir(probe))
-    except OSError:
-        return None
-    finally:
-        try:
-            os.rmdir(probe)
-        except OSError:
-            pass
-
-
-def _join_file(folder: str, version: int) -> str:
-    """The file of a group that a process joins by writing `0` to it. In a v1 hierarchy, `tasks`:
-    that moves the writing thread alone (the box's first process, a shell, has one), and for a
-    thread moving itself the kernel skips the global lock (`cgroup_threadgroup_rwsem`) whose
-    taking otherwise waits for an RCU grace period, 5 to 23 ms (docs/performance.md, Sandbox).
-    In v2, `cgroup.procs` (a thread cannot leave its process's domain there): that wait is
-    paid, but by a box started before its bot is known (`Box`)."""
-    return os.path.join(folder, "tasks" if version == 1 else "cgroup.procs")
-
-
-def _write(path: str, text: str) -> None:
-    fd = os.open(path, os.O_WRONLY)
-    try:
-        os.write(fd, text.encode())
-    finally:
-        os.close(fd)
-
-
-def _read_text(path: str) -> str:
-    try:
-        with open(path, encoding="ascii", errors="replace") as file:
-            return file.read()
-    except OSError:
-        return ""
-
-
-def _counter(text: str, key: str) -> int:
-    """The number after `key` in a `key value` per line file (0 when absent)."""
-    for line in text.splitlines():
-        name, _, value = line.partition(" ")
-        if name == key:
-            try:
-                return int(value)
-            except ValueError:
-                return 0
-    return 0
-
-
-_BOX_NUMBER = 0
-_BOX_NUMBER_LOCK = threading.Lock()
-# With the pid, names no other arbiter's group, even one left by a process whose pid is reused.
-_PROCESS_TOKEN = secrets.token_hex(4)
-_GROUP_GONE_WAIT_S = 0.2  # how long `remove` waits for a box's killed processes to leave its group
-
-
-def _next_box_name() -> str:
-    global _BOX_NUMBER
-    with _BOX_NUMBER_LOCK:
-        _BOX_NUMBER += 1
-        return f"arbiter-{os.getpid()}-{_PROCESS_TOKEN}-{_BOX_NUMBER}"
-
-
-def _remove_group(folder: str, wait_s: float) -> bool:
-    """Remove an empty control group, waiting up to `wait_s` for processes still leaving it
-    (the kernel finishes a killed box's processes a little after its first one is reaped)."""
-    deadline = time.monotonic() + wait_s
-    delay_s = 0.001
-    while True:
-        try:
-            os.rmdir(folder)
-            return True
-        except FileNotFoundError:
-            return True
-        except OSError:
-            if time.monotonic() >= deadline:
-                return False
-            time.sleep(delay_s)
-            delay_s = min(delay_s * 2, 0.02)
-
-
-def _sweep_stale_groups(parent: str) -> None:
-    """Remove the groups of boxes whose arbiter is gone (`arbiter-PID-...`, PID not running),
-    left when a box's last process was slow to leave: empty, but a kernel object each."""
-    try:
-        names = os.listdir(parent)
-    except OSError:
-        return
-    for name in names:
-        fields = name.split("-")
-        if fields[0] != "arbiter" or len(fields) < 3 or not fields[1].isdigit():
-            continue
-        if not os.path.exists(f"/proc/{fields[1]}"):
-            _remove_group(os.path.join(parent, name), 0)
-
-
-class _Groups:
-    """One box's control groups (one folder per hierarchy used), made before its first
-    process starts; the memory limit is set when the box is given its bot (`limit_memory`)."""
-
-    def __init__(self, places: Support) -> None:
-        name = _next_box_name()
-        self.folders: dict[str, str] = {}  # feature -> folder
-        self.memory_mb: int | None = None
-        self._memory_v2 = places.memory is not None and places.memory.version == 2
-        # The file a process writes `0` to, to join each group itself (`_join_file`).
-        self.joins: list[str] = []
-        self._cpu_fd: int | None = None
-        self._cpu_v2 = False
-        self._freeze_fd: int | None = None  # cgroup.freeze (v2) or freezer.state (v1), open for writing
-        self._freezer_v2 = False
-        made: dict[str, str] = {}  # parent -> folder: one group per hierarchy
-        try:
-            for feature in ("memory", "pids", "cpu", "kill", "freezer"):
-                place: CgroupPlace | None = getattr(places, feature)
-                if place is None:
-                    continue
-                folder = made.get(place.parent)
-                if folder is None:
-                    folder = os.path.join(place.parent, name)
-                    os.mkdir(folder)
-                    made[place.parent] = folder
-                    self.joins.append(_join_file(folder, place.version))
-                self.folders[feature] = folder
-            if "pids" in self.folders:
-                _write(os.path.join(self.folders["pids"], "pids.max"), str(MAX_PROCESSES))
-            if "cpu" in self.folders:
-                self._cpu_v2 = places.cpu is not None and places.cpu.version == 2
-                self._cpu_fd = os.open(os.path.join(self.folders["cpu"],
-                                                    "cpu.stat" if self._cpu_v2 else "cpuacct.usage"), os.O_RDONLY)
-            if "freezer" in self.folders:
-                folder = self.folders["freezer"]
-                self._freezer_v2 = places.freezer is not None and places.freezer.version == 2
-                self._freeze_fd = os.open(os.path.join(folder, "cgroup.freeze" if self._freezer_v2 else "freezer.state"),
-                                          os.O_WRONLY)
-        except OSError as exc:
-            self.remove()
-            raise SandboxError(f"cannot make the box's control group: {exc}") from None
-
-    def limit_memory(self, memory_mb: int | None) -> None:
-        """Cap the memory of the group's processes (heap, shared memory and tmpfs pages), swap
-        included, when there is a memory group; `memory_mb` stays None without one."""
-        if "memory" not in self.folders or memory_mb is None:
-            return
-        folder, limit = self.folders["memory"], str(memory_mb << 20)
-        try:
-            if self._memory_v2:
-                _write(os.path.join(folder, "memory.max"), limit)
-                if os.path.exists(os.path.join(folder, "memory.swap.max")):
-                    _write(os.path.join(folder, "memory.swap.max"), "0")
-            else:
-                _write(os.path.join(folder, "memory.limit_in_bytes"), limit)
-                if os.path.exists(os.path.join(folder, "memory.memsw.limit_in_bytes")):
-                    _write(os.path.join(folder, "memory.memsw.limit_in_bytes"), limit)  # no escape to swap
-        except OSError as exc:
-            raise SandboxError(f"cannot set the box's memory limit of {memory_mb} MiB: {exc}") from None
-        self.memory_mb = memory_mb
-
-    def cpu_ms(self) -> float:
-        """The whole box's CPU time so far (every process it ever had); 0.0 once the group is
-        removed (no process of it runs then). Read every turn: one call, no deeper."""
-        fd = self._cpu_fd
-        if fd is None:
-            return 0.0
-        try:
-            data = os.pread(fd, 256, 0)
-        except OSError:
-            return 0.0
-        if self._cpu_v2:  # "usage_usec N" is the first line
-            return int(data.split(None, 2)[1]) / 1000
-        return int(data) / 1e6
-
-    @property
-    def reads_cpu(self) -> bool:
-        return self._cpu_fd is not None
-
-    @property
-    def freezes(self) -> bool:
-        return self._freeze_fd is not None
-
-    def freeze(self) -> None:
-        """Freeze every process of the group, those it forks meanwhile included (the kernel
-        freezes a new child with its parent's group). Neither waited for nor looked at (`frozen`
-        in cgroup.events: a read a turn, and nobody needs the answer): a process asleep (a bot
-        waiting for its input) or running is frozen within microseconds, as soon as it next runs;
-        one in the middle of a system call that cannot be interrupted, when it leaves it. What a
-        process uses meanwhile is its box's CPU time, which the referee reads once the box is
-        suspended and charges to the bot (waiting for the kernel's word costs 0.5 to 1.5 ms a
-        turn here: its notice comes from a worker thread)."""
-        assert self._freeze_fd is not None
-        os.pwrite(self._freeze_fd, b"1" if self._freezer_v2 else b"FROZEN", 0)
-
-    def thaw(self) -> None:
-        """Let the group's processes run again."""
-        if self._freeze_fd is not None:
-            try:
-                os.pwrite(self._freeze_fd, b"0" if self._freezer_v2 else b"THAWED", 0)
-            except OSError:
-                pass  # the group is being removed
-
-    def kill(self) -> None:
-        """cgroup v2: SIGKILL every process in the group at once (thawed first: a process
-        frozen by the v1 freezer does not die until it is thawed)."""
-        self.thaw()
-        folder = self.folders.get("kill")
-        if folder is not None:
-            try:
-                _write(os.path.join(folder, "cgroup.kill"), "1")
-            except OSError:
-                pass
-
-    def peak_memory_mb(self) -> float | None:
-        """The most memory the box held at once, if the control group says."""
-        folder = self.folders.get("memory")
-        if folder is None:
-            return None
-        for name in ("memory.peak", "memory.max_usage_in_bytes"):
-            text = _read_text(os.path.join(folder, name)).strip()
-            if text.isdigit():
-                return int(text) / (1 << 20)
-        return None
-
-    def limit_hit(self) -> str | None:
-        """Why the kernel stopped the box, if a limit did: for a crash's detail."""
-        if "memory" in self.folders and self.memory_mb is not None:
-            folder = self.folders["memory"]
-            events = _read_text(os.path.join(folder, "memory.events")) or _read_text(
-                os.path.join(folder, "memory.oom_control"))
-            if _counter(events, "oom_kill") > 0:
-                return f"it reached its memory limit of {self.memory_mb} MiB (the sandbox's control group)"
-        if "pids" in self.folders:
-            if _counter(_read_text(os.path.join(self.folders["pids"], "pids.events")), "max") > 0:
-                return f"it tried to have more than {MAX_PROCESSES} processes and threads at once"
-        return None
-
-    def remove(self) -> None:
-        """Close the files and remove the groups (each must be empty by now)."""
-        for fd in (self._cpu_fd, self._freeze_fd):
-            if fd is not None:
-                os.close(fd)
-        self._cpu_fd = self._freeze_fd = None
-        for folder in dict.fromkeys(self.folders.values()):
-            _remove_group(folder, _GROUP_GONE_WAIT_S)  # else left empty, swept by a later run
-        self.folders = {}
-
-
 # --- the box -------------------------------------------------------------------------
 
 class Box:
-    """One bot's sandbox, made in steps. `Box()` makes its control groups and the command of
-    its first process (`argv`, `env`, `pass_fds`): a prelude (the launch helper, else `/bin/sh`)
-    that joins the groups, sets the limits every box has, puts the bot's pipes (its standard
-    input and output) on descriptors 3 and 4, and waits for the rest of its script. That process
-    can be started before the bot is known: `BotProcess` keeps boxes started ahead
-    (docs/performance.md, Sandbox), so that no bot waits for the kernel while its box's first
-    process joins the groups. `enter` then gives the started box its bot: what sets the bot's
-    own limits and environment and becomes bubblewrap around it. With the launch helper that is
-    two steps, which may be apart: `build` makes the prelude bubblewrap showing a `BoxView`, the
-    helper waiting in the box, and `give` sends the helper the bot's environment (a player's
-    next box is built while its game goes on: process.py). Then CPU time, freezing, why it was
-    stopped, and `remove` once its processes are all gone."""
+    """One bot's sandbox, kept by one keeper (the launch helper's `spawn keeper`, else
+    `keeper.py`), as IOI's isolate keeps its box. `Box(...)` makes the box's control groups,
+    with its limits set, and the keeper's command (`argv`, `env`, `pass_fds`); `start` starts
+    the keeper, which starts bubblewrap already inside the groups (clone3 with
+    CLONE_INTO_CGROUP on cgroup v2, `tasks` on v1), stays outside them (never frozen, never
+    counted), reaps every process that comes to it (the box's init included) and exits, once
+    none is left, with the bot's status. While the bot lives the box finds the bot's own
+    process and its keepers (`keepers`), freezes and thaws it, reads its CPU time and kills it
+    whole; afterwards it says why it was stopped (memory, process count) and is removed."""
 
-    def __init__(self) -> None:
+    def __init__(self, command: Sequence[str], *, cwd: str | None, env: Mapping[str, str], spec: SandboxSpec,
+                 memory_mb: int | None, seat_dir: str | None = None) -> None:
         self.places = places = support()  # what the box is made with (a test may change it)
         if not places.usable:  # the spec promised a box (box_here) on a machine that has none
             raise SandboxError(f"this machine cannot sandbox bots: {places.describe()}")
-        self.groups = _Groups(places)
-        # The script comes through a pipe whose read end the prelude opens by its path in /proc:
-        # the shell then holds it close-on-exec, so no process of the box inherits it. The
-        # arbiter keeps the read end until `remove` (its number cannot be reused meanwhile).
-        self._script_r, self._script_w = os.pipe()
-        self._script_w_open = True
-        # bubblewrap's word on the box (INFO_FD), through a pipe its prelude opens by its path in
-        # /proc: the pid of the box's init, for a bot that ends before anything looked (`init`).
-        # Made with bubblewrap's command line, not before: a box waiting for its bot holds none.
-        self._info_r = self._info_w = -1
-        # With the launch helper, a box can be built before its bot is known (`build`, then
-        # `give`): the bot's command comes through a pipe the helper reads on descriptor 6, and
-        # the helper's descriptor 7, closed when the bot's program runs, tells `bot_pid` that it has.
-        self._control_w = self._report_r = -1
-        self.pass_fds: tuple[int, ...] = ()  # the prelude's inherited pipes, closed here once it runs
-        control = report = None
-        if places.spawn is not None:
-            control_r, self._control_w = os.pipe()
-            self._report_r, report_w = os.pipe()
-            self.pass_fds = (control_r, report_w)
-            control, report = control_r, report_w
-        self.argv = _prelude_argv(self.groups.joins, _fd_path(self._script_r), places.spawn,
-                                  control=control, report=report)
-        self.env: dict[str, str] = {}  # the prelude's; the bot's own is set by its script
-        self.view: BoxView | None = None  # what it shows, once built
-        self.write_cap: write_cap.WriteCap | None = None  # its write folders' capped copy (`write_cap.hold`)
-        self._launched_pid = -1
-        self.init: tuple[int, bytes] | None = None  # bubblewrap's init (pid, start time), once noted
-
-    def enter(self, command: Sequence[str], *, cwd: str | None, env: Mapping[str, str], spec: SandboxSpec,
-              memory_mb: int | None, seat_dir: str | None = None) -> None:
-        """Give the started box its bot: `command` run from `cwd` with `env` (and the box's
-        PATH, HOME and LANG), showing what `spec` and `seat_dir` add, within `memory_mb`."""
-        places = self.places
-        view = box_view(command, cwd=cwd, spec=spec, memory_mb=memory_mb, seat_dir=seat_dir, places=places)
-        if places.spawn is not None:
-            self.build(view)
-            self.give(env, memory_mb)
-            return
-        for path in view.given:
+        assert places.bwrap is not None and places.setpriv is not None
+        workdir = os.path.abspath(cwd or os.getcwd())
+        # A ZeroMQ seat's folder is shown read-only: the bot connects to the socket in it (a
+        # socket takes connections on a read-only mount) and can create nothing there.
+        seat = (seat_dir,) if seat_dir else ()
+        for path in (*spec.write, *seat):  # before the view, which shows only what exists
             _give_to_box(path, places.as_root)
-        self.groups.limit_memory(memory_mb)
-        self._write_script(_bot_script(self._bwrap(view, waits=False), self._bot_env(env),
-                                       address_space_mb=view.address_space_mb, seccomp=places.seccomp,
-                                       info=self._info_path()))
-
-    def build(self, view: BoxView) -> None:
-        """Have the started box's prelude become bubblewrap showing `view`, its bot to come
-        (`give`): the helper waits in the box for the bot's command. Needs the launch helper."""
-        places = self.places
-        assert places.spawn is not None and view.places is places
-        for path in view.given:
-            _give_to_box(path, places.as_root)
-        self._write_script(_bot_data(self._bwrap(view, waits=True), {"PATH": BOX_PATH}, address_space_mb=view.address_space_mb,
-                                     seccomp=places.seccomp, info=self._info_path()))
-        self.view = view
-
-    def _bwrap(self, view: BoxView, *, waits: bool) -> Sequence[str]:
-        """bubblewrap's command line for `view`, its write folders shown as a capped copy
-        (`write_cap.py`) where the machine can make one."""
-        argv = view.bwrap(waits=waits)
-        if not view.write or write_cap.available() is not None:
-            return argv
+        bwrap = _box_view(places.bwrap, places.setpriv, places.as_root, places.seccomp is not None, places.spawn,
+                          tuple(_resolved(command, workdir)), workdir, (*spec.read, *seat), tuple(spec.write),
+                          tuple(spec.hide))
+        self.env = _bot_env(env)  # the keeper's, which bubblewrap hands to the bot
+        # The keeper's report: descriptor 7 in the box, closed when the bot's program runs.
+        self._report_r, report_w = os.pipe() if places.spawn is not None else (-1, -1)
+        self.pass_fds: tuple[int, ...] = (report_w,) if report_w >= 0 else ()
         try:
-            self.write_cap = write_cap.hold(view.write, write_mb=view.write_limits[0], write_files=view.write_limits[1],
-                                            box_uid=(BOX_UID, BOX_GID) if self.places.as_root else None)
-        except write_cap.WriteCapError as exc:
+            self.groups = Groups(places, MAX_PROCESSES)
+            try:
+                self.groups.limit_memory(memory_mb)
+                self.groups.limit_cpu(spec.cpu_cores)
+            except GroupError:
+                self.groups.remove()
+                raise
+        except GroupError as exc:
+            for fd in (self._report_r, report_w):
+                if fd >= 0:
+                    os.close(fd)
             raise SandboxError(str(exc)) from None
-        return self.write_cap.around(argv)
-
-    def give(self, env: Mapping[str, str], memory_mb: int | None) -> None:
-        """Start the bot in the built box: its view's command, with `env` and the box's PATH,
-        HOME and LANG, its group within `memory_mb`."""
-        assert self.view is not None and self._control_w >= 0
-        self.groups.limit_memory(memory_mb)
-        data = _entries([*_env_entries(self._bot_env(env)), *(f"a{argument}" for argument in self.view.resolved)])
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(self._control_w, view):]
-        except OSError as exc:
-            raise SandboxError(f"the box is gone before its bot could start: {exc}") from None
-        finally:
-            os.close(self._control_w)
-            self._control_w = -1
-
-    def _info_path(self) -> str:
-        """The path by which the prelude opens the pipe bubblewrap gives the init's pid on."""
-        self._info_r, self._info_w = os.pipe()
-        os.set_blocking(self._info_r, False)
-        return _fd_path(self._info_w)
-
-    def _note_init(self) -> None:
-        """Note bubblewrap's init (`init`) from its word on INFO_FD, once it has given it: still
-        bubblewrap's child, or handed to the arbiter, never a process that took its pid since
-        (not a child of either). The pipe stays open until `remove`: bubblewrap writes its word
-        in several writes, and one that met a pipe with no reader would kill it (SIGPIPE), and
-        its box with it, which the arbiter would take for the bot's death."""
-        if self.init is not None or self._info_r < 0:
-            return
-        pid = _info_pid(self._info_r)
-        if pid is None:
-            return  # not yet made (looked at again later), or never
-        fields = stat_fields(pid)
-        if fields is not None and int(fields[1]) in (os.getpid(), self._launched_pid) and \
-                read_proc(f"/proc/{pid}/comm") == b"bwrap\n":
-            self.init = (pid, fields[19])
-
-    @staticmethod
-    def _bot_env(env: Mapping[str, str]) -> dict[str, str]:
-        return {"PATH": BOX_PATH, "HOME": "/tmp", "LANG": "C.UTF-8", **env}
-
-    def _write_script(self, script: bytes) -> None:
-        """Write what the prelude reads, and close it (the prelude reads it to its end)."""
-        try:
-            view = memoryview(script)
-            while view:  # more than a pipe holds waits for the prelude to read it
-                view = view[os.write(self._script_w, view):]
-        except OSError as exc:
-            raise SandboxError(f"the box's first process is gone before its bot could start: {exc}") from None
-        finally:
-            self._close_script()
-
-    def _close_script(self) -> None:
-        if self._script_w_open:
-            self._script_w_open = False
-            os.close(self._script_w)
-
-    def abandon(self) -> None:
-        """No bot for this box: its prelude, or the helper waiting in a built box, reads an
-        empty script and ends."""
-        self._close_script()
-        if self._control_w >= 0:
-            os.close(self._control_w)
-            self._control_w = -1
-
-    # --- the running box: given the pid of the process launched with `argv` ----------------
-    def launched(self, pid: int) -> None:
-        """The box's first process (the prelude, then bubblewrap) has been started as `pid`."""
-        self._launched_pid = pid
+        except BaseException:
+            for fd in (self._report_r, report_w):
+                if fd >= 0:
+                    os.close(fd)
+            raise
+        # Its write folders shown as a capped copy (write_cap.py) where the machine can make one:
+        # bubblewrap is then entered into the copy's holder's namespaces (`around`), which the
+        # keeper execs in its place, in the box's groups all the same.
+        self.write_cap: write_cap.WriteCap | None = None
+        if spec.write and write_cap.available() is None:
+            try:
+                self.write_cap = write_cap.hold(spec.write, write_mb=spec.write_mb, write_files=spec.write_files,
+                                                box_uid=(BOX_UID, BOX_GID) if places.as_root else None)
+            except write_cap.WriteCapError as exc:
+                self.groups.remove()
+                for fd in (self._report_r, report_w):
+                    if fd >= 0:
+                        os.close(fd)
+                raise SandboxError(str(exc)) from None
+            bwrap = tuple(self.write_cap.around(bwrap))
+        # Without a memory group the cap is on address space (mmap included).
+        address_space = str(memory_mb << 20) if memory_mb is not None and places.memory is None else "-"
+        keeper = [places.spawn, "keeper"] if places.spawn is not None else [sys.executable, "-I", "-S", _KEEPER_PY]
+        self.argv = [*keeper, str(os.getpid()), "0", str(MAX_FILE_MB << 20), str(MAX_OPEN_FILES), address_space,
+                     places.seccomp or "-", str(report_w) if report_w >= 0 else "-", self.groups.cgroup2 or "-",
+                     *self.groups.joins, "--", *bwrap]
+        self.pid = -1  # the keeper's, once started
         self._keepers: set[int] = set()
         self._bot_pid: int | None = None
-        self.init: tuple[int, bytes] | None = None  # bubblewrap's init (pid, start time), once noted
-        for fd in self.pass_fds:  # the prelude has its own
-            os.close(fd)
-        self.pass_fds = ()
+
+    def start(self) -> subprocess.Popen[bytes]:
+        """Start the keeper in a session of its own, the bot's pipes its standard three (vfork:
+        no Python runs between fork and exec). Raises OSError when it cannot be started."""
+        try:
+            popen = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     env=self.env, bufsize=0, close_fds=True, start_new_session=True,
+                                     pass_fds=self.pass_fds)
+        except ValueError as exc:  # a NUL in the bot's command or environment
+            raise SandboxError(f"a bot's command or environment cannot hold a NUL character: {exc}") from None
+        except subprocess.SubprocessError as exc:
+            raise OSError(f"the box's keeper could not start: {exc}") from None
+        finally:
+            for fd in self.pass_fds:  # the keeper has its own
+                os.close(fd)
+            self.pass_fds = ()
+        self.pid = popen.pid
+        return popen
 
     def bot_pid(self) -> int | None:
         """The bot's own process (the box init's child), once it has run the bot's program."""
         if self._bot_pid is None:
             if self._report_r >= 0 and not readable([self._report_r], 0):
-                return None  # the helper has not run the bot's program yet (its descriptor 7 is open)
-            inits = children(self._launched_pid)
+                return None  # the bot's program has not run yet (the box's descriptor 7 is open)
+            tops = children(self.pid)
+            inits = children(tops[0]) if tops else []
             bots = children(inits[0]) if inits else []
             if bots and read_proc(f"/proc/{bots[0]}/comm") not in (None, b"bwrap\n"):  # it has run exec
-                self._keepers = {self._launched_pid, inits[0]}
+                self._keepers = {self.pid, tops[0], inits[0]}
                 self._bot_pid = bots[0]
-                fields = stat_fields(inits[0])
-                self.init = (inits[0], fields[19]) if fields is not None else None
         return self._bot_pid
 
     def keepers(self) -> set[int]:
-        """bubblewrap's processes: the one launched and the box's init (its child). They are
-        never signalled one by one: their death would SIGKILL the box at once, and a PID
-        namespace's init does not take SIGCONT from outside reliably."""
+        """The keeper and bubblewrap's two processes (the one the keeper started and the box's
+        init). Never signalled one by one: bubblewrap's death would SIGKILL the box at once, and
+        a PID namespace's init does not take SIGCONT from outside reliably."""
         if self._keepers:
             return self._keepers
-        return {self._launched_pid, *children(self._launched_pid)}
+        tops = children(self.pid)
+        return {self.pid, *tops, *(init for top in tops for init in children(top))}
 
     @property
     def freezes(self) -> bool:
@@ -851,7 +455,7 @@ class Box:
 
     def suspend(self) -> None:
         """Freeze every process of the box, bubblewrap's and any it forks meanwhile (see
-        `_Groups.freeze`)."""
+        `Groups.freeze`); the keeper, outside the groups, is never frozen."""
         self.groups.freeze()
 
     def resume(self) -> None:
@@ -869,13 +473,18 @@ class Box:
         once, so that a turn's suspension is one call deep."""
         return (self.groups.freeze, self.groups.thaw) if self.groups.freezes else None
 
-    def exit_status(self, status: int) -> int:
-        """The bot's own status from bubblewrap's: it exits 128+N when the bot died of signal N."""
+    @staticmethod
+    def exit_status(status: int) -> int:
+        """The bot's own status from the keeper's: 128+N when the bot died of signal N."""
         return -(status - 128) if 128 < status <= 128 + 64 else status
 
     def kill(self) -> None:
-        """SIGKILL the whole box through its control group, where the machine allows."""
+        """SIGKILL every process of the box, never its keeper (which then reaps them and ends):
+        through the control group where the machine allows, else bubblewrap's processes, whose
+        death takes the box's PID namespace with it."""
         self.groups.kill()
+        for pid in self.keepers() - {self.pid}:
+            kill(pid, signal.SIGKILL)
 
     def limit_hit(self) -> str | None:
         """Why the box's processes were stopped by the kernel, when a limit did it."""
@@ -885,120 +494,33 @@ class Box:
         """The most memory the box held at once, when a memory control group measured it."""
         return self.groups.peak_memory_mb()
 
-    def ended_init(self) -> tuple[int, bytes] | None:
-        """bubblewrap's init (pid, start time) once the box's processes have ended: as `bot_pid`
-        noted it, or, for a bot that ended before anything looked, as bubblewrap gave its pid on
-        INFO_FD. The arbiter reaps it once it is its zombie (process.py, `_Inits`): its first
-        process can end before it, and a bot that exits at once would otherwise leave one a box."""
-        self._note_init()
-        return self.init
-
     def remove(self) -> None:
-        """Remove the control groups (the box's processes are dead) and the script's pipes, and
+        """Remove the control groups (the box's processes are dead) and the report's pipe, and
         copy its write folders back from their capped copy."""
-        self.abandon()
         if self.write_cap is not None:
             write_cap.release(self.write_cap)
             self.write_cap = None
-        for fd in (self._script_r, self._report_r, self._info_r, self._info_w, *self.pass_fds):
+        for fd in (self._report_r, *self.pass_fds):
             if fd >= 0:
                 os.close(fd)
-        self._script_r = self._report_r = self._info_r = self._info_w = -1
-        self.pass_fds = ()
+        self._report_r, self.pass_fds = -1, ()
         self.groups.remove()
 
 
-@dataclass(frozen=True)
-class BoxView:
-    """What a player's box shows and which command it runs, worked out from its command, spec
-    and seat (`box_view`): two equal views make interchangeable boxes, so a box built ahead
-    for one player's next game (process.py) serves any launch with the same view."""
-
-    places: Support
-    resolved: tuple[str, ...]  # the command, its program found as the box will find it
-    workdir: str
-    read: tuple[str, ...]
-    write: tuple[str, ...]
-    hide: tuple[str, ...]
-    given: tuple[str, ...]  # made to exist and given to the box's user before it starts
-    write_limits: tuple[int, int]  # the write folders' cap: (write_mb, write_files)
-    address_space_mb: int | None  # the cap on address space, where no memory group caps the box
-
-    def bwrap(self, *, waits: bool) -> tuple[str, ...]:
-        """bubblewrap's command line: around the command, or (`waits`) ending with the helper
-        waiting in the box for it (`spawn box-wait`)."""
-        places = self.places
-        assert places.bwrap is not None and places.setpriv is not None
-        return _box_view(places.bwrap, places.setpriv, places.as_root, places.seccomp is not None, places.spawn,
-                         self.resolved, self.workdir, self.read, self.write, self.hide, waits)
+_KEEPER_PY = str(Path(__file__).with_name("keeper.py"))
+_SHELL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def box_view(command: Sequence[str], *, cwd: str | None, spec: SandboxSpec, memory_mb: int | None,
-             seat_dir: str | None = None, places: Support | None = None) -> BoxView:
-    """The view of a box for `command` run from `cwd` (the arbiter's folder when None),
-    showing what `spec` and a ZeroMQ `seat_dir` add, within `memory_mb`."""
-    places = places if places is not None else support()
-    workdir = os.path.abspath(cwd or os.getcwd())
-    # A ZeroMQ seat's folder is shown read-only: the bot connects to the socket in it (a
-    # socket takes connections on a read-only mount) and can create nothing there.
-    seat = (seat_dir,) if seat_dir else ()
-    return BoxView(places=places, resolved=tuple(_resolved(command, workdir)), workdir=workdir,
-                   read=(*spec.read, *seat), write=tuple(spec.write), hide=tuple(spec.hide),
-                   given=(*spec.write, *seat), write_limits=(spec.write_mb, spec.write_files),
-                   # Without a memory group the cap is on address space (mmap included).
-                   address_space_mb=memory_mb if places.memory is None else None)
-
-
-def _info_pid(info_r: int) -> int | None:
-    """The box init's pid (outside the box) that bubblewrap wrote on INFO_FD, read from the
-    other end of its pipe (non-blocking), or None when it said nothing (it failed before)."""
-    try:
-        said = os.read(info_r, 4096)
-    except OSError:
-        return None
-    found = re.search(rb'"child-pid": *([0-9]+)', said)
-    return int(found.group(1)) if found else None
-
-
-def _reap_init(pid: int | None) -> None:
-    """Reap the probe's box init once it is the arbiter's zombie (a child subreaper's: its
-    bubblewrap may end first); not when bubblewrap reaped it, or it is another's, or it is
-    still alive after _PROBE_REAP_S."""
-    deadline = time.monotonic() + _PROBE_REAP_S
-    while pid is not None:
-        fields = stat_fields(pid)
-        if fields is None or read_proc(f"/proc/{pid}/comm") != b"bwrap\n":
-            return
-        if fields[0] == b"Z" and int(fields[1]) == os.getpid():
-            try:
-                os.waitpid(pid, 0)
-            except ChildProcessError:
-                pass
-            return
-        if time.monotonic() > deadline:
-            return
-        time.sleep(0.001)
-
-
-def _fd_path(fd: int) -> str:
-    """The path in /proc by which a box's prelude opens one of the arbiter's pipes (so that it
-    holds its own copy, close-on-exec or on a descriptor of its choosing, and nothing else does)."""
-    return f"/proc/{os.getpid()}/fd/{fd}"
-
-
-def _entries(entries: Sequence[str]) -> bytes:
-    """Entries for the launch helper (spawn.c), each a tag and its text, NUL-terminated. A NUL
-    inside one would end it early and start another, so none is let through."""
-    for entry in entries:
-        if "\0" in entry:
-            raise SandboxError(f"a bot's command or environment cannot hold a NUL character: {entry[1:80]!r}")
-    return b"".join(entry.encode("utf-8", "surrogateescape") + b"\0" for entry in entries)
+def _bot_env(env: Mapping[str, str]) -> dict[str, str]:
+    """The bot's whole environment: the box's PATH, HOME and LANG, then its own; a name a
+    shell would not take (`my.setting`) is left out, with the launch helper as without it."""
+    return {name: value for name, value in {"PATH": BOX_PATH, "HOME": "/tmp", "LANG": "C.UTF-8", **env}.items()
+            if _SHELL_NAME.fullmatch(name)}
 
 
 @functools.lru_cache(maxsize=256)
 def _box_view(bwrap: str, setpriv: str, as_root: bool, seccomp: bool, spawn: str | None, command: tuple[str, ...],
-              cwd: str, read: tuple[str, ...], write: tuple[str, ...], hide: tuple[str, ...] = (),
-              waits: bool = False) -> tuple[str, ...]:
+              cwd: str, read: tuple[str, ...], write: tuple[str, ...], hide: tuple[str, ...] = ()) -> tuple[str, ...]:
     """`_bwrap_argv` for a player's box, worked out once per arbiter process: the same player's
     box shows the same paths in every game, and finding them (the interpreter's installation,
     every path resolved through its links) took 0.5 ms of the arbiter's CPU a launch, 40% of a
@@ -1006,18 +528,18 @@ def _box_view(bwrap: str, setpriv: str, as_root: bool, seccomp: bool, spawn: str
     the first (the box shows what was resolved then)."""
     return tuple(_bwrap_argv(bwrap, setpriv, as_root, command, cwd=cwd,
                              read=(*read, *_named_paths(command, cwd, write, as_root)), write=write, seccomp=seccomp,
-                             hide=hide, spawn=spawn, waits=waits))
+                             hide=hide, spawn=spawn))
 
 
 def _bwrap_argv(bwrap: str, setpriv: str, as_root: bool, command: Sequence[str], *, cwd: str,
                 read: Sequence[str], write: Sequence[str], seccomp: bool, hide: Sequence[str] = (),
-                spawn: str | None = None, waits: bool = False) -> list[str]:
+                spawn: str | None = None) -> list[str]:
     """bubblewrap's command line for a box around `command`, run from `cwd` (with the
     system-call filter read from SECCOMP_FD when `seccomp`), the `hide` paths covered. The
     bot's pipes are moved to 0 and 1 and its rights dropped by the launch helper `spawn`
     (shown read-only at SPAWN_IN_BOX), or, without one, by a /bin/sh shim and setpriv."""
     argv = [bwrap, "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
-            "--die-with-parent", "--hostname", "box", "--info-fd", str(INFO_FD)]
+            "--die-with-parent", "--hostname", "box"]
     if seccomp:
         argv += ["--seccomp", str(SECCOMP_FD)]
     if not as_root:
@@ -1047,8 +569,6 @@ def _bwrap_argv(bwrap: str, setpriv: str, as_root: bool, command: Sequence[str],
     if spawn is not None:
         argv += ["--dir", os.path.dirname(SPAWN_IN_BOX), "--ro-bind", spawn, SPAWN_IN_BOX]
         rights = [str(BOX_UID) if as_root else "-", "-" if as_root else str(MAX_PROCESSES)]
-        if waits:  # the command comes later, on the helper's descriptor 6
-            return [*argv, "--", SPAWN_IN_BOX, "box-wait", *rights]
         return [*argv, "--", SPAWN_IN_BOX, "box", *rights, *command]
     prefix = [setpriv, "--no-new-privs", "--inh-caps=-all"]
     if as_root:
@@ -1067,78 +587,290 @@ def _bwrap_argv(bwrap: str, setpriv: str, as_root: bool, command: Sequence[str],
 # sees the end of file when the bot closes its output, not when the whole box has gone.
 STDIN_FD, STDOUT_FD = 3, 4
 SECCOMP_FD = 5  # the filter's file, which bubblewrap reads and closes before the bot starts
-# Where bubblewrap writes its word on the box (`--info-fd`), the pid of the box's init outside
-# the box among it, as soon as it has made the init; it closes it, and the init never has it.
-INFO_FD = 8
 _STDIO_SHIM = 'exec 0<&3 1>&4 3<&- 4>&- && exec "$@"'
 SPAWN_IN_BOX = "/run/arbiter/spawn"  # where a box shows the launch helper
 
 
-def _prelude_argv(joins: Sequence[str], script: str, spawn: str | None = None, *, control: int | None = None,
-                  report: int | None = None) -> list[str]:
-    """The command the arbiter starts for a box: a prelude that moves itself into the box's
-    control groups (writing `0` to each of `joins`), sets the limits every box has, puts the
-    bot's pipes (its standard input and output) on descriptors 3 and 4 with /dev/null on 0 and
-    1, and reads from the file `script` what makes it bubblewrap. The launch helper `spawn`
-    (`spawn prelude`, reading `_bot_data`; the inherited pipes `control` and `report` go to
-    the helper that waits in a box built ahead, on its descriptors 6 and 7), else `/bin/sh`
-    (running `_bot_script`). A prelude
-    rather than Python between fork and exec, so that the arbiter starts it with vfork instead
-    of copying itself (docs/performance.md, Sandbox); every process of the box descends from it,
-    so all of them are in the groups."""
-    if spawn is not None:
-        return [spawn, "prelude", "0", str(MAX_FILE_MB << 20), str(MAX_OPEN_FILES), script,
-                "-" if control is None else str(control), "-" if report is None else str(report), *joins]
-    steps = ["set -e"]
-    steps += [f"echo 0 >{shlex.quote(path)}" for path in joins]
-    steps += ["ulimit -c 0", f"ulimit -f {(MAX_FILE_MB << 20) // 512}", f"ulimit -n {MAX_OPEN_FILES}"]
-    steps.append(f"exec {STDIN_FD}<&0 {STDOUT_FD}>&1 </dev/null >/dev/null")
-    steps.append(f". {shlex.quote(script)}")
-    return ["/bin/sh", "-c", "; ".join(steps), "box-launch"]
+def _binds(read: Sequence[str], write: Sequence[str], hide: Sequence[str] = ()) -> list[tuple[str, str]]:
+    """(option, path) for every path to show, parents before children; a path already
+    shown by a parent with the same access, or a system folder, is not bound again, and a
+    read-only path that is itself hidden (or inside a hidden folder) is not bound at all."""
+    hidden = [os.path.realpath(path) for path in hide]
+    wanted: dict[str, str] = {}
+    for option, paths in (("--ro-bind", read), ("--bind", write)):
+        for path in paths:
+            real = os.path.realpath(path)
+            if real == "/" or not os.path.exists(real):
+                continue
+            if option == "--ro-bind" and any(_within(real, h) for h in hidden):
+                continue
+            wanted[real] = option  # writable wins over read-only for the same path
+            if path != real and os.path.isabs(path) and not os.path.islink(os.path.dirname(path)):
+                wanted.setdefault(os.path.abspath(path), option)  # the name the command uses, too
+    binds: list[tuple[str, str]] = []
+    for path in sorted(wanted, key=lambda p: (p.count("/"), p)):
+        covered = any(_within(path, system) for system in SYSTEM_DIRS) and wanted[path] == "--ro-bind"
+        covered = covered or any(_within(path, shown) and option == wanted[path] for option, shown in binds)
+        if not covered:
+            binds.append((wanted[path], path))
+    return binds
 
 
-_SHELL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+def _masks(binds: Sequence[tuple[str, str]], hide: Sequence[str]) -> list[str]:
+    """bubblewrap's options that cover every hidden path a read-only bind would show: an
+    empty read-only tmpfs over a folder, /dev/null (which the box cannot open) over a file.
+    A hidden path is covered where the box shows it (under the bind's own name, which may be a
+    link's), found from its real path; one that holds another of the box's binds is not
+    covered (the player was given that path itself: the config's check refuses what must
+    not be given)."""
+    options: list[str] = []
+    locations = [path for _, path in binds]
+    for hidden in dict.fromkeys(os.path.realpath(path) for path in hide):
+        if not os.path.exists(hidden):
+            continue
+        for option, shown in binds:
+            source = os.path.realpath(shown)
+            if option != "--ro-bind" or hidden == source or not _within(hidden, source):
+                continue
+            target = os.path.join(shown, os.path.relpath(hidden, source))
+            if any(_within(other, target) for other in locations):
+                continue
+            if os.path.isdir(hidden):
+                options += ["--perms", "0555", "--size", "4096", "--tmpfs", target, "--remount-ro", target]
+            else:
+                options += ["--ro-bind", "/dev/null", target]
+    return options
 
 
-def _bot_script(bwrap: Sequence[str], env: Mapping[str, str], *, address_space_mb: int | None,
-                seccomp: str | None, info: str) -> bytes:
-    """What a box's prelude runs once its bot is known: the address-space cap (when there is no
-    memory group), the system-call filter's file opened on SECCOMP_FD and the `info` file on
-    INFO_FD for bubblewrap, the bot's environment (and nothing else: the prelude starts with
-    none), then bubblewrap in its place."""
-    lines = []
-    if address_space_mb is not None:
-        lines.append(f"ulimit -v {address_space_mb << 10}")
-    if seccomp is not None:
-        lines.append(f"exec {SECCOMP_FD}<{shlex.quote(seccomp)}")
-    lines.append(f"exec {INFO_FD}>{shlex.quote(info)}")
-    # A name that is not a shell's (`my.setting`) is left out: the shell inside the box, before
-    # `setpriv`, would drop it anyway (as it always has, docs/security.md).
-    lines += [f"export {name}={shlex.quote(value)}" for name, value in env.items() if _SHELL_NAME.fullmatch(name)]
-    lines.append(f"exec {shlex.join(bwrap)}")
-    return ("\n".join(lines) + "\n").encode("utf-8", "surrogateescape")
+def _ancestors(path: str) -> list[str]:
+    """The folders above `path`, from the top, that the box must make (`/a/b/c` -> `/a`, `/a/b`):
+    not the system's (shown whole), nor the box's own `/tmp`, `/dev` and `/proc`; but folders
+    under its `/tmp` are made (a bot under the arbiter's `/tmp/x`, a 0700 folder, must be reachable)."""
+    parts = path.strip("/").split("/")[:-1]
+    folders = ["/" + "/".join(parts[: k + 1]) for k in range(len(parts))]
+    return [f for f in folders
+            if f != "/tmp" and not any(_within(f, system) for system in ("/dev", "/proc", *SYSTEM_DIRS))]
 
 
-def _bot_data(bwrap: Sequence[str], env: Mapping[str, str], *, address_space_mb: int | None,
-              seccomp: str | None, info: str) -> bytes:
-    """`_bot_script`'s steps as the launch helper's prelude reads them (spawn.c): NUL-terminated
-    entries, a tag and its text each; the same environment (names a shell would take), the same
-    address-space cap and filter, then bubblewrap's command line. A NUL inside one would end it
-    early and start another entry, so none is let through."""
-    entries = []
-    if address_space_mb is not None:
-        entries.append(f"v{address_space_mb << 20}")
-    if seccomp is not None:
-        entries.append(f"s{seccomp}")
-    entries.append(f"i{info}")
-    entries += _env_entries(env)
-    entries += [f"a{argument}" for argument in bwrap]
-    return _entries(entries)
+def _within(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
-def _env_entries(env: Mapping[str, str]) -> list[str]:
-    """The environment as the helper's entries, the names a shell would take (as `_bot_script`)."""
-    return [f"e{name}={value}" for name, value in env.items() if _SHELL_NAME.fullmatch(name)]
+def _command_paths(command: Sequence[str], cwd: str, write: Sequence[str]) -> list[tuple[str, str]]:
+    """(word as given, absolute path) of the paths a command names: its program (found on the
+    arbiter's PATH as an unboxed launch would) and every existing path among its arguments. A
+    path inside one of the `write` folders is left out: that folder shows it as it is at every
+    moment, and what the bot made there (a link) is never followed."""
+    found = []
+    for index, word in enumerate(command):
+        if index > 0 and (not word or word.startswith("-")):
+            continue
+        program = shutil.which(word) if index == 0 and "/" not in word else None
+        path = os.path.abspath(os.path.join(cwd, program or word))
+        if os.path.lexists(path) and not any(_within(path, folder) for folder in write):
+            found.append((word, path))
+    return found
+
+
+def _named_paths(command: Sequence[str], cwd: str, write: Sequence[str] = (), as_root: bool = False) -> list[str]:
+    """What the bot needs to start: its home (`player_home`), the paths its command names
+    (`_command_paths`), an interpreter's installation among them (`env X=1 python bot.py`
+    too), and the arbiter's bot kit and bundled players. A home the box's own user could
+    not list (a private 0700 folder, when the arbiter is root) is not shown as a folder: its
+    program is still shown as a file, the folders above it made reachable."""
+    paths = [str(PACKAGE_DIR)]
+    if (PLAYERS_DIR / "__init__.py").is_file():
+        paths.append(str(PLAYERS_DIR))
+    home = player_home(command, cwd, write)
+    if home is not None and (not as_root or _others_may_list(home)):
+        paths.append(home)
+    for _, path in _command_paths(command, cwd, write):
+        paths += [path, *_installations(path)]
+    return paths
+
+
+def program_file(command: Sequence[str], cwd: str, write: Sequence[str] = ()) -> str | None:
+    """The first word of a command that is a file of the player's own (its program, or the
+    script an interpreter is given), not the system's or an interpreter's installation, nor
+    inside a `write` folder; None when no word is (`java -cp . Bot`)."""
+    for _, path in _command_paths(command, cwd, write):
+        if os.path.isfile(path) and not _system_path(path):
+            return path
+    return None
+
+
+def _others_may_list(folder: str) -> bool:
+    """Whether a user who neither owns a folder nor is in its group may list and enter it."""
+    try:
+        return os.stat(folder).st_mode & 0o005 == 0o005
+    except OSError:
+        return False
+
+
+def player_home(command: Sequence[str], cwd: str, write: Sequence[str] = ()) -> str | None:
+    """A player's home: the folder of its `program_file` (`python3 bots/x/main.py` -> `bots/x`),
+    or None (`java -cp . Bot`, whose home is then its `cwd`, when given). Every box shows it
+    read-only, and `tournament/programs.py` hashes it."""
+    program = program_file(command, cwd, write)
+    return os.path.dirname(program) if program is not None else None
+
+
+def command_folders(command: Sequence[str], cwd: str, write: Sequence[str] = ()) -> list[str]:
+    """The player's own folders its command shows: its home (`player_home`) and the folders
+    its words name (`java -cp jbot Bot`), not the system's nor inside a `write` folder."""
+    home = player_home(command, cwd, write)
+    named = [path for _, path in _command_paths(command, cwd, write)
+             if os.path.isdir(path) and not os.path.islink(path) and not _system_path(path)]
+    return list(dict.fromkeys([*([home] if home else []), *named]))
+
+
+def shown_folders(command: Sequence[str], cwd: str | None, spec: SandboxSpec) -> list[str]:
+    """The player's own paths its box shows, for people (a fault's hint): its home, then its
+    `read` paths (its `cwd`, when given, first among them) and its `write` folders."""
+    workdir = os.path.abspath(cwd or os.getcwd())
+    home = player_home(command, workdir, spec.write)
+    return list(dict.fromkeys([*([home] if home else []), *spec.read, *spec.write]))
+
+
+# What a program writes when it cannot open a file (Python, Perl, Java, C's perror and the shells).
+MISSING_FILE_PATTERNS = ("No such file or directory", "Can't locate", "ClassNotFoundException",
+                         "ModuleNotFoundError", "cannot open")
+
+
+def not_shown_hint(stderr_lines: Sequence[str], command: Sequence[str], cwd: str | None,
+                   spec: SandboxSpec) -> str | None:
+    """For a boxed bot that crashed: when its last words say a file was missing, that the box
+    shows only its own paths (`shown_folders`), and where to show more; else None."""
+    if not any(pattern in line for line in stderr_lines for pattern in MISSING_FILE_PATTERNS):
+        return None
+    shown = ", ".join(shown_folders(command, cwd, spec)) or "none of its own files"
+    return f"No such file; the box shows only: {shown}; see sandbox: read (docs/security.md)"
+
+
+def _home_of_user() -> str | None:
+    """The user's own home folder ($HOME: keys, passwords, mail), which no box may show whole."""
+    home = os.path.expanduser("~")
+    return os.path.realpath(home) if home not in ("", "~", "/") else None
+
+
+@dataclass(frozen=True)
+class ShownPaths:
+    """What one player's box would show from its own settings, for `shown_path_problems`
+    and `hidden_paths`."""
+
+    command: tuple[str, ...]
+    cwd: str | None
+    spec: SandboxSpec
+
+    def named(self) -> list[tuple[str, str, str]]:
+        """(key, word as given, absolute path) of every path the box shows for this player
+        (its home, its program, the existing paths among its arguments, cwd, read, write), but
+        not those inside its write folders (shown by the folder, never resolved)."""
+        workdir = os.path.abspath(self.cwd or os.getcwd())
+        home = player_home(self.command, workdir, self.spec.write)
+        found = [("command", f"{home} (the folder of its program)", home)] if home else []
+        found += [("command", word, path) for word, path in _command_paths(self.command, workdir, self.spec.write)]
+        if self.cwd is not None:
+            found.append(("cwd", self.cwd, workdir))
+        found += [("sandbox.read", path, path) for path in self.spec.read if self.cwd is None or path != workdir]
+        found += [("sandbox.write", path, path) for path in self.spec.write]
+        return found
+
+    def own_folders(self) -> list[str]:
+        """The folders that are this player's own, as its settings name them (no link followed):
+        its home, each named path's folder (a file's parent), its cwd, and its read and write
+        paths; never the arbiter's bot kit or bundled players, which every box shows."""
+        folders = []
+        for key, _, path in self.named():
+            if _system_path(path) or any(_within(path, str(kit)) for kit in (PACKAGE_DIR, PLAYERS_DIR)):
+                continue
+            named_folder = os.path.isdir(path) and not os.path.islink(path)
+            folders.append(path if key != "command" or named_folder else os.path.dirname(path))
+        return folders
+
+
+def shown_path_problems(players: Sequence[ShownPaths], *, hidden: Sequence[str],
+                        secrets: Sequence[str] = ()) -> list[tuple[int, str, str]]:
+    """(player index, key, sentence) for every path a box would show that leads, itself or
+    through a link, into one of the `hidden` paths (the config file, the results folder) or
+    into another player's own folders: checked once, before the first game, so that a link a
+    bot plants in a folder it may write (`cache/book.txt -> ../bob/`) is refused, not shown.
+    A hidden path *inside* a shown folder is covered in the box (`hidden_paths`); what no
+    cover makes safe is refused too: a folder that is the whole filesystem, or that holds the
+    user's home folder or one of the arbiter's `secrets` (its key files)."""
+    owns = [[os.path.realpath(folder) for folder in player.own_folders()] for player in players]
+    user_home = _home_of_user()
+    problems = []
+    for index, player in enumerate(players):
+        mine = owns[index]
+        for key, word, path in player.named():
+            target = os.path.realpath(path)
+            how = f"{word} is a link to {target}" if target != os.path.abspath(path) else f"{word} shows {target}"
+            hides = [h for h in hidden if _within(target, h)]
+            others = [folder for other, folders in enumerate(owns) if other != index for folder in folders
+                      if _within(target, folder) and not any(_within(target, m) for m in mine)]
+            # A `cwd` is shown when it is among the read paths too (one the config gives).
+            shown = key != "cwd" or path in player.spec.read
+            shown_folder = shown and os.path.isdir(target)
+            held = [s for s in secrets if _within(os.path.realpath(s), target)]
+            if target == "/" and shown:
+                problems.append((index, key, f"{how}, the whole filesystem, which no box may show: "
+                                             "give the bot a folder of its own"))
+            elif user_home and shown_folder and _within(user_home, target):
+                problems.append((index, key, f"{how}, which holds your home folder {user_home} (your keys and "
+                                             "passwords): give the bot a folder of its own"))
+            elif held and shown_folder:
+                problems.append((index, key, f"{how}, which holds the arbiter's secret key {held[0]}: "
+                                             "keep the key outside every bot's folder"))
+            elif hides:
+                problems.append((index, key, f"{how}, which holds {hides[0]}; a shown path must not lead "
+                                             "to the config or the results"))
+            elif others and target != os.path.abspath(path):
+                problems.append((index, key, f"{how}, in another player's folder ({others[0]}); a shown path "
+                                             "must not lead outside the player's own folders"))
+    return problems
+
+
+def hidden_paths(players: Sequence[ShownPaths], *, hidden: Sequence[str]) -> list[tuple[str, ...]]:
+    """For each player, what its box must cover inside the folders it shows (`SandboxSpec.hide`):
+    the `hidden` paths (the config, the results) and every other player's own folders, but
+    not one that is, or holds, a folder of its own (two bots in one folder share it, read-only)."""
+    owns = [[os.path.realpath(folder) for folder in player.own_folders()] for player in players]
+    covers = []
+    for index, mine in enumerate(owns):
+        others = [folder for other, folders in enumerate(owns) if other != index for folder in folders
+                  if not any(_within(m, folder) for m in mine)]
+        covers.append(tuple(dict.fromkeys([*(os.path.realpath(h) for h in hidden), *others])))
+    return covers
+
+
+def _system_path(path: str) -> bool:
+    """Whether a path is part of the system's runtime, or an interpreter's installation."""
+    return any(_within(path, folder) for folder in SYSTEM_DIRS) or bool(_installations(path)) \
+        or _within(path, sys.base_prefix) or _within(path, sys.prefix)
+
+
+def _resolved(command: Sequence[str], cwd: str) -> list[str]:
+    """The command with its program as an absolute path, found on the arbiter's PATH as an
+    unsandboxed launch would (the box's PATH holds only the system's folders)."""
+    program = command[0]
+    if "/" not in program:
+        program = shutil.which(program) or program
+    return [os.path.join(cwd, program), *command[1:]]
+
+
+def _installations(program: str) -> list[str]:
+    """For a program in `X/bin/` with an `X/lib` beside it (an interpreter's installation, a
+    virtual environment), X; for the path as given and for where its links lead."""
+    found = []
+    for path in dict.fromkeys((os.path.abspath(program), os.path.realpath(program))):
+        bin_dir = os.path.dirname(path)
+        prefix = os.path.dirname(bin_dir)
+        if os.path.basename(bin_dir) == "bin" and prefix != "/" and os.path.isdir(os.path.join(prefix, "lib")):
+            found.append(prefix)
+    if os.path.realpath(program) == os.path.realpath(sys.executable):
+        found += [sys.prefix, sys.base_prefix]  # a venv and the Python it was made from
+    return found
 
 
 def remove_tree(path: str) -> None:

@@ -3,8 +3,8 @@
 `REFUSED` is the rule book: each row names the calls it refuses (some only with certain
 arguments), the errno the caller gets instead, and why no bot needs them. `build_filter`
 turns it into a classic BPF program, the array of `struct sock_filter` that bubblewrap hands
-to the kernel; `filter_file` writes that program once per arbiter process to a private file
-for the box's `/bin/sh` prelude to open (`exec 5<PATH`, then `bwrap --seccomp 5 ...`).
+to the kernel; `filter_file` writes that program once per arbiter process to a file in memory
+for the box's keeper to open on descriptor 5 (then `bwrap --seccomp 5 ...`).
 
 What the program does with each system call, in order:
 1. a call made through another ABI than the machine's own (i386's `int 0x80` on x86_64,
@@ -20,12 +20,10 @@ Only x86_64 and aarch64 are known; elsewhere `build_filter` returns None and
 """
 from __future__ import annotations
 
-import atexit
 import errno
+import fcntl
 import os
-import shutil
 import struct
-import tempfile
 import threading
 from dataclasses import dataclass
 from typing import Mapping, Sequence
@@ -317,29 +315,23 @@ _file: list[str | None] = []  # once written (or found impossible): [path or Non
 
 
 def filter_file() -> str | None:
-    """The path of a private file (0600, in a private folder removed at exit) holding this
-    machine's filter, written once per arbiter process; None when there is no filter."""
+    """A path to this machine's filter, which a box's keeper opens: a file in memory (memfd)
+    of this process, written once per arbiter process and gone with it, so that nothing is
+    left on disk and nothing needs removing at exit (an exit handler that a second Ctrl-C
+    interrupts prints a traceback); None when there is no filter. A worker forked from this
+    process holds the same file."""
     with _file_lock:
         if not _file:
             program = build_filter()
-            _file.append(None if program is None else _write_private(program))
+            _file.append(None if program is None else _in_memory(program))
         return _file[0]
 
 
-def _write_private(program: bytes) -> str:
-    folder = tempfile.mkdtemp(prefix="arbiter-seccomp-")  # 0700, a fresh name
-    atexit.register(_remove, folder, os.getpid())
-    path = os.path.join(folder, "filter.bpf")
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
-    with os.fdopen(fd, "wb") as out:
-        out.write(program)
-    return path
-
-
-def _remove(folder: str, owner_pid: int) -> None:
-    # A forked child that exits through atexit must not take its parent's file away.
-    if os.getpid() == owner_pid:
-        shutil.rmtree(folder, ignore_errors=True)
+def _in_memory(program: bytes) -> str:
+    fd = os.memfd_create("arbiter-seccomp", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+    os.write(fd, program)
+    fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_WRITE | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_SEAL)
+    return f"/proc/{os.getpid()}/fd/{fd}"
 
 
 def markdown_table() -> str:

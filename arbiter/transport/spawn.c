@@ -24,30 +24,26 @@
  * UID (which empties the permitted and effective sets); then the inheritable and ambient sets
  * emptied and no_new_privs. It checks that no capability is left, then becomes PROGRAM. On any
  * failure it says what on stderr (the bot's log) and exits 126, so the bot never runs with
- * more than it should.
+ * more than it should. Its descriptor 7, when open (the keeper's report), is closed when PROGRAM runs.
  *
- *     spawn prelude CORE_BYTES FILE_BYTES OPEN_FILES SCRIPT CONTROL_FD REPORT_FD [JOIN_FILE...]
+ *     spawn keeper PARENT_PID CORE_BYTES FILE_BYTES OPEN_FILES AS_BYTES SECCOMP REPORT_FD CGROUP2
+ *                  [JOIN_FILE...] -- BWRAP [ARGUMENT...]
  *
- * A box's first process, started by the arbiter before its bot is known (sandbox.py, Box): joins
- * the box's control groups by writing 0 to each JOIN_FILE, caps core files, file size and open
- * descriptors (soft and hard), puts the bot's pipes (its 0 and 1) on descriptors 3 and 4 with
- * /dev/null on 0 and 1, then reads SCRIPT to its end (the arbiter writes it once it knows what
- * the box shows; empty: the box was not used, exit 0). CONTROL_FD and REPORT_FD ("-": none),
- * inherited pipes, are put on 6 and 7 for `spawn box-wait`. SCRIPT is data, not a shell's text: NUL-terminated
- * entries, each a tag and its text: 'v' the address-space cap in bytes, 's' the system-call
- * filter's file (opened on descriptor 5 for bubblewrap), 'i' the file bubblewrap writes the box
- * init's pid to (opened for writing on descriptor 8), 'e' one NAME=VALUE of the environment,
- * 'a' one argument of the command to become (bubblewrap's, its program first). It becomes that
- * command with that environment alone. On any failure it says what on stderr (the bot's log)
- * and exits 126, as the shell prelude it replaces did with `set -e`.
- *
- *     spawn box-wait UID NPROC
- *
- * `spawn box` in a box built before its bot was known (a player's box for its next game, built
- * while this one is played): reads the bot's command and environment from descriptor 6 to its
- * end, the same entries as the prelude's ('a' and 'e' only; empty: the box was not used, exit
- * 0), then does what `spawn box` does with them. Descriptors 6 and 7 are closed on exec: the
- * arbiter, which holds the other end of 7, sees it close once the bot's program runs. */
+ * A box's keeper (sandbox.py, Box), as IOI's isolate keeps its box: started by the arbiter with
+ * vfork and the bot's environment, it asks for SIGKILL when the arbiter's thread that started it
+ * ends, exits 125 if its parent is no longer PARENT_PID, and makes itself a child subreaper. It
+ * starts bubblewrap already inside the box's control groups: with clone3(CLONE_INTO_CGROUP) into
+ * the cgroup v2 folder CGROUP2 ("-": none; a kernel without clone3 has the child write itself
+ * into its cgroup.procs), and the child writes 0 to each v1 JOIN_FILE (`tasks`: a thread moving
+ * itself) before it execs. The child also caps core files, file size, open descriptors and
+ * address space (AS_BYTES, "-": none), opens the system-call filter SECCOMP ("-": none) on
+ * descriptor 5, puts the bot's pipes (the keeper's 0 and 1) on 3 and 4 with /dev/null on 0 and 1,
+ * and REPORT_FD ("-": none) on 7, which `spawn box` closes when the bot's program runs. The
+ * keeper itself stays outside the groups (never frozen, never counted), holds none of the bot's
+ * pipes, reaps every process that comes to it (bubblewrap, and the box's init when bubblewrap
+ * ends first) and, once none is left, exits with bubblewrap's status: the bot's, or 128+N when
+ * the bot (or bubblewrap) was killed by signal N. What fails before bubblewrap runs is said on
+ * stderr (the bot's log) with status 126. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -60,6 +56,8 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+#include <linux/sched.h>
 #include <unistd.h>
 
 /* Become argv[0] as Python's subprocess would: a name with a slash as it is, else each folder of
@@ -182,6 +180,8 @@ static int box(int argc, char **argv) {
         errno = EINVAL;
         refuse("usage");
     }
+    if (fcntl(7, F_SETFD, FD_CLOEXEC) != 0 && errno != EBADF)  /* the keeper's report: closed on exec */
+        refuse("the box's descriptor 7");
     become_bot(argv[2], argv[3], argv + 4, NULL);
     return 126;
 }
@@ -198,32 +198,6 @@ static void cap(int resource, const char *bytes, const char *what) {
     limit.rlim_cur = limit.rlim_max = (rlim_t)strtoull(bytes, NULL, 10);
     if (setrlimit(resource, &limit) != 0)
         refuse(what);
-}
-
-/* What `fd` holds, read to its end of file (NUL-terminated once more), or NULL. */
-static char *slurp(int fd, size_t *length) {
-    size_t size = 0, room = 8192;
-    char *data = malloc(room + 1);
-    for (;;) {
-        if (data == NULL)
-            return NULL;
-        if (size == room) {
-            room *= 2;
-            data = realloc(data, room + 1);
-            continue;
-        }
-        ssize_t got = read(fd, data + size, room - size);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0)
-            return NULL;
-        if (got == 0)
-            break;
-        size += (size_t)got;
-    }
-    data[size] = '\0';
-    *length = size;
-    return data;
 }
 
 /* An inherited descriptor named on the command line ("-": none) moved to 10 or above, where
@@ -244,101 +218,85 @@ static void open_on(const char *path, int flags, int target) {
         refuse(path);
 }
 
-/* A command and its environment read from `fd` to its end of file: NUL-terminated entries,
- * 'a' an argument, 'e' a NAME=VALUE, and (with `limits`, the prelude's) 'v' the address-space
- * cap, 's' the system-call filter's file, opened on descriptor 5, and 'i' the file bubblewrap
- * writes its word on the box to (`--info-fd`), opened for writing on descriptor 8. `spare` free
- * places are left at the environment's end. Nothing there: the box was given no bot, exit 0. */
-struct order {
-    char **command, **environment;
-    size_t variables;
-};
-
-static struct order read_order(int fd, int limits, size_t spare, const char *what) {
-    size_t length = 0;
-    char *data = fd < 0 ? NULL : slurp(fd, &length);
-    if (data == NULL)
-        refuse(what);
-    close(fd);
-    if (length == 0)
-        _exit(0);
-    size_t entries = 0;
-    for (size_t at = 0; at < length; at++)
-        entries += data[at] == '\0';
-    struct order order = {calloc(entries + 1, sizeof(char *)), calloc(entries + spare + 1, sizeof(char *)), 0};
-    if (order.command == NULL || order.environment == NULL)
-        refuse(what);
-    size_t arguments = 0;
-    for (char *entry = data; entry < data + length; entry += strlen(entry) + 1) {
-        if (entry[0] == 'a')
-            order.command[arguments++] = entry + 1;
-        else if (entry[0] == 'e')
-            order.environment[order.variables++] = entry + 1;
-        else if (limits && entry[0] == 'v')
-            cap(RLIMIT_AS, entry + 1, "RLIMIT_AS");
-        else if (limits && entry[0] == 's')
-            open_on(entry + 1, O_RDONLY, 5);
-        else if (limits && entry[0] == 'i')
-            open_on(entry + 1, O_WRONLY, 8);
-        else {
-            errno = EINVAL;
-            refuse(what);
+static int keeper(int argc, char **argv) {
+    int split = 10;
+    while (split < argc && strcmp(argv[split], "--") != 0)
+        split++;
+    if (split + 1 >= argc) {
+        errno = EINVAL;
+        refuse("usage");
+    }
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0)
+        refuse("the keeper's parent-death signal and subreaper flag");
+    if (getppid() != (pid_t)strtol(argv[2], NULL, 10))
+        _exit(125);  /* the arbiter died before the signal was armed */
+    int report = keep_aside(argv[8]);
+    int group = -1;
+    if (strcmp(argv[9], "-") != 0 && (group = open(argv[9], O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+        refuse(argv[9]);
+    struct clone_args args;
+    memset(&args, 0, sizeof args);
+    args.flags = group >= 0 ? CLONE_INTO_CGROUP : 0;
+    args.exit_signal = SIGCHLD;
+    args.cgroup = (unsigned long long)(group >= 0 ? group : 0);
+    long child = syscall(SYS_clone3, &args, sizeof args);
+    int joined = child >= 0 || group < 0;
+    if (child < 0)
+        child = fork();  /* no clone3 here: the child joins by cgroup.procs */
+    if (child < 0)
+        refuse("starting bubblewrap");
+    if (child == 0) {
+        if (!joined) {
+            char procs[4200];
+            snprintf(procs, sizeof procs, "%s/cgroup.procs", argv[9]);
+            join(procs);
+        }
+        for (int i = 10; i < split; i++)
+            join(argv[i]);
+        cap(RLIMIT_CORE, argv[3], "RLIMIT_CORE");
+        cap(RLIMIT_FSIZE, argv[4], "RLIMIT_FSIZE");
+        cap(RLIMIT_NOFILE, argv[5], "RLIMIT_NOFILE");
+        if (strcmp(argv[6], "-") != 0)
+            cap(RLIMIT_AS, argv[6], "RLIMIT_AS");
+        if (dup2(0, 3) < 0 || dup2(1, 4) < 0)  /* 3 and up are free: the arbiter closes them */
+            refuse("the bot's pipes (descriptors 3 and 4)");
+        int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+        if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0)
+            refuse("/dev/null on descriptors 0 and 1");
+        if (strcmp(argv[7], "-") != 0)
+            open_on(argv[7], O_RDONLY, 5);
+        if (report >= 0 && (dup2(report, 7) < 0 || close(report) != 0))
+            refuse("the box's descriptor 7");
+        execv(argv[split + 1], argv + split + 1);
+        refuse(argv[split + 1]);
+    }
+    /* The keeper holds nothing of the bot's: its pipes and the report are the box's alone. */
+    int null = open("/dev/null", O_RDWR);
+    if (null >= 0) {
+        dup2(null, 0);
+        dup2(null, 1);
+        dup2(null, 2);
+        if (null > 2)
+            close(null);
+    }
+    if (report >= 0)
+        close(report);
+    int status = 0, ended = 0;
+    for (;;) {
+        int got;
+        pid_t pid = waitpid(-1, &got, 0);
+        if (pid < 0 && errno == EINTR)
+            continue;
+        if (pid < 0)
+            break;  /* ECHILD: every process of the box is gone */
+        if (pid == (pid_t)child) {
+            status = got;
+            ended = 1;
         }
     }
-    if (arguments == 0) {
-        errno = EINVAL;
-        refuse(what);
-    }
-    return order;
-}
-
-static int prelude(int argc, char **argv) {
-    if (argc < 8) {
-        errno = EINVAL;
-        refuse("usage");
-    }
-    int control = keep_aside(argv[6]), report = keep_aside(argv[7]);
-    for (int i = 8; i < argc; i++)
-        join(argv[i]);
-    cap(RLIMIT_CORE, argv[2], "RLIMIT_CORE");
-    cap(RLIMIT_FSIZE, argv[3], "RLIMIT_FSIZE");
-    cap(RLIMIT_NOFILE, argv[4], "RLIMIT_NOFILE");
-    if (dup2(0, 3) < 0 || dup2(1, 4) < 0)  /* 3 and up are free: the arbiter closes them */
-        refuse("the bot's pipes (descriptors 3 and 4)");
-    int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-    if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || close(null) != 0)
-        refuse("/dev/null on descriptors 0 and 1");
-    struct order order = read_order(open(argv[5], O_RDONLY | O_CLOEXEC), 1, 0, "reading the box's script");
-    if ((control >= 0 && (dup2(control, 6) < 0 || close(control) != 0)) ||
-        (report >= 0 && (dup2(report, 7) < 0 || close(report) != 0)))
-        refuse("the box's descriptors 6 and 7");
-    execve(order.command[0], order.command, order.environment);
-    refuse(order.command[0]);
-    return 126;
-}
-
-/* spawn box-wait UID NPROC: `spawn box` for a box made before its bot was known. */
-static int box_wait(int argc, char **argv) {
-    if (argc < 4) {
-        errno = EINVAL;
-        refuse("usage");
-    }
-    if (fcntl(6, F_SETFD, FD_CLOEXEC) != 0 || fcntl(7, F_SETFD, FD_CLOEXEC) != 0)
-        refuse("the box's descriptors 6 and 7");
-    struct order order = read_order(6, 0, 1, "reading the bot's command");
-    /* bubblewrap sets PWD to the folder it starts the command in, over the one it was given */
-    const char *folder = getenv("PWD");
-    if (folder != NULL) {
-        size_t kept = 0;
-        for (size_t i = 0; i < order.variables; i++)
-            if (strncmp(order.environment[i], "PWD=", 4) != 0)
-                order.environment[kept++] = order.environment[i];
-        if (asprintf(&order.environment[kept++], "PWD=%s", folder) < 0)
-            refuse("the bot's PWD");
-        order.environment[kept] = NULL;
-    }
-    become_bot(argv[2], argv[3], order.command, order.environment);
-    return 126;
+    if (!ended)
+        _exit(126);
+    _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 }
 
 int main(int argc, char **argv) {
@@ -346,9 +304,7 @@ int main(int argc, char **argv) {
         return bot(argc, argv);
     if (argc > 1 && strcmp(argv[1], "box") == 0)
         return box(argc, argv);
-    if (argc > 1 && strcmp(argv[1], "prelude") == 0)
-        return prelude(argc, argv);
-    if (argc > 1 && strcmp(argv[1], "box-wait") == 0)
-        return box_wait(argc, argv);
+    if (argc > 1 && strcmp(argv[1], "keeper") == 0)
+        return keeper(argc, argv);
     return 126;
 }

@@ -2,11 +2,11 @@
 do between fork and exec, so that no Python runs there. `spawn bot` starts an unboxed bot with
 its parent-death signal, the child-subreaper flag and its memory cap, and `process.py` starts
 it with vfork instead of copying the whole arbiter (threads, page tables) at every launch;
-`spawn box` is a box's first program under its filter, moving the bot's pipes to 0 and 1 and
-dropping every right, in place of a `/bin/sh` shim and util-linux `setpriv`; `spawn prelude`
-is a box's first process, joining its control groups and becoming bubblewrap, in place of a
-`/bin/sh` prelude (`sandbox.py`; docs/security.md, The programs of a box; docs/performance.md,
-Throughput).
+`spawn keeper` is a box's keeper, starting bubblewrap inside the box's control groups and
+reaping the box (`sandbox.py`, Box; `keeper.py` without the helper); `spawn box` is a box's
+first program under its filter, moving the bot's pipes to 0 and 1 and dropping every right,
+in place of a `/bin/sh` shim and util-linux `setpriv` (docs/security.md, The programs of a
+box; docs/performance.md, Throughput).
 
 It is compiled once per machine with the system's C compiler into the user's cache
 (`$XDG_CACHE_HOME/arbiter` or `~/.cache/arbiter`), named by a digest of its source, and
