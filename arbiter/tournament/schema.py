@@ -117,9 +117,9 @@ class Table:
 
 
 def game_name(value: Any) -> str | None:
-    """A check for a game's name: one of the registry's, or a family's (`openspiel:hex`), which
-    the family itself judges (naming the games it has)."""
-    if isinstance(value, str) and any(value.startswith(prefix) for prefix, _ in FAMILIES):
+    """A check for a game's name: one of the registry's, a family's (`openspiel:hex`), which
+    the family itself judges (naming the games it has), or a user's `module:Class`."""
+    if isinstance(value, str) and ":" in value:  # a family's game, or a user's module:Class
         try:
             game_class(value)
         except GameError as exc:
