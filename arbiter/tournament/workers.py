@@ -58,14 +58,18 @@ TURN, NOTE, DONE, ABORTED, VOID, RAISED = "turn", "note", "done", "aborted", "vo
 @dataclass(frozen=True)
 class WorkerTask:
     """One game as a worker gets it: the game (`games.game_spec`, so that a worker finds a
-    game from a user's module too), its parameters, how it is played, where the logs go, and
-    whether its turns are forwarded for the live page."""
+    game from a user's module too), its parameters, how it is played, where the logs go,
+    whether its turns are forwarded for the live page, and the arbiter's working folder and
+    environment now (what its bots start from: a worker's were the forkserver's, taken once
+    per process)."""
 
     game: str
     params: dict[str, Any]
     setup: GameSetup
     log_dir: str
     watched: bool
+    cwd: str
+    environ: dict[str, str]
 
 
 def game_deadline_s(setup: GameSetup) -> float:
@@ -125,6 +129,7 @@ def _serve(conn: Connection) -> None:
             task: WorkerTask = message[1]
             cancel.clear()  # the parent sends a stop only for a game it has sent
             try:
+                _take_place(task)
                 key = (task.game, repr(sorted(task.params.items())))
                 game = games.get(key)
                 if game is None:
@@ -143,6 +148,15 @@ def _serve(conn: Connection) -> None:
             send((DONE, record))
     finally:
         kept.close(grace_s=QUIT_GRACE_S, term_grace_s=TERM_GRACE_S)
+
+
+def _take_place(task: WorkerTask) -> None:
+    """Stand where the arbiter stands: its working folder and environment, as they are now."""
+    if os.getcwd() != task.cwd:
+        os.chdir(task.cwd)
+    if os.environ != task.environ:
+        os.environ.clear()
+        os.environ.update(task.environ)
 
 
 def _ignore(signum: int, frame: Any) -> None:
@@ -329,7 +343,8 @@ class WorkerPool:
         if self._stopped.is_set():
             raise GameAborted("the run was stopped before this game started")
         setup = self._setup(scheduled)
-        task = WorkerTask(self._task_game, self._params, setup, str(self._log_dir), watched=self._watch is not None)
+        task = WorkerTask(self._task_game, self._params, setup, str(self._log_dir), watched=self._watch is not None,
+                          cwd=os.getcwd(), environ=dict(os.environ))
         on_turn = None
         if self._watch is not None:
             clocks = [player.clock(setup.time) for player in setup.players]

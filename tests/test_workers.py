@@ -1,0 +1,112 @@
+"""Games in worker processes (arbiter/tournament/workers.py): whatever one game's rules do to
+the process playing it (raise, hang holding Python's lock, segfault, use up the descriptors)
+costs that game alone, recorded as void with its reason, and the tournament goes on."""
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from arbiter.records import Termination
+from arbiter.tournament import workers
+from arbiter.tournament.config import load_config
+from arbiter.tournament.pool import GameSetup
+from arbiter.tournament.progress import Progress
+from arbiter.tournament.runner import run_tournament
+from arbiter.referee import PlayerSpec, TimeControl
+from referee_support import MARK, live_marked, new_marker
+
+ROOT = Path(__file__).resolve().parents[1]
+TESTS = Path(__file__).resolve().parent
+RANDOM = ROOT / "players" / "random_bot.py"
+
+# What each failure's void record says (the worker's sentence; or, where the referee turns
+# an exception from the rules into a void record itself, the exception's own words).
+REASONS = {
+    "raise": r"RulesFailed: the rules failed on purpose",
+    "hang": r"the worker playing this game did not finish within \d+ s",
+    "segfault": r"the worker playing this game was killed by SIGSEGV",
+    "descriptors": r"ran out of descriptors|Too many open files",
+}
+
+
+def write_config(tmp_path: Path, failure: str, marker: str, *, games: int = 4, concurrency: int = 2) -> Path:
+    config = tmp_path / "failing.yaml"
+    player = (f"{{command: python {RANDOM}, env: {{PYTHONPATH: '{TESTS}', {MARK}: {marker}}}}}")
+    config.write_text(
+        f"name: failing\nresults: {tmp_path / 'results'}\ngame: failing_games:FailingNim\n"
+        f"params: {{failure: {failure}, marker: '{tmp_path / 'failed-once'}'}}\n"
+        f"games_per_pairing: {games}\nconcurrency: {concurrency}\nsandbox: off\n"
+        "time: {time_ms: 1000, startup_ms: 2000}\n"
+        f"players:\n  - {{name: a, {player[1:]}\n  - {{name: b, {player[1:]}\n")
+    return config
+
+
+@pytest.mark.parametrize("failure", sorted(REASONS))
+def test_a_game_whose_rules_fail_costs_that_game_only_recorded_void(tmp_path: Path, failure: str,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(workers, "HANG_MARGIN_S", 0.5)  # the hung game's deadline: its clocks and 0.5 s
+    marker = new_marker()
+    config = load_config(write_config(tmp_path, failure, marker))
+    stream = io.StringIO()
+    outcome = run_tournament(config, Progress(stream, tty=False))
+    records = outcome.records
+    assert len(records) == 4 == outcome.played_now
+    void = [r for r in records if r.termination is Termination.VOID]
+    assert len(void) == 1, [(r.termination, r.detail) for r in records]
+    assert re.search(REASONS[failure], void[0].detail), void[0].detail
+    assert void[0].winner is None and void[0].offender is None and void[0].places is None and void[0].points is None
+    assert all(r.termination is Termination.NORMAL for r in records if r is not void[0])
+    assert live_marked(marker) == []  # every bot of the failed game ended with its worker
+    lines = [json.loads(line) for line in (tmp_path / "results" / "games.jsonl").read_text().splitlines()]
+    assert [line["termination"] for line in lines].count("void") == 1
+    again = run_tournament(config, Progress(io.StringIO(), tty=False))  # a resume replays nothing
+    assert again.played_now == 0 and len(again.records) == 4
+
+
+def test_the_deadline_is_every_seats_startup_and_clock_and_graces_and_the_margin() -> None:
+    wall = PlayerSpec("a", ("x",), time=TimeControl(time_ms=2000, startup_ms=1000))
+    cpu = PlayerSpec("b", ("x",), time=TimeControl(time_ms=2000, startup_ms=1000, clock="cpu"))
+    setup = GameSetup(players=(wall, cpu), time=TimeControl(), opening=(), log_prefix="", chance_seed=1)
+    graces = 2 * (workers.QUIT_GRACE_S + workers.TERM_GRACE_S)
+    expected = (1 + 2 + 1 + 2 * workers.CPU_CLOCK_WALL_FACTOR + graces) * workers.HANG_SHARE + workers.HANG_MARGIN_S
+    assert workers.game_deadline_s(setup) == pytest.approx(expected)
+
+
+def test_ctrl_c_stops_a_run_whose_game_hangs_holding_pythons_lock_while_the_live_page_answers(tmp_path: Path) -> None:
+    marker = new_marker()
+    config = write_config(tmp_path, "hang", marker, games=2, concurrency=1)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(TESTS), os.environ.get("PYTHONPATH")]))}
+    run = subprocess.Popen([sys.executable, "-m", "arbiter", "run", str(config), "--serve"], cwd=tmp_path, env=env,
+                           stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(run.stderr), daemon=True)  # type: ignore[union-attr]
+    reader.start()
+    try:
+        deadline = time.monotonic() + 60
+        while not (tmp_path / "failed-once").exists() and time.monotonic() < deadline and run.poll() is None:
+            time.sleep(0.05)
+        assert (tmp_path / "failed-once").exists(), "".join(lines)
+        url = next(re.search(r"http://\S+", line)[0] for line in lines if "live page:" in line)
+        with urllib.request.urlopen(url, timeout=10) as page:  # while the game's rules hang in its worker
+            assert page.status == 200
+        run.send_signal(signal.SIGINT)
+        assert run.wait(timeout=30) == 130
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.wait()
+    reader.join(5)
+    err = "".join(lines)
+    assert "stopped:" in err and "Traceback" not in err, err
+    assert live_marked(marker) == []
