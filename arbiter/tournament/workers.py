@@ -25,6 +25,7 @@ import multiprocessing
 import os
 import pickle
 import queue
+import re
 import signal
 import threading
 import time
@@ -426,9 +427,12 @@ class WorkerPool:
                 return f"the worker playing this game did not finish within {limit_s:.0f} s (hung) and was killed"
 
     def _say(self, text: str) -> None:
+        """A worker's note, said once a run: each worker says it once (a kept bot that ends
+        after each game), naming its own process; the same note from another is not repeated."""
+        said = re.sub(r"\d+", "#", text)
         with self._lock:
-            first = text not in self._noted
-            self._noted.add(text)
+            first = said not in self._noted
+            self._noted.add(said)
         if first and self._note is not None:
             self._note(text)
 
