@@ -492,3 +492,12 @@ def test_a_failure_of_the_machinery_costs_one_game_and_a_resume_plays_it(tmp_pat
                                                "SandboxError: cannot make the box"}
     resumed = run(config_path)
     assert (resumed.played_now, len(resumed.records)) == (2, 12)
+
+
+def test_a_void_game_is_described_as_counted_for_no_one() -> None:
+    from arbiter.tournament.progress import describe_result
+    void = GameRecord.from_json({"game": "limit-nim", "id": "007-a-b", "names": ["a", "b"], "winner": None,
+                                 "termination": "void", "moves": [], "scores": [0, 0],
+                                 "detail": "the worker playing this game ran out of descriptors"})
+    assert describe_result(void) == ("007-a-b: a vs b void, counted for no one (the worker playing this game ran "
+                                     "out of descriptors)")
