@@ -86,9 +86,10 @@ def _user_game(where: str) -> type[Game[Any]]:
 def game_spec(game: Game[Any]) -> str:
     """What finds `game`'s class in another process: its name, or `module:ClassName` for a
     game of the user's own."""
+    name = game.name
+    if name in _WHERE_BY_NAME or any(name.startswith(prefix) for prefix, _ in FAMILIES):
+        return name
     cls = type(game)
-    if cls.__module__.startswith(f"{__name__}."):
-        return game.name
     return f"{cls.__module__}:{cls.__qualname__}"
 
 

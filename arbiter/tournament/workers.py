@@ -129,12 +129,16 @@ def _serve(conn: Connection) -> None:
                 return
             task: WorkerTask = message[1]
             cancel.clear()  # the parent sends a stop only for a game it has sent
-            try:
+            try:  # not the game's failure: the arbiter's (the parent raises it, ending the run)
                 _take_place(task)
                 key = (task.game, repr(sorted(task.params.items())))
                 game = games.get(key)
                 if game is None:
                     game = games[key] = find_game(task.game, **task.params)
+            except Exception as exc:
+                send((RAISED, _picklable(exc)))
+                continue
+            try:
                 on_turn = _Forward(send, len(task.setup.opening)) if task.watched else None
                 record = play_setup(game, task.setup, Path(task.log_dir), cancel=cancel, on_turn=on_turn, kept=kept)
             except GameAborted:
@@ -191,11 +195,16 @@ def _answer_to(exc: BaseException) -> tuple[Any, ...]:
     if isinstance(exc, MemoryError):
         return (VOID, "the worker playing this game ran out of memory")
     if isinstance(exc, MACHINERY_FAILURES):
-        try:
-            return (RAISED, pickle.loads(pickle.dumps(exc)))
-        except Exception:  # an exception that does not survive pickling: its words do
-            return (RAISED, OSError(f"{type(exc).__name__}: {exc}"))
+        return (RAISED, _picklable(exc, OSError))
     return (VOID, f"the game failed in its worker: {_where(exc)}")
+
+
+def _picklable(exc: BaseException, kind: type[Exception] = RuntimeError) -> BaseException:
+    """`exc`, or (one that does not survive pickling) a `kind` in its words."""
+    try:
+        return pickle.loads(pickle.dumps(exc))
+    except Exception:
+        return kind(f"{type(exc).__name__}: {exc}")
 
 
 _SHORTAGE_WORDS = {24: "descriptors", 23: "descriptors", 12: "memory", 11: "processes or threads", 28: "disk space",
