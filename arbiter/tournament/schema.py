@@ -123,7 +123,9 @@ def game_name(value: Any) -> str | None:
         try:
             game_class(value)
         except GameError as exc:
-            return str(exc)
+            family = any(value.startswith(prefix) for prefix, _ in FAMILIES)
+            near = None if family else one_of(game_names() + [f"{prefix}NAME" for prefix, _ in FAMILIES])(value)
+            return near if near and "did you mean" in near else str(exc)
         return None
     return one_of(game_names() + ["triangle-war"] + [f"{prefix}NAME" for prefix, _ in FAMILIES])(value)
 

@@ -362,6 +362,10 @@ class WorkerPool:
         started_at = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
         started = time.monotonic()
         try:
+            if any(player.transport == "remote" for player in setup.players):
+                # A remote seat is a socket this process opened at the check-in and keeps open
+                # for the run, its bot connected between games: its games are played here.
+                return play_setup(self._game, setup, self._log_dir, cancel=self._stopped, on_turn=on_turn)
             worker = self._worker()
             try:
                 worker.conn.send(("play", task))
