@@ -115,3 +115,35 @@ def test_ctrl_c_stops_a_run_whose_game_hangs_holding_pythons_lock_while_the_live
     assert "Traceback" not in err and "Exception ignored" not in err, err
     assert ("stopped:" in err) if presses == 1 else ("stopped:" in err or "arbiter run: interrupted" in err), err
     assert live_marked(marker) == []
+
+
+class Watch:
+    """A GameWatch that keeps every move its games' workers forwarded, by game id."""
+
+    def __init__(self) -> None:
+        self.moves: dict[str, list[object]] = {}
+        self.left: list[str] = []
+
+    def game_started(self, scheduled, game, clocks):  # type: ignore[no-untyped-def]
+        seen = self.moves.setdefault(scheduled.id, [])
+        start = len(scheduled.opening)
+
+        def on_turn(state) -> None:  # type: ignore[no-untyped-def]
+            seen.extend(state.history[start + len(seen):])
+        return on_turn
+
+    def game_left(self, game_id: str) -> None:
+        self.left.append(game_id)
+
+
+def test_the_moves_of_a_watched_game_come_from_its_worker_turn_by_turn(tmp_path: Path) -> None:
+    config_path = tmp_path / "watched.yaml"
+    config_path.write_text(
+        f"name: watched\nresults: {tmp_path / 'results'}\ngame: limit-nim\ngames_per_pairing: 2\nconcurrency: 2\n"
+        f"sandbox: off\nplayers:\n  - {{name: a, command: python {RANDOM}}}\n  - {{name: b, command: python {RANDOM}}}\n")
+    watch = Watch()
+    records = run_tournament(load_config(config_path), Progress(io.StringIO(), tty=False), watch=watch).records
+    game = load_config(config_path).make_game()
+    for record in records:
+        assert [game.format_move(move) for move in watch.moves[record.id]] == [m.move for m in record.moves]
+    assert sorted(watch.left) == sorted(r.id for r in records)
