@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import multiprocessing
 import os
 import re
 import signal
@@ -68,6 +69,7 @@ def test_a_game_whose_rules_fail_costs_that_game_only_recorded_void(tmp_path: Pa
     assert void[0].winner is None and void[0].offender is None and void[0].places is None and void[0].points is None
     assert all(r.termination is Termination.NORMAL for r in records if r is not void[0])
     assert live_marked(marker) == []  # every bot of the failed game ended with its worker
+    assert multiprocessing.active_children() == []  # and every worker with the run
     lines = [json.loads(line) for line in (tmp_path / "results" / "games.jsonl").read_text().splitlines()]
     assert [line["termination"] for line in lines].count("void") == 1
     again = run_tournament(config, Progress(io.StringIO(), tty=False))  # a resume replays nothing
