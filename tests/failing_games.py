@@ -2,8 +2,8 @@
 
 `failing_games:FailingNim` is Limit Nim whose rules, in the arbiter's own processes (not in
 a bot's, which has $ARBITER_SEED), fail at the third move of the one game that creates the
-`marker` file first: they raise, hang holding Python's lock, segfault, or use up every
-descriptor. Its `name` is its own `module:Class`, so the bot kit finds it from the `Game`
+`marker` file first: they raise, hang holding Python's lock, segfault, use up every
+descriptor, or ask for more memory than there is. Its `name` is its own `module:Class`, so the bot kit finds it from the `Game`
 line as the arbiter finds it from the config (both with this folder on PYTHONPATH).
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ import re
 from arbiter.games.base import Param
 from arbiter.games.limit_nim import LimitNim, LimitNimState
 
-FAILURES = ("raise", "hang", "segfault", "descriptors")
+FAILURES = ("raise", "hang", "segfault", "descriptors", "memory")
 
 
 class RulesFailed(Exception):
@@ -58,6 +58,8 @@ def fail(failure: str) -> None:
         re.match(r"(a+)+b", "a" * 64)  # catastrophic backtracking: in C, holding Python's lock, for ages
     if failure == "segfault":
         ctypes.string_at(0)
+    if failure == "memory":
+        bytearray(1 << 60)  # an exabyte: MemoryError at once, as an allocation that fails does
     if failure == "descriptors":
         held = []
         while True:

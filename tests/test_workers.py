@@ -1,6 +1,7 @@
 """Games in worker processes (arbiter/tournament/workers.py): whatever one game's rules do to
-the process playing it (raise, hang holding Python's lock, segfault, use up the descriptors)
-costs that game alone, recorded as void with its reason, and the tournament goes on."""
+the process playing it (raise, hang holding Python's lock, segfault, use up the descriptors
+or the memory) costs that game alone, recorded as void with its reason, and the tournament
+goes on."""
 from __future__ import annotations
 
 import io
@@ -38,6 +39,7 @@ REASONS = {
     "hang": r"the worker playing this game did not finish within \d+ s",
     "segfault": r"the worker playing this game was killed by SIGSEGV",
     "descriptors": r"ran out of descriptors|Too many open files",
+    "memory": r"ran out of memory|MemoryError",
 }
 
 
