@@ -231,6 +231,12 @@ class _Worker:
         self.process.start()
         there.close()
         self.conn: Connection = here
+        self._sending = threading.Lock()  # its pool thread and a stop from the main thread both write
+
+    def send(self, message: tuple[Any, ...]) -> None:
+        """Write one message to the worker (OSError once it is gone)."""
+        with self._sending:
+            self.conn.send(message)
 
     def kill(self) -> None:
         """End the worker at once (its bots end with it) and reap it."""
@@ -245,7 +251,7 @@ class _Worker:
     def close(self) -> None:
         """Ask the worker to end its kept bots and exit; killed after CLOSE_GRACE_S."""
         try:
-            self.conn.send(("close",))
+            self.send(("close",))
         except OSError:
             pass
         self.process.join(CLOSE_GRACE_S)
@@ -284,6 +290,7 @@ class WorkerPool:
     def __init__(self, slots: int, game: Game[Any], params: dict[str, Any],
                  setup: Callable[[ScheduledGame], GameSetup], log_dir: Path, *,
                  watch: Any = None, note: Callable[[str], None] | None = None) -> None:
+        # `watch` is the run's runner.GameWatch (not imported: the runner imports this module).
         self.slots = slots
         self._game = game
         self._task_game = game_spec(game)
@@ -314,7 +321,7 @@ class WorkerPool:
             busy = list(self._busy)
         for worker in busy:
             try:
-                worker.conn.send(("stop",))
+                worker.send(("stop",))
             except OSError:
                 pass
 
@@ -368,15 +375,18 @@ class WorkerPool:
                 return play_setup(self._game, setup, self._log_dir, cancel=self._stopped, on_turn=on_turn)
             worker = self._worker()
             try:
-                worker.conn.send(("play", task))
+                worker.send(("play", task))
             except OSError:  # it died between games: a fresh one plays this game
                 self._retire(worker, kill=True)
                 worker = self._worker()
-                worker.conn.send(("play", task))
+                worker.send(("play", task))
             with self._lock:
                 self._busy.add(worker)
-            if self._stopped.is_set():
-                worker.conn.send(("stop",))
+            if self._stopped.is_set():  # a stop that came before it was busy: it missed the stop's word
+                try:
+                    worker.send(("stop",))
+                except OSError:
+                    pass  # dead: its game ends as void, or as stopped past the stop's grace
             try:
                 void = self._await(worker, setup, on_turn)
             finally:
