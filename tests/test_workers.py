@@ -151,3 +151,19 @@ def test_the_moves_of_a_watched_game_come_from_its_worker_turn_by_turn(tmp_path:
     for record in records:
         assert [game.format_move(move) for move in watch.moves[record.id]] == [m.move for m in record.moves]
     assert sorted(watch.left) == sorted(r.id for r in records)
+
+
+def test_workers_play_for_an_arbiter_whose_main_module_is_its_standard_input(tmp_path: Path) -> None:
+    # A worker needs none of the main module of the process that started it: one read from
+    # standard input (`python -`) cannot be found again, and must not fail every game.
+    config = tmp_path / "stdin.yaml"
+    config.write_text(
+        f"name: stdin\nresults: {tmp_path / 'results'}\ngame: limit-nim\ngames_per_pairing: 2\nconcurrency: 2\n"
+        f"sandbox: off\nplayers:\n  - {{name: a, command: python {RANDOM}}}\n  - {{name: b, command: python {RANDOM}}}\n")
+    code = ("import io\nfrom arbiter.tournament.config import load_config\n"
+            "from arbiter.tournament.progress import Progress\nfrom arbiter.tournament.runner import run_tournament\n"
+            f"records = run_tournament(load_config({str(config)!r}), Progress(io.StringIO(), tty=False)).records\n"
+            "print(sorted({r.termination.value for r in records}), len(records))\n")
+    done = subprocess.run([sys.executable, "-"], input=code, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 0 and done.stdout.strip() == "['normal'] 2", done.stdout + done.stderr
+    assert "Traceback" not in done.stderr, done.stderr

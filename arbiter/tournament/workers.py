@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+from multiprocessing import spawn
 import pickle
 import queue
 import re
@@ -85,11 +86,29 @@ def game_deadline_s(setup: GameSetup) -> float:
     return longest_s * HANG_SHARE + HANG_MARGIN_S
 
 
+WORKER_NAME = "arbiter-worker-"  # and its number: each worker process's name
+
+
 def _context() -> Any:
     """The forkserver, its workers importing the referee once (in the server), not per worker."""
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload([__name__])
+    if spawn.get_preparation_data is not _without_main:
+        _without_main.original = spawn.get_preparation_data  # type: ignore[attr-defined]
+        spawn.get_preparation_data = _without_main
     return context
+
+
+def _without_main(name: str) -> dict[str, Any]:
+    """What multiprocessing tells a new process to prepare, less the arbiter's main module for
+    a game worker: a worker needs none, and would otherwise run the script the arbiter was
+    started from again (the `arbiter` command's, a benchmark's) or fail on one it cannot
+    find (`python -` reads it from its input). Other processes get all of it."""
+    data = _without_main.original(name)  # type: ignore[attr-defined]
+    if name.startswith(WORKER_NAME):
+        data.pop("init_main_from_path", None)
+        data.pop("init_main_from_name", None)
+    return data
 
 
 # ---- the worker's side ----------------------------------------------------------------------
@@ -227,7 +246,7 @@ class _Worker:
 
     def __init__(self, context: Any, number: int) -> None:
         here, there = context.Pipe()
-        self.process = context.Process(target=_serve, args=(there,), name=f"arbiter-worker-{number}", daemon=True)
+        self.process = context.Process(target=_serve, args=(there,), name=f"{WORKER_NAME}{number}", daemon=True)
         self.process.start()
         there.close()
         self.conn: Connection = here
