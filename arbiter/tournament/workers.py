@@ -147,7 +147,6 @@ def _serve(conn: Connection) -> None:
             if message is None or message[0] == "close":
                 return
             task: WorkerTask = message[1]
-            cancel.clear()  # the parent sends a stop only for a game it has sent
             try:  # not the game's failure: the arbiter's (the parent raises it, ending the run)
                 _take_place(task)
                 key = (task.game, repr(sorted(task.params.items())))
@@ -169,6 +168,8 @@ def _serve(conn: Connection) -> None:
                 if answer[0] == VOID:
                     return  # replaced by the parent
                 continue
+            finally:  # once the game is over, never before it starts: its stop may come first
+                cancel.clear()
             send((DONE, record))
     finally:
         kept.close(grace_s=QUIT_GRACE_S, term_grace_s=TERM_GRACE_S)
