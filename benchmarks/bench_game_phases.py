@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Where a tournament game's time goes: the referee's phases timed one by one, in a real
-`run_tournament` of random vs random on the 4-row triangle board at concurrency 1.
+tournament run of random vs random on the 4-row triangle board at concurrency 1, its games
+played in a thread of this process as a worker process plays them (`pool.play_setup`), so
+that the phases can be wrapped here.
 
     python benchmarks/bench_game_phases.py [--games 60] [--sandbox on|off]
 
@@ -19,6 +21,7 @@ bench_tournament.py.
 from __future__ import annotations
 
 import argparse
+import functools
 import io
 import resource
 import statistics
@@ -35,7 +38,7 @@ sys.path.insert(0, str(ROOT))
 from arbiter import referee, seating  # noqa: E402
 from arbiter.tournament.config import load_config  # noqa: E402
 from arbiter.tournament.progress import Progress  # noqa: E402
-from arbiter.tournament.runner import TournamentRunner, run_tournament  # noqa: E402
+from arbiter.tournament.runner import TournamentRunner, prepare_results  # noqa: E402
 from arbiter.transport.process import BotProcess  # noqa: E402
 
 BOT = ROOT / "players" / "random_bot.py"
@@ -81,7 +84,10 @@ def main() -> None:
             f"games_per_pairing: {args.games}\nconcurrency: 1\nopenings: {{random_moves: 2, seed: 1}}\n"
             f"players:\n  - {{name: a, command: python {BOT}}}\n  - {{name: b, command: python {BOT}}}\n")
         before, started = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
-        run_tournament(load_config(config), Progress(io.StringIO(), quiet=True, tty=False), fresh=True)
+        loaded = load_config(config)
+        here = functools.partial(referee.play_game)  # not play_game itself: the runner plays it in a thread here
+        TournamentRunner(loaded, prepare_results(loaded, fresh=True), Progress(io.StringIO(), quiet=True, tty=False),
+                         play=here).run()
         seconds, after = time.perf_counter() - started, resource.getrusage(resource.RUSAGE_SELF)
     games = len(WALL_MS["whole game, in its thread"])
     print(f"sandbox {args.sandbox}: {games} games in {seconds:.2f} s, {games / seconds:.1f} games/s, "

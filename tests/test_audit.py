@@ -212,3 +212,13 @@ def test_a_run_without_the_sandbox_says_so_in_its_standings_and_report(played: P
     line = "WARNING: NOT sandboxed: a (4 of 4 games), b (4 of 4 games), cheat (4 of 4 games)"
     assert line in (tmp_path / "loose" / "standings.txt").read_text()
     assert line in (tmp_path / "loose" / "report.html").read_text()
+
+
+def test_a_void_record_passes_without_its_moves_replayed_but_never_with_a_result() -> None:
+    void = {"game": "limit-nim", "id": "001-a-b", "names": ["a", "b"], "winner": None, "offender": None,
+            "termination": "void", "scores": [0, 0], "detail": "the worker playing this game was killed by SIGSEGV",
+            "moves": [{"seat": 0, "move": "1 999", "wall_ms": 1.0, "cpu_ms": 1.0, "forced": False}]}
+    assert replay_problem(GameRecord.from_json(void)) is None  # a move that does not replay is not replayed
+    for key, value in (("winner", 0), ("offender", 1), ("points", [1.0, 0.0]), ("places", [1, 2])):
+        problem = replay_problem(GameRecord.from_json({**void, key: value}))
+        assert problem == f"game 001-a-b: it is recorded as void, which counts for no one, but has {key} {value!r}"

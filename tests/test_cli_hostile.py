@@ -366,7 +366,7 @@ PHASES: list[tuple[list[str], str]] = [
     (["play", "limit-nim", "{random}", "{random}", "--html", "{tmp}/g.html"], "arbiter.cli.play.write_game_page"),
     (["run", "CONFIG"], "arbiter.cli.run.load_config"),
     (["run", "CONFIG"], "arbiter.tournament.runner.prepare_results"),
-    (["run", "CONFIG"], "arbiter.tournament.runner.TournamentRunner._play_one"),
+    (["run", "CONFIG"], "arbiter.tournament.workers.WorkerPool.submit"),
     (["run", "CONFIG"], "arbiter.cli.run.report_results"),
     (["run", "CONFIG"], "arbiter.cli.run.write_tournament_report"),
     (["report", "{done}"], "arbiter.cli.report.report_results"),
@@ -377,14 +377,14 @@ PHASES: list[tuple[list[str], str]] = [
     (["run", "CONFIG", "--serve"], "arbiter.cli.run.run_tournament"),
     ([*SPRT, "--results", "{tmp}/s"], "arbiter.cli.sprt.config_from_data"),
     ([*SPRT, "--results", "{tmp}/s"], "arbiter.tournament.runner.prepare_results"),
-    ([*SPRT, "--results", "{tmp}/s"], "arbiter.tournament.runner.TournamentRunner._play_one"),
+    ([*SPRT, "--results", "{tmp}/s"], "arbiter.tournament.workers.WorkerPool.submit"),
     ([*SPRT, "--results", "{tmp}/s"], "arbiter.cli.sprt.report_results"),
     (["keys", "x", "--dir", "{tmp}"], "arbiter.cli.keys.write_key_pair"),
     (["check", "limit-nim", "{random}"], "arbiter.cli.players.find_game"),  # and for check
     (["check", "limit-nim", "{random}", "--json", "{tmp}/c.json"], "arbiter.cli.check.check_output_file"),
     (["check", "limit-nim", "{random}", "--log-dir", "{tmp}/logs"], "arbiter.check.scenarios.play_game"),
     (["match", "limit-nim", "{random}", "{random}", "--games", "2", "--results", "{tmp}/m"],
-     "arbiter.tournament.runner.TournamentRunner._play_one"),
+     "arbiter.tournament.workers.WorkerPool.submit"),
 ]
 
 

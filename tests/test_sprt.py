@@ -482,3 +482,18 @@ def test_a_second_sprt_on_a_held_results_folder_is_refused(tmp_path: Path, capsy
         assert main(["run", "--quiet", str(path)]) == 2
     assert f"results folder {folder} is in use by another arbiter run" in capsys.readouterr().err
     assert not (folder / "games.jsonl").exists()
+
+
+def test_a_pair_with_a_void_game_is_left_out_whole_and_the_next_pairs_count() -> None:
+    settings = SprtSettings(elo0=0, elo1=50, alpha=0.05, beta=0.05, max_games=6)
+    test = SprtTest(settings, "new", "old")
+    void = replace(record(1, "old", None), termination=Termination.VOID, points=None,
+                   detail="the worker playing this game was killed by SIGSEGV")
+    for game in (record(1, "new", "new"), void, record(2, "new", "new"), record(2, "old", "new")):
+        test.add(game)
+    assert (test.pairs_counted, test.pairs_void, test.wins, test.draws, test.losses) == (1, 1, 2, 0, 0)
+    assert test.pentanomial == [0, 0, 0, 0, 1] and "pairs 1 (1 void)" in test.status_line()
+    assert test.verdict is None
+    for game in (record(3, "new", "new"), record(3, "old", "new")):
+        test.add(game)
+    assert test.verdict == "inconclusive"  # max_games reached: every pair counted or left out

@@ -140,3 +140,23 @@ def test_an_anchored_player_of_two_stays_at_zero_and_the_other_shows_the_pairing
     standings = compute_standings(games, players=["a", "b"], anchor="b")
     rows = {row.name: row for row in standings.players}
     assert rows["b"].rating == 0 and rows["a"].rating == standings.head_to_head.elo
+
+
+def test_a_void_game_counts_for_no_one_and_is_counted_apart() -> None:
+    games = [record("a", "b", 0), record("b", "a", 1),
+             record("a", "b", None, termination="void", detail="the worker playing this game was killed by SIGSEGV")]
+    standings = compute_standings(games)
+    assert (standings.games, standings.faults, standings.void) == (2, 0, 1)
+    first, second = standings.players
+    assert (first.name, first.games, first.wins, first.draws, first.points, first.void) == ("a", 2, 2, 0, 2.0, 1)
+    assert (second.games, second.losses, second.void) == (2, 2, 1)
+    assert standings.crosstable == {"a": {"b": 2.0}, "b": {"a": 0.0}}
+    assert standings.head_to_head == compute_standings(games[:2]).head_to_head  # the ratings do not see it
+    assert "2 games, 0 ended by a fault. 1 more game void (a: 1, b: 1), counted for no one" in format_standings(standings)
+
+
+def test_a_match_score_line_shows_void_games_beside_the_wins_draws_and_losses() -> None:
+    progress = MatchProgress("a", "b", quiet=True)
+    progress.start(2, [record("a", "b", 0, id="001-a-b", round=1),
+                       record("a", "b", None, termination="void", id="002-a-b", round=1)])
+    assert progress.score_line().startswith("a vs b: +1 =0 -0 (1 void), ")

@@ -429,14 +429,19 @@ def test_a_damaged_field_in_a_record_is_named(tmp_path: Path, edit, problem: str
 
 
 def test_a_tournament_of_pipe_bots_launches_them_from_an_arbiter_without_zeromq_or_numpy(tmp_path: Path) -> None:
-    # An unboxed bot's launch forks the arbiter, and every command starts by importing it:
-    # ZeroMQ and numpy would make it 16 MB larger and its start 35 and 40 ms longer. They load
-    # where they are used: a game with a zmq or remote seat, the standings.
+    # An unboxed bot's launch forks the process that launches it (a game's worker), and every
+    # command starts by importing the arbiter: ZeroMQ and numpy would make it 16 MB larger and
+    # its start 35 and 40 ms longer. They load where they are used: a game with a zmq or
+    # remote seat, the standings. A worker is what its forkserver imported (workers.py) and
+    # what its games load: played here as a worker plays them.
     config = write_config(tmp_path, BODY)
-    code = ("import io, sys\n"
+    code = ("import io, sys, threading\n"
             "from arbiter.tournament.config import load_config\n"
+            "from arbiter.tournament import workers\n"
+            "from arbiter.tournament.pool import play_setup\n"
+            "from arbiter.tournament.runner import TournamentRunner, prepare_results\n"
             "from arbiter.tournament.progress import Progress\n"
-            "from arbiter.tournament.runner import run_tournament\n"
+            "from arbiter.tournament.schedule import fixed_schedule\n"
             "from arbiter.transport import process\n"
             "loaded, launches = set(), []\n"
             "launch = process.BotProcess.launch.__func__\n"
@@ -445,13 +450,17 @@ def test_a_tournament_of_pipe_bots_launches_them_from_an_arbiter_without_zeromq_
             "    launches.append(1)\n"
             "    return launch(cls, *args, **kwargs)\n"
             "process.BotProcess.launch = classmethod(watched)\n"
-            f"run_tournament(load_config({str(config)!r}), Progress(io.StringIO(), quiet=True, tty=False))\n"
-            "print(sorted(loaded), len(launches))\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
-                          cwd=Path(__file__).resolve().parents[1])
+            f"config = load_config({str(config)!r})\n"
+            "runner = TournamentRunner(config, prepare_results(config, fresh=True), Progress(io.StringIO(), quiet=True))\n"
+            "games = fixed_schedule(config)[:3]\n"
+            "for scheduled in games:\n"
+            "    play_setup(runner.game, runner.game_setup(scheduled), tmp, cancel=threading.Event())\n"
+            "print(sorted(loaded), len(launches), len(games))\n")
+    done = subprocess.run([sys.executable, "-c", f"tmp = {str(tmp_path)!r}\n" + code], capture_output=True,
+                          text=True, timeout=120, cwd=Path(__file__).resolve().parents[1])
     assert done.returncode == 0, done.stderr
-    games = (tmp_path / "results" / "games.jsonl").read_text().count("\n")
-    assert games > 0 and done.stdout.split("\n")[0] == f"[] {2 * games}"
+    loaded, launches, games = done.stdout.split("\n")[0].rsplit(" ", 2)
+    assert int(games) > 0 and (loaded, int(launches)) == ("[]", 2 * int(games))
 
 
 def test_a_failure_of_the_machinery_costs_one_game_and_a_resume_plays_it(tmp_path: Path) -> None:
@@ -483,3 +492,12 @@ def test_a_failure_of_the_machinery_costs_one_game_and_a_resume_plays_it(tmp_pat
                                                "SandboxError: cannot make the box"}
     resumed = run(config_path)
     assert (resumed.played_now, len(resumed.records)) == (2, 12)
+
+
+def test_a_void_game_is_described_as_counted_for_no_one() -> None:
+    from arbiter.tournament.progress import describe_result
+    void = GameRecord.from_json({"game": "limit-nim", "id": "007-a-b", "names": ["a", "b"], "winner": None,
+                                 "termination": "void", "moves": [], "scores": [0, 0],
+                                 "detail": "the worker playing this game ran out of descriptors"})
+    assert describe_result(void) == ("007-a-b: a vs b void, counted for no one (the worker playing this game ran "
+                                     "out of descriptors)")

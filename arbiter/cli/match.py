@@ -167,11 +167,11 @@ class MatchProgress(Progress):
     def __init__(self, first: str, second: str, stream: TextIO | None = None, *, quiet: bool = False) -> None:
         super().__init__(stream, quiet=quiet, tty=False)
         self.first, self.second = first, second
-        self.wins = self.draws = self.losses = 0
+        self.wins = self.draws = self.losses = self.void = 0
         self.records: Sequence[GameRecord] = ()
 
     def start(self, planned: int, records: Sequence[GameRecord]) -> None:
-        self.wins = self.draws = self.losses = 0
+        self.wins = self.draws = self.losses = self.void = 0
         self.records = records
         for record in records:
             self._tally(record)
@@ -179,7 +179,9 @@ class MatchProgress(Progress):
 
     def _tally(self, record: GameRecord) -> None:
         winner = record.winner
-        if winner is None:
+        if record.termination.is_void:  # no win, draw or loss: counted for no one
+            self.void += 1
+        elif winner is None:
             self.draws += 1
         elif record.seat_names()[winner] == self.first:
             self.wins += 1
@@ -199,7 +201,8 @@ class MatchProgress(Progress):
         """`greedy vs random: +7 =1 -2, Elo +147 [+12, +320] (pentanomial), LOS 99.1%`: the Elo of
         the first over the second, the figure the standings will show (`pairing_estimate`)."""
         estimate = pairing_estimate(self.records, self.first, self.second)
-        return (f"{self.first} vs {self.second}: +{self.wins} ={self.draws} -{self.losses}, "
+        void = f" ({self.void} void)" if self.void else ""
+        return (f"{self.first} vs {self.second}: +{self.wins} ={self.draws} -{self.losses}{void}, "
                 f"Elo {estimate.text()} ({estimate.interval}), LOS {100 * estimate.los:.1f}%")
 
 

@@ -210,7 +210,11 @@ def describe_outcome(outcome: SprtOutcome) -> str:
         f"(95% intervals, {elo.interval}), likelihood of superiority {100 * elo.los:.1f}%",
         f"  LLR {test.state.llr:+.3f}, bounds [{test.state.lower:+.3f}, {test.state.upper:+.3f}]",
     ]
-    extra = test.games_recorded - test.games_counted
+    if test.pairs_void:
+        lines.append(f"  {test.pairs_void} pair{'s' if test.pairs_void > 1 else ''} left out: a game of "
+                     f"{'each' if test.pairs_void > 1 else 'it'} is void (its rules failed or its worker died; "
+                     "counted for no one, docs/records.md)")
+    extra = test.games_recorded - test.games_counted - 2 * test.pairs_void
     if extra:
         lines.append(f"  {extra} more recorded game{'s' if extra > 1 else ''} not counted (finished after the "
                      "verdict was reached, or in a pair without its second game)")

@@ -39,6 +39,11 @@ FAMILIES: tuple[tuple[str, str], ...] = (
 
 _WHERE_BY_NAME: dict[str, str] = {name: where for main, aliases, where in REGISTRY for name in (main, *aliases)}
 
+# A game of the user's own, named in a config as `package.module:ClassName` (docs/games.md):
+# once imported, it is found by its class's `name` too (the name its records carry), in
+# this process; a worker process is handed the `module:Class` form (`game_spec`).
+_USER_GAMES: dict[str, str] = {}
+
 
 def game_names() -> list[str]:
     """The canonical names of every game, in registry order."""
@@ -51,11 +56,41 @@ def game_class(name: str) -> type[Game[Any]]:
         if isinstance(name, str) and name.startswith(prefix):
             return import_module(f"{__name__}.{module}").game_class(name[len(prefix):])
     where = _WHERE_BY_NAME.get(name) if isinstance(name, str) else None
-    if where is None:
-        families = "".join(f", {prefix}NAME" for prefix, _ in FAMILIES)
-        raise GameParamError(f"unknown game {name!r}; games are: {', '.join(sorted(_WHERE_BY_NAME))}{families}")
-    module, cls = where.split(":")
-    return getattr(import_module(f"{__name__}.{module}"), cls)
+    if where is not None:
+        module, cls = where.split(":")
+        return getattr(import_module(f"{__name__}.{module}"), cls)
+    if isinstance(name, str) and (":" in name or name in _USER_GAMES):
+        return _user_game(_USER_GAMES.get(name, name))
+    families = "".join(f", {prefix}NAME" for prefix, _ in FAMILIES)
+    raise GameParamError(f"unknown game {name!r}; games are: {', '.join(sorted(_WHERE_BY_NAME))}{families}, "
+                         "or a game of your own as package.module:ClassName")
+
+
+def _user_game(where: str) -> type[Game[Any]]:
+    """The Game class `module:ClassName` names, its module imported from the installed
+    packages or PYTHONPATH; GameParamError saying why not."""
+    module_name, _, class_name = where.partition(":")
+    try:
+        module = import_module(module_name)
+    except ImportError as exc:
+        raise GameParamError(f"game {where!r}: cannot import module {module_name!r} ({exc}); a game of your "
+                             "own is named package.module:ClassName, its module installed "
+                             "or on PYTHONPATH") from None
+    cls = getattr(module, class_name, None)
+    if not (isinstance(cls, type) and issubclass(cls, Game)):
+        raise GameParamError(f"game {where!r}: module {module_name} has no Game class named {class_name!r}")
+    _USER_GAMES[cls.name] = where
+    return cls
+
+
+def game_spec(game: Game[Any]) -> str:
+    """What finds `game`'s class in another process: its name, or `module:ClassName` for a
+    game of the user's own."""
+    name = game.name
+    if name in _WHERE_BY_NAME or any(name.startswith(prefix) for prefix, _ in FAMILIES):
+        return name
+    cls = type(game)
+    return f"{cls.__module__}:{cls.__qualname__}"
 
 
 def find_game(name: str, **params: Any) -> Game[Any]:
@@ -87,4 +122,5 @@ __all__ = [
     "find_game",
     "game_class",
     "game_names",
+    "game_spec",
 ]

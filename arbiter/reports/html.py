@@ -298,13 +298,17 @@ def _scoring_sentence(scoring: dict[str, Any], seats: int) -> str:
 
 def _totals_sentence(totals: dict[str, Any]) -> str:
     played, planned = totals.get("games", totals.get("played")), totals.get("planned")
-    faults = totals.get("faults")
+    faults, void = totals.get("faults"), totals.get("void") or 0
+    if played is not None and "games" in totals:
+        played += void  # `games` counts the games that count; void ones were played too
     if planned is not None and played is not None:
         text = f"{played} of {planned} planned games played"
     else:
         text = f"{played} games played"
     if faults is not None:
         text += ", none ended by a fault" if faults == 0 else f", {faults} ended by a fault"
+    if void:
+        text += f", {void} void (counted for no one)"
     return text + "."
 
 

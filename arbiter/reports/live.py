@@ -291,7 +291,7 @@ class LiveState:
             return None
         elo = test.elo()
         return {"candidate": candidate, "baseline": baseline, "llr": test.state.llr, "lower": test.state.lower,
-                "upper": test.state.upper, "verdict": test.verdict, "pairs": test.pairs_counted,
+                "upper": test.state.upper, "verdict": test.verdict, "pairs": test.pairs_counted, "void_pairs": test.pairs_void,
                 "pentanomial": list(test.pentanomial), "elo": _finite(elo.elo), "elo_low": _finite(elo.low),
                 "elo_high": _finite(elo.high), "status": test.status_line()}
 

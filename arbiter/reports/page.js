@@ -102,7 +102,9 @@
   }
 
   // Scores in seat order; after a fault the winner may have fewer points, so say both plainly.
-  function resultText(names, scores, winner, offender) {
+  // A void game (its rules failed, or its worker died) has no result: it counts for no one.
+  function resultText(names, scores, winner, offender, termination) {
+    if (termination === "void") return "void: no result, counted for no one";
     return `${winnerText(names, scores, winner, offender)} · score ${scores.join("–")}`;
   }
   // No winner: a draw of two seats, or with more seats a tie for first between the best
@@ -135,7 +137,7 @@
       const game = decodeGame(games[0]);
       header.append(
         h("h1", { text: `${game.names.join(" vs ")}` }),
-        h("div", { class: "subtitle", text: `${game.board.game} ${paramText(game.board.params)} · ${resultText(game.names, game.scores, game.winner, game.offender)}` }),
+        h("div", { class: "subtitle", text: `${game.board.game} ${paramText(game.board.params)} · ${resultText(game.names, game.scores, game.winner, game.offender, game.termination)}` }),
       );
     }
   }
@@ -190,7 +192,11 @@
     const pair = hh && data.standings.length === 2
       ? h("p", { class: "note", id: "head-to-head", text: `${hh.first} vs ${hh.second}: Elo of ${hh.first} over ${hh.second} ${eloText(hh.elo, hh.low, hh.high)} (95% interval, ${hh.interval}), likelihood of superiority ${pyFixed(100 * hh.los, 1)}%` })
       : null;
-    return card("standings", "Standings", h("div", { class: "scroll-x" }, table), pair);
+    // Void games count for no one (docs/records.md): said beside the table, as standings.txt does.
+    const voided = data.standings.filter((p) => p.void > 0);
+    const voidCount = (((data.tournament || {}).totals || {}).void) || 0;
+    const voidNote = voidCount ? h("p", { class: "note", id: "void-games", text: `${voidCount} void game${voidCount > 1 ? "s" : ""} (${voided.map((p) => `${p.name}: ${p.void}`).join(", ")}), counted for no one` }) : null;
+    return card("standings", "Standings", h("div", { class: "scroll-x" }, table), pair, voidNote);
   }
 
   // A Swiss tournament with a final: the staged ranking and its tie-breaks, as standings.txt opens.
@@ -300,7 +306,8 @@
       const id = String(g[F.id]);
       const names = g[F.players].map(playerName);
       const colors = gameColors(g[F.players]);
-      const fault = g[F.termination] !== "normal";
+      const isVoid = g[F.termination] === "void";
+      const fault = g[F.termination] !== "normal" && !isVoid;
       const offender = g[F.offender];
       const ending = fault && offender !== null ? `${g[F.termination]} (${names[offender]})` : g[F.termination];
       const moveCount = g[F.seats].length;
@@ -309,8 +316,8 @@
         h("td", { text: g[F.round] ?? "" }),
         h("td", { class: "text" }, names.map((n, seat) => [seat ? " vs " : "", swatch(colors[seat]), n])),
         h("td", { text: g[F.scores].join("–") }),
-        h("td", { class: "text", text: g[F.winner] === null ? winnerText(names, g[F.scores], null, offender) : names[g[F.winner]] }),
-        h("td", { class: fault ? "text ending-fault" : "text", text: ending }),
+        h("td", { class: "text", text: isVoid ? "none (void)" : g[F.winner] === null ? winnerText(names, g[F.scores], null, offender) : names[g[F.winner]] }),
+        h("td", { class: fault ? "text ending-fault" : isVoid ? "text ending-void" : "text", text: ending }),
         h("td", { text: moveCount }),
         h("td", { text: pyFixed(g[F.duration_s], 2) + " s" }));
     }
@@ -583,9 +590,9 @@
       h("span", { class: "seat", "data-seat": seat }, swatch(game.colors[seat]),
         h("span", { class: "seat-name", text: name }), viewer.seatScores[seat]));
     viewer.seats.replaceChildren(...viewer.seatNodes);
-    const fault = game.termination !== "normal";
-    viewer.termination.className = fault ? "termination fault" : "termination";
-    viewer.termination.textContent = [fault ? endingText(game).replace(/^./, (c) => c.toUpperCase()) : game.outcome, resultText(game.names, game.scores, game.winner, game.offender), game.detail]
+    const fault = game.termination !== "normal" && game.termination !== "void";
+    viewer.termination.className = fault ? "termination fault" : game.termination === "void" ? "termination void" : "termination";
+    viewer.termination.textContent = [fault ? endingText(game).replace(/^./, (c) => c.toUpperCase()) : game.outcome, resultText(game.names, game.scores, game.winner, game.offender, game.termination), game.detail]
       .filter(Boolean).join(" · ");
     const svg = s("svg", { id: "board", "data-kind": game.board.kind, role: "img", "aria-label": "board" });
     viewer.area.replaceChildren(svg);

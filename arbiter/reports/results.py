@@ -23,6 +23,8 @@ def sandbox_status(records: Sequence[GameRecord], described: Mapping[str, Any] |
     unknown = 0
     for record in records:
         names, flags = record.seat_names(), record.sandboxed
+        if record.termination.is_void and not flags:  # its worker died with what it knew of the boxes
+            continue
         if len(flags) != len(names):
             unknown += 1  # recorded before records said
             continue

@@ -3,7 +3,9 @@
 Every figure here is recomputed from `games.jsonl`: the tournament writes each record
 with its players' names, places and points, so `arbiter report` needs nothing else. Games
 of any number of seats: a game's result is its ranking (`places`), rated by Plackett-Luce
-(for two seats the same as Bradley-Terry; docs/statistics.md).
+(for two seats the same as Bradley-Terry; docs/statistics.md). A void game (its rules failed
+or its worker died, docs/records.md) counts for no one: no standing, rating or crosstable
+cell takes it; it is counted apart, per player and in the totals.
 """
 from __future__ import annotations
 
@@ -43,6 +45,7 @@ class PlayerStanding:
     move_ms_total: float = 0.0
     max_move_ms: float = 0.0
     max_startup_ms: float | None = None  # its slowest start-up (off the clock); None: none recorded
+    void: int = 0  # its void games, counted in nothing else
     rank: int = 0
     rating: float = 0.0
     rating_low: float = 0.0
@@ -74,11 +77,12 @@ class Standings:
 
     players: list[PlayerStanding]
     crosstable: dict[str, dict[str, float]]
-    games: int
+    games: int  # counted: every recorded game but the void ones
     faults: int
     head_to_head: EloEstimate | None = None
     seats: int = 2
     pairing: tuple[str, str] | None = None
+    void: int = 0  # void games, counted for no one
 
 
 def game_points(record: GameRecord, seat: int, scoring: dict[str, float]) -> float:
@@ -100,7 +104,7 @@ def pairing_estimate(records: Sequence[GameRecord], first: str, second: str) -> 
     (each opening is played twice, the seats swapped): `stats.pairing_elo`."""
     openings: dict[tuple[Any, ...], list[float]] = {}
     for k, record in enumerate(records):
-        if sorted(record.seat_names()) != sorted((first, second)):
+        if record.termination.is_void or sorted(record.seat_names()) != sorted((first, second)):
             continue
         # A record without a round (not from a tournament) is a group of its own.
         key = ("round", record.round, tuple(record.opening or ())) if record.round is not None else ("game", k)
@@ -116,13 +120,18 @@ def compute_standings(records: Sequence[GameRecord], *, players: Sequence[str] =
     table: dict[str, PlayerStanding] = {name: PlayerStanding(name, places=[0] * seats) for name in players}
     cross: dict[str, dict[str, float]] = {}
     rankings: list[dict[str, int]] = []
-    faults = 0
+    faults = void = 0
     for record in records:
         names = record.seat_names()
-        # From the result the tamper check replays (arbiter/tournament/audit.py), not the stored `places`.
-        places = game_places(record.scores, record.winner, record.offender)
         for name in names:
             table.setdefault(name, PlayerStanding(name, places=[0] * seats))
+        if record.termination.is_void:
+            void += 1
+            for name in names:
+                table[name].void += 1
+            continue
+        # From the result the tamper check replays (arbiter/tournament/audit.py), not the stored `places`.
+        places = game_places(record.scores, record.winner, record.offender)
         rankings.append(dict(zip(names, places)))
         if record.termination.is_fault:
             faults += 1
@@ -179,8 +188,8 @@ def compute_standings(records: Sequence[GameRecord], *, players: Sequence[str] =
         for row in ranked:
             if row.name != anchor:
                 row.rating, row.rating_low, row.rating_high = over[row.name]
-    return Standings(players=ranked, crosstable=cross, games=len(records), faults=faults, head_to_head=head,
-                     seats=seats, pairing=pairing)
+    return Standings(players=ranked, crosstable=cross, games=len(records) - void, faults=faults, head_to_head=head,
+                     seats=seats, pairing=pairing, void=void)
 
 
 def _fault_text(row: PlayerStanding) -> str:
@@ -243,8 +252,17 @@ def format_standings(standings: Standings, *, markdown: bool = False) -> str:
     parts.append(tabulate(cross_rows, headers=["", *names], tablefmt=fmt, disable_numparse=True))
     if standings.head_to_head is not None and standings.pairing is not None:
         parts.append(head_to_head_line(standings.head_to_head, *standings.pairing))
-    parts.append(f"{standings.games} games, {standings.faults} ended by a fault.")
+    parts.append(f"{standings.games} games, {standings.faults} ended by a fault." + _void_text(standings))
     return "\n\n".join(parts) + "\n"
+
+
+def _void_text(standings: Standings) -> str:
+    """` 1 more game void (a: 1, b: 1), counted for no one.`, or nothing without void games."""
+    if not standings.void:
+        return ""
+    who = ", ".join(f"{row.name}: {row.void}" for row in standings.players if row.void)
+    games = "game" if standings.void == 1 else "games"
+    return f" {standings.void} more {games} void ({who}), counted for no one (docs/records.md)."
 
 
 def head_to_head_line(estimate: EloEstimate, first: str, second: str) -> str:
@@ -269,6 +287,7 @@ def summary_json(standings: Standings, meta: dict[str, Any]) -> dict[str, Any]:
             "rating": _finite(row.rating), "rating_low": _finite(row.rating_low),
             "rating_high": _finite(row.rating_high), "faults": dict(row.faults),
             "avg_move_ms": row.avg_move_ms, "max_move_ms": row.max_move_ms, "max_startup_ms": row.max_startup_ms,
+            "void": row.void,
         })
     summary = dict(meta)
     summary.update({
@@ -276,7 +295,8 @@ def summary_json(standings: Standings, meta: dict[str, Any]) -> dict[str, Any]:
         "players": players,
         "crosstable": standings.crosstable,
         "crosstable_counts": "points" if standings.seats == 2 else "finished_ahead",
-        "totals": {**meta.get("totals", {}), "games": standings.games, "faults": standings.faults},
+        "totals": {**meta.get("totals", {}), "games": standings.games, "faults": standings.faults,
+                   "void": standings.void},
     })
     if standings.head_to_head is not None and standings.pairing is not None:
         h = standings.head_to_head

@@ -8,7 +8,10 @@ or named outcome other than the moves (and, after a fault, the offender) give. R
 results folder (`arbiter report`, the end of `arbiter run`, a resume) refuses such a record
 with its file and line, so a results file edited by hand or by a bot cannot turn a loss
 into a win unnoticed. It cannot tell a game that was never played from one that was: a
-whole record forged with legal moves and the right result passes (docs/security.md).
+whole record forged with legal moves and the right result passes (docs/security.md). A void
+record (its rules failed, or its worker died) is checked for counting for no one, its moves
+not replayed; so a record turned into a void one by hand is not caught: the report lists
+every void game with its reason.
 """
 from __future__ import annotations
 
@@ -27,6 +30,8 @@ def replay_problem(record: GameRecord, scoring: Scoring | None = None, seeds: Ru
     `scoring`, its places and points; given the run's `seeds`, the seed of its dice), or None
     when it holds."""
     label = f"game {record.id or '?'}"
+    if record.termination.is_void:
+        return _void_problem(record, label)
     try:
         game = find_game(record.game, **record.params)
     except (TypeError, ValueError) as exc:  # GameError is a ValueError
@@ -74,6 +79,16 @@ def replay_problem(record: GameRecord, scoring: Scoring | None = None, seeds: Ru
             if kept is not None and not _same_numbers(kept, value):
                 return f"{label}: its {key} {kept!r} are not what its result gives under the tournament's " \
                        f"scoring ({value!r})"
+    return None
+
+
+def _void_problem(record: GameRecord, label: str) -> str | None:
+    """What contradicts a void record: a winner, an offender, places or points. Its moves are
+    not replayed: the rules failed (or the worker died) somewhere in them, and replaying them
+    could fail this process the same way at every resume (docs/records.md, Void games)."""
+    for key in ("winner", "offender", "places", "points"):
+        if getattr(record, key) is not None:
+            return f"{label}: it is recorded as void, which counts for no one, but has {key} {getattr(record, key)!r}"
     return None
 
 

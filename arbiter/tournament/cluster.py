@@ -3,8 +3,9 @@
 The arbiter connects to a Dask scheduler (`cluster:` in the config, or `--cluster`),
 checks every worker before the first game, and then hands the runner a `ClusterPool`
 instead of its threads. Each worker plays a game with the same referee and sandbox as a
-local run and returns the referee's record with the game's stderr logs; the runner writes
-both, so the records keep one writer and resume, the lock, standings and reports are
+local run (`pool.play_setup`, as a local worker process plays its games: workers.py) and
+returns the referee's record with the game's stderr logs; the runner writes both, so the
+records keep one writer and resume, the lock, standings and reports are
 those of a local run. A worker lost mid-game costs nothing but time: Dask runs its task
 again on another worker, and only a finished task's record is ever written.
 
@@ -34,13 +35,13 @@ from distributed.comm.core import FatalCommClosedError
 from distributed.scheduler import KilledWorker
 
 from ..errors import UsageError
-from ..games import find_game
+from ..games import find_game, game_spec
 from ..records import GameRecord, arbiter_version
-from ..referee import GameAborted, PlayerSpec, play_game
+from ..referee import GameAborted, PlayerSpec
 from ..transport.sandbox import support
 from ..transport.process import unstartable
 from .config import ClusterSpec, TournamentConfig
-from .pool import GameSetup
+from .pool import GameSetup, play_setup
 from .schedule import ScheduledGame
 from .store import ResultsFolder
 
@@ -60,7 +61,7 @@ class ClusterError(UsageError):
 class GameTask:
     """One game as shipped to a worker: what `play_game` needs, and what the worker checks."""
 
-    game_name: str
+    game_name: str  # games.game_spec: a registry's name, or a user's module:Class
     params: dict[str, Any]
     setup: GameSetup
     arbiter_python: str  # the arbiter's interpreter; a `python` command means the worker's own
@@ -117,6 +118,7 @@ class ClusterPool:
         self._client = cluster.client
         self._config = config
         self._setup = setup
+        self._game_spec = game_spec(config.make_game())
         self._run = uuid.uuid4().hex[:12]  # task keys of two runs never meet
         self._stop_name = f"arbiter-stop-{self._run}"
         self._address = cluster.address
@@ -127,7 +129,7 @@ class ClusterPool:
     def submit(self, scheduled: ScheduledGame) -> Future[GameRecord]:
         """Submit the game as a task needing one core; the returned future is this process's."""
         task = GameTask(
-            game_name=self._config.game_name, params=dict(self._config.params), setup=self._setup(scheduled),
+            game_name=self._game_spec, params=dict(self._config.params), setup=self._setup(scheduled),
             arbiter_python=sys.executable, stop_event=self._stop_name, version=arbiter_version(),
             digest=source_digest(), boxed=any(p.sandbox is not None for p in self._config.players),
         )
@@ -410,9 +412,8 @@ def play_on_worker(task: GameTask) -> PlayedGame:
         setup = task.setup
         players = [replace(p, command=_local_command(p.command, task.arbiter_python)) for p in setup.players]
         with tempfile.TemporaryDirectory(prefix="arbiter-game-") as folder:
-            record = play_game(find_game(task.game_name, **task.params), players, time=setup.time,
-                               opening=setup.opening, log_dir=Path(folder), log_prefix=setup.log_prefix, cancel=stop,
-                               chance_seed=setup.chance_seed)
+            record = play_setup(find_game(task.game_name, **task.params), replace(setup, players=tuple(players)),
+                                Path(folder), cancel=stop)
             logs = tuple((Path(log).name, Path(log).read_bytes()) for log in record.logs
                          if log and os.path.exists(log))
     finally:

@@ -1,22 +1,27 @@
 """Where a tournament's games are played: `GameSetup` (everything that decides how one
-scheduled game is played), the `GamePool` the runner submits games to, and `LocalPool`, its
-threads in this process; `cluster.ClusterPool` is the other pool. A module of its own so that
-the runner and the cluster both build on it without importing each other.
-
-Each thread of a `LocalPool` owns the bots it keeps between games for players with `reuse`
-(`KeptBots`): a thread plays one game at a time, so a kept process is in one game at a time,
-and with `concurrency: 2` a player has at most two processes."""
+scheduled game is played), `play_setup` (one game from it, wherever it runs), and the
+`GamePool` the runner submits games to: `workers.WorkerPool` (worker processes on this
+machine) or `cluster.ClusterPool` (a Dask cluster). A module of its own so that the runner,
+the workers and the cluster build on it without importing each other."""
 from __future__ import annotations
 
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Callable, Hashable, Protocol
+from pathlib import Path
+from typing import Any, Callable, Protocol
 
+from ..games import Game, State
 from ..kept_bots import KeptBots
 from ..records import GameRecord
-from ..referee import QUIT_GRACE_S, TERM_GRACE_S, PlayerSpec, TimeControl
+from ..referee import PlayerSpec, TimeControl, play_game
+from ..transport.sandbox import SandboxError
 from .schedule import ScheduledGame
+
+# What the machinery around a game raises when it fails (the machine, not a bot, and not a bug
+# of the arbiter's logic): the box (SandboxError), the files and folders it uses (OSError), a
+# tree too deep to walk (RecursionError). The runner notes such a game as an arbiter fault.
+MACHINERY_FAILURES = (OSError, SandboxError, RecursionError)
 
 
 @dataclass(frozen=True)
@@ -31,8 +36,8 @@ class GameSetup:
 
 
 class GamePool(Protocol):
-    """Where games are played: threads of this process (`LocalPool`) or a Dask cluster
-    (`cluster.ClusterPool`). The runner keeps `slots` games submitted and records each
+    """Where games are played: worker processes here (`workers.WorkerPool`) or a Dask
+    cluster (`cluster.ClusterPool`). The runner keeps `slots` games submitted and records each
     result itself, so the records have one writer wherever the games run."""
 
     slots: int
@@ -51,53 +56,45 @@ class GamePool(Protocol):
         ...
 
 
-class LocalPool:
-    """Games in threads of this process, `slots` at once; with `keep_bots`, each thread keeps
-    the bots of players with `reuse` between its games (`play_one` is then given them)."""
+def play_setup(game: Game[Any], setup: GameSetup, log_dir: Path, *, cancel: threading.Event,
+               on_turn: Callable[[State[Any]], None] | None = None, kept: KeptBots | None = None,
+               play: Callable[..., GameRecord] = play_game) -> GameRecord:
+    """Play one game as `setup` says, its bots' logs in `log_dir`: what a local worker
+    (workers.py) and a cluster's worker (cluster.py) each do with a task. `play` is the
+    referee's `play_game`, or a test's stand-in for it (`on_turn` and `kept` are passed
+    only when given, so a stand-in need not take them)."""
+    options: dict[str, Any] = {}
+    if on_turn is not None:
+        options["on_turn"] = on_turn
+    if kept is not None:
+        options["kept"] = kept
+    return play(game, list(setup.players), time=setup.time, opening=setup.opening, log_dir=log_dir,
+                log_prefix=setup.log_prefix, cancel=cancel, chance_seed=setup.chance_seed, **options)
 
-    def __init__(self, slots: int, play_one: Callable[[ScheduledGame, KeptBots | None], GameRecord],
-                 cancel: threading.Event, *, keep_bots: bool = False,
-                 note: Callable[[str], None] | None = None) -> None:
+
+class StandInPool:
+    """A test's stand-in `play` (scripted results, no process), its games in `slots` threads
+    of this process. Real games are never played here: they go to workers (workers.py),
+    where a game that crashes or hangs costs that game alone."""
+
+    def __init__(self, slots: int, play_one: Callable[[ScheduledGame], GameRecord],
+                 cancel: threading.Event) -> None:
         self.slots = slots
-        self._play_one = play_one
         self._cancel = cancel
-        self._keep_bots = keep_bots
-        self._note = note
-        self._here = threading.local()  # the thread's own KeptBots
-        self._kept: list[KeptBots] = []  # every thread's, to end them at `close`
-        self._told: set[Hashable] = set()  # players the run was told end after each game: said once
-        self._kept_lock = threading.Lock()
         self._threads = ThreadPoolExecutor(max_workers=slots, thread_name_prefix="game")
+        self._play_one = play_one
 
     def submit(self, scheduled: ScheduledGame) -> Future[GameRecord]:
-        """Play the game in a thread of this process."""
-        return self._threads.submit(self._play_here, scheduled)
-
-    def _play_here(self, scheduled: ScheduledGame) -> GameRecord:
-        return self._play_one(scheduled, self._thread_kept() if self._keep_bots else None)
-
-    def _thread_kept(self) -> KeptBots:
-        """The bots this thread keeps between its games, made on its first game."""
-        kept = getattr(self._here, "kept", None)
-        if kept is None:
-            kept = self._here.kept = KeptBots(self._note, told=self._told)
-            with self._kept_lock:
-                self._kept.append(kept)
-        return kept
+        """Play the stand-in game in a thread."""
+        return self._threads.submit(self._play_one, scheduled)
 
     def stop(self) -> None:
-        """Set the cancel flag every running game's referee watches; unstarted ones are cancelled."""
+        """Set the cancel flag the stand-in watches; unstarted games are cancelled."""
         self._cancel.set()
 
     def close(self) -> None:
-        """End the bots kept between games (no game is running: every future is done), then
-        wait for the threads to end. Before: a bot launched by a game's thread gets its
-        parent-death signal when that thread ends."""
-        with self._kept_lock:
-            kept, self._kept = self._kept, []
-        for bots in kept:
-            bots.close(grace_s=QUIT_GRACE_S, term_grace_s=TERM_GRACE_S)
+        """Wait for the threads to end."""
         self._threads.shutdown(wait=True)
 
 
-__all__ = ["GamePool", "GameSetup", "LocalPool"]
+__all__ = ["MACHINERY_FAILURES", "GamePool", "GameSetup", "StandInPool", "play_setup"]

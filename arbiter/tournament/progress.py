@@ -118,8 +118,11 @@ class Progress:
 def describe_result(record: GameRecord) -> str:
     """`001-greedy-random: greedy beat random 6-3` (+ the fault, if any); the scores are
     in the order of the names before them, the winner's first. More seats list the ranking:
-    `001-a-b-c: a 1st 5, c 2nd 3, b 3rd 1`."""
+    `001-a-b-c: a 1st 5, c 2nd 3, b 3rd 1`. A void game: `001-a-b: a vs b void, counted for
+    no one (why)`."""
     names, scores, places = record.seat_names(), record.scores, record.places
+    if record.termination.is_void:  # no result: it counts for no one (docs/records.md)
+        return f"{record.id}: {' vs '.join(names)} void, counted for no one ({record.detail})"
     if len(names) > 2 and places is not None:
         ranking = sorted(range(len(names)), key=lambda seat: (places[seat], seat))
         text = ", ".join(f"{names[seat]} {ordinal(places[seat])} {scores[seat]}" for seat in ranking)

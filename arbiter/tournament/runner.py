@@ -19,14 +19,13 @@ import yaml
 from ..chance import bot_seed
 from ..errors import UsageError
 from ..games import Game, State
-from ..kept_bots import KeptBots
 from ..records import GameRecord, game_places
 from ..referee import GameAborted, TimeControl, play_game
-from ..transport.sandbox import SandboxError, support
+from ..transport.sandbox import support
 from .audit import replay_problem
 from .config import COMMAND_LINE, TournamentConfig
 from .preflight import admit
-from .pool import GamePool, GameSetup, LocalPool
+from .pool import MACHINERY_FAILURES, GamePool, GameSetup, StandInPool, play_setup
 from .programs import player_digests
 from .progress import Progress
 from .resume import (play_conditions, refuse_changed_conditions, refuse_changed_programs, refuse_changed_schedule,
@@ -34,6 +33,7 @@ from .resume import (play_conditions, refuse_changed_conditions, refuse_changed_
 from .schedule import ScheduledGame, final_games, fixed_schedule, planned_games, swiss_round
 from .stages import finalists
 from .store import GameStore, ResultsFolder, TournamentDescription, game_log_prefix, hold_results_folder
+from .workers import WorkerPool
 
 if TYPE_CHECKING:
     from .cluster import Cluster
@@ -43,10 +43,6 @@ class Interrupted(Exception):
     """The run was stopped (Ctrl-C); finished games are on disk, running ones abandoned."""
 
 
-# What the machinery around a game raises when it fails (the machine, not a bot, and not a bug
-# of the arbiter's logic): the box (SandboxError), the files and folders it uses (OSError), a
-# tree too deep to walk (RecursionError).
-MACHINERY_FAILURES = (OSError, SandboxError, RecursionError)
 
 
 @dataclass
@@ -147,13 +143,15 @@ def game_seed(seed: int | None, game_id: str) -> int:
 def tournament_record(config: TournamentConfig, scheduled: ScheduledGame, record: GameRecord,
                       digests: Mapping[str, str | None] | None = None) -> GameRecord:
     """The referee's record plus the tournament's fields: id, round, opening, names, places,
-    points, and each seat's program digest (`digests` by name: tournament/programs.py)."""
+    points, and each seat's program digest (`digests` by name: tournament/programs.py). A
+    void game has no places and no points: it counts for no one (docs/records.md)."""
     players = record.players
     if digests:
         players = [replace(ref, digest=digests.get(name)) for ref, name in zip(record.players, scheduled.seats)]
-    places = game_places(record.scores, record.winner, record.offender)
+    places = None if record.termination.is_void else game_places(record.scores, record.winner, record.offender)
+    points = None if places is None else config.scoring.points(places, record.scores)
     return replace(record, players=players, id=scheduled.id, round=scheduled.round, opening=list(scheduled.opening),
-                   names=list(scheduled.seats), places=places, points=config.scoring.points(places, record.scores),
+                   names=list(scheduled.seats), places=places, points=points,
                    seed=game_seed(config.seed, scheduled.id))
 
 
@@ -180,10 +178,11 @@ class _Pending:
 class GameWatch(Protocol):
     """Sees each game of a run while it is played (the live page, arbiter/reports/live.py).
 
-    `game_started` runs in the game's thread before the bots start and returns the referee's
-    `on_turn` callback, which runs on the referee's hot path (it must only take note);
+    `game_started` runs before the game is sent to its worker and returns an `on_turn`
+    callback, called with an object whose `history` holds the game's moves so far each time
+    the worker forwards a turn (it must only take note: one pool thread a game waits on it);
     `game_left` runs once the game has ended, however it ended. Games on a cluster are not
-    seen (their referee runs on a worker); their records are.
+    seen (their referee runs on a remote worker); their records are.
     """
 
     def game_started(self, scheduled: ScheduledGame, game: Game[Any],
@@ -201,7 +200,7 @@ class TournamentRunner:
         self.store = store
         self.progress = progress
         self.play = play
-        self.cluster = cluster  # None: games in threads here
+        self.cluster = cluster  # None: games in worker processes here
         self.cancel = threading.Event()
         self.records = store.load(repair=True)
         self.digests = store.digests  # prepare_results's
@@ -239,8 +238,8 @@ class TournamentRunner:
         met: set[frozenset[str]] = set()
         byes: set[str] = set()
         for record in self.records:
-            if record.round is None or record.round >= round_no:
-                continue
+            if record.round is None or record.round >= round_no or record.termination.is_void:
+                continue  # a void game is no meeting: its players may be paired again
             for name, gained in zip(record.seat_names(), record.points or ()):
                 points[name] = points.get(name, 0.0) + gained
             met.add(frozenset(record.seat_names()))
@@ -302,12 +301,14 @@ class TournamentRunner:
             pool.close()
 
     def _open_pool(self) -> GamePool:
-        """The cluster's pool when there is one, else `concurrency` threads here."""
+        """The cluster's pool when there is one, else `concurrency` worker processes here (a
+        test's stand-in `play`: threads here)."""
         if self.cluster is not None:
             return self.cluster.pool(self.config, self.game_setup)
-        keep_bots = any(player.reuse for player in self.config.players)
-        return LocalPool(self.config.concurrency, self._play_one, self.cancel, keep_bots=keep_bots,
-                         note=self.progress.note)
+        if self.play is not play_game:
+            return StandInPool(self.config.concurrency, self._play_one, self.cancel)
+        return WorkerPool(self.config.concurrency, self.game, dict(self.config.params), self.game_setup,
+                          ResultsFolder(self.config.results_dir).logs, watch=self.watch, note=self.progress.note)
 
     def _finished(self, scheduled: ScheduledGame, future: Future[GameRecord]) -> None:
         """A game's future completed: record it (an arbiter bug in it re-raises here). A
@@ -370,18 +371,16 @@ class TournamentRunner:
             chance_seed=self.store.seeds.chance(scheduled.id),  # keyed by the folder's secret, unless seed: is set
         )
 
-    def _play_one(self, scheduled: ScheduledGame, kept: KeptBots | None = None) -> GameRecord:
+    def _play_one(self, scheduled: ScheduledGame) -> GameRecord:
+        """A stand-in game (StandInPool), seen by the watch as a worker's game is."""
         setup = self.game_setup(scheduled)
-        options: dict[str, Any] = {}  # no on_turn or kept unless needed: a test's fake `play` need not take them
-        if kept is not None:
-            options["kept"] = kept
+        on_turn = None
         if self.watch is not None:
             clocks = [player.clock(setup.time) for player in setup.players]
-            options["on_turn"] = self.watch.game_started(scheduled, self.game, clocks)
+            on_turn = self.watch.game_started(scheduled, self.game, clocks)
         try:
-            return self.play(self.game, list(setup.players), time=setup.time, opening=setup.opening,
-                             log_dir=ResultsFolder(self.config.results_dir).logs, log_prefix=setup.log_prefix,
-                             cancel=self.cancel, chance_seed=setup.chance_seed, **options)
+            return play_setup(self.game, setup, ResultsFolder(self.config.results_dir).logs, cancel=self.cancel,
+                              on_turn=on_turn, play=self.play)
         finally:
             if self.watch is not None:
                 self.watch.game_left(scheduled.id)
@@ -446,4 +445,5 @@ def run_tournament(config: TournamentConfig, progress: Progress, *, fresh: bool 
     return run_held(config, progress, TournamentRunner, fresh=fresh, backup=backup, watch=watch)
 
 
-__all__ = ["GameAborted", "GamePool", "GameWatch", "GameSetup", "Interrupted", "LocalPool", "RunOutcome", "TournamentRunner", "prepare_results", "run_tournament"]
+__all__ = ["GameAborted", "GamePool", "GameWatch", "GameSetup", "Interrupted", "RunOutcome", "TournamentRunner",
+           "prepare_results", "run_tournament"]

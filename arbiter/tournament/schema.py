@@ -119,13 +119,15 @@ class Table:
 
 
 def game_name(value: Any) -> str | None:
-    """A check for a game's name: one of the registry's, or a family's (`openspiel:hex`), which
-    the family itself judges (naming the games it has)."""
-    if isinstance(value, str) and any(value.startswith(prefix) for prefix, _ in FAMILIES):
+    """A check for a game's name: one of the registry's, a family's (`openspiel:hex`), which
+    the family itself judges (naming the games it has), or a user's `module:Class`."""
+    if isinstance(value, str) and ":" in value:  # a family's game, or a user's module:Class
         try:
             game_class(value)
         except GameError as exc:
-            return str(exc)
+            family = any(value.startswith(prefix) for prefix, _ in FAMILIES)
+            near = None if family else one_of(game_names() + [f"{prefix}NAME" for prefix, _ in FAMILIES])(value)
+            return near if near and "did you mean" in near else str(exc)
         return None
     return one_of(game_names() + ["triangle-war"] + [f"{prefix}NAME" for prefix, _ in FAMILIES])(value)
 

@@ -68,6 +68,8 @@ class SprtTest:
     so the state depends only on which records exist. The first pair after which the
     LLR reaches a bound decides: games recorded beyond it are kept but not counted. A
     fault by the candidate in any recorded game fails the test when `fail_on_fault` is on.
+    A pair with a void game (docs/records.md) is left out whole, its other game too: a pair
+    is the unit of the pentanomial, and a void game is no win, loss or draw.
     """
 
     def __init__(self, settings: SprtSettings, candidate: str, baseline: str) -> None:
@@ -78,12 +80,13 @@ class SprtTest:
         self.pentanomial = [0, 0, 0, 0, 0]  # pairs scoring 0, 1/4, 1/2, 3/4, 1 for the candidate
         self.wins = self.draws = self.losses = 0  # the candidate's, in the counted games
         self.pairs_counted = 0
+        self.pairs_void = 0  # pairs left out because a game of theirs is void
         self.games_recorded = 0
         self.state: SprtState = sprt_status(self.pentanomial, settings.elo0, settings.elo1,
                                             settings.alpha, settings.beta)
         self.candidate_faults: list[GameRecord] = []
         self.baseline_faults: list[GameRecord] = []
-        self._games: dict[int, dict[bool, float]] = {}  # pair -> {candidate moved first: its points}
+        self._games: dict[int, dict[bool, float | None]] = {}  # pair -> {candidate moved first: its points; None: void}
         self._counted: list[list[float]] = []  # the counted pairs' game scores, for `elo`
 
     def add(self, record: GameRecord) -> None:
@@ -100,21 +103,29 @@ class SprtTest:
         if record.round is None:
             raise ValueError(f"record {record.id} has no round: it is not an SPRT's game")
         self._games.setdefault(record.round, {})[names[0] == self.candidate] = \
-            candidate_points(record, self.candidate)
+            None if record.termination.is_void else candidate_points(record, self.candidate)
         self._count_ready_pairs()
+
+    @property
+    def pairs_done(self) -> int:
+        """Pairs taken in order so far: counted, or left out for a void game."""
+        return self.pairs_counted + self.pairs_void
 
     def _count_ready_pairs(self) -> None:
         s = self.settings
-        while self.state.verdict is None and self.pairs_counted < self.max_pairs:
-            games = self._games.get(self.pairs_counted + 1, {})
+        while self.state.verdict is None and self.pairs_done < self.max_pairs:
+            games = self._games.get(self.pairs_done + 1, {})
             if len(games) < 2:
                 return
+            if None in games.values():
+                self.pairs_void += 1
+                continue
             for points in games.values():
                 self.wins += points == 1
                 self.draws += points == 0.5
                 self.losses += points == 0
-            self.pentanomial[round(2 * sum(games.values()))] += 1
-            self._counted.append(list(games.values()))
+            self.pentanomial[round(2 * sum(games.values()))] += 1  # type: ignore[arg-type]
+            self._counted.append(list(games.values()))  # type: ignore[arg-type]
             self.pairs_counted += 1
             self.state = sprt_status(self.pentanomial, s.elo0, s.elo1, s.alpha, s.beta)
 
@@ -125,7 +136,7 @@ class SprtTest:
             return "fault"
         if self.state.verdict is not None:
             return self.state.verdict
-        if self.pairs_counted >= self.max_pairs:
+        if self.pairs_done >= self.max_pairs:
             return "inconclusive"
         return None
 
@@ -146,7 +157,8 @@ class SprtTest:
         """One line: counted pairs, pentanomial, Elo, nElo, LOS and the LLR with its bounds."""
         elo, (nelo, nlow, nhigh) = self.elo(), self.nelo()
         s = self.state
-        return (f"pairs {self.pairs_counted} [{' '.join(map(str, self.pentanomial))}]  "
+        void = f" ({self.pairs_void} void)" if self.pairs_void else ""
+        return (f"pairs {self.pairs_counted}{void} [{' '.join(map(str, self.pentanomial))}]  "
                 f"Elo {elo.text()}  "
                 f"nElo {nelo:+.1f} [{nlow:+.1f}, {nhigh:+.1f}]  LOS {100 * elo.los:.1f}%  "
                 f"LLR {s.llr:+.2f} [{s.lower:+.2f}, {s.upper:+.2f}]")
@@ -278,9 +290,12 @@ class SprtRunner(TournamentRunner):
         self._play(self._pending())
 
     def _finished(self, scheduled: ScheduledGame, future: Future[GameRecord]) -> None:
-        """Record a finished game (durably, via the tournament's `_record`) and count it."""
+        """Record a finished game (durably, via the tournament's `_record`) and count it (a game
+        the machinery failed has no record: nothing to count)."""
+        recorded = len(self.records)
         super()._finished(scheduled, future)
-        self.test.add(self.records[-1])
+        if len(self.records) > recorded:
+            self.test.add(self.records[-1])
         self.sprt_progress.status(self.test)
 
     def _decided(self) -> bool:
