@@ -346,7 +346,8 @@ class _Referee(Seating):
                     continue
                 return self._crash(seat, result)
             shown = result.describe() if isinstance(result, BadLine) else repr(result)
-            return verdicts.out_of_turn(seat.index, seat.label, shown, game_over)
+            return verdicts.out_of_turn(seat.index, seat.label, shown, game_over,
+                                        before_its_first_move=self._moves_by(seat) == 0 and seat.dialect.sends_game_line)
         return None
 
 
@@ -439,12 +440,17 @@ class _Referee(Seating):
                                           wall_deadline, "its deadline"))
         return wall_deadline, False
 
+    def _moves_by(self, seat: Seat) -> int:
+        """How many moves the seat's bot has made this game (forced opening moves aside)."""
+        return sum(1 for index, *_, forced in self.moves if index == seat.index and not forced)
+
     def _no_move(self, seat: Seat, result: ReadResult, late: bool, move_used_ms: float, turn_used_ms: float,
                  budget_ms: float) -> Verdict:
         """The verdict on a turn that brought no move in time: a timeout, a crash or a bad line."""
         if result is TIMEOUT or late:
             limit = seat.clock.limit_broken(move_used_ms, turn_used_ms, budget_ms)
-            return verdicts.timeout(seat.index, seat.label, limit, seat.time, move_used_ms, seat.clock.used_ms)
+            return verdicts.timeout(seat.index, seat.label, limit, seat.time, move_used_ms, seat.clock.used_ms,
+                                    silent=result is TIMEOUT and self._moves_by(seat) == 0)
         if isinstance(result, Closed):
             return self._crash(seat, result)
         assert isinstance(result, BadLine)

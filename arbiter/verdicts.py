@@ -71,8 +71,18 @@ def not_reading(seat: int, label: str) -> Verdict:
                    f"{label} did not read its input: the arbiter could not hand it the turn in time")
 
 
-def timeout(seat: int, label: str, limit: Limit, time: TimeControl, move_used_ms: float, used_ms: float) -> Verdict:
-    """The bot ran out of time; `limit` says which limit it broke first (`SeatClock.limit_broken`)."""
+# The hints a fault's sentence ends with where the likely cause is a first bot's mistake, as
+# `arbiter check` gives them (docs/writing-a-bot.md): the same words under play, match and run.
+NEVER_FLUSHED_HINT = ("it wrote no move all game: a bot that prints its move must flush its output after each "
+                      "line (docs/writing-a-bot.md)")
+CODECUP_DIALECT_HINT = ("a bot written for the codecup dialect reads the `Game` line as the other seat's move: "
+                        "run it with `dialect: codecup` (--dialect codecup; docs/codecup.md)")
+
+
+def timeout(seat: int, label: str, limit: Limit, time: TimeControl, move_used_ms: float, used_ms: float, *,
+            silent: bool = False) -> Verdict:
+    """The bot ran out of time; `limit` says which limit it broke first (`SeatClock.limit_broken`);
+    `silent`: it had written nothing all game (an unflushed output, most likely)."""
     unit = "ms of CPU time" if time.clock == "cpu" else "ms"
     if limit == "move":
         detail = f"took longer than its per-move cap of {time.move_ms} {unit} (cut off after {move_used_ms:.1f} {unit})"
@@ -81,7 +91,7 @@ def timeout(seat: int, label: str, limit: Limit, time: TimeControl, move_used_ms
     else:
         detail = (f"ran out of time: under the CPU clock its wall time reached {CPU_CLOCK_WALL_FACTOR}x its "
                   "remaining budget without a move (it was blocked, not computing)")
-    return Verdict(Termination.TIMEOUT, seat, f"{label} {detail}")
+    return Verdict(Termination.TIMEOUT, seat, f"{label} {detail}" + (f"; {NEVER_FLUSHED_HINT}" if silent else ""))
 
 
 def crashed(seat: int, label: str, how: str, *, last_line: str | None = None, hint: str | None = None) -> Verdict:
@@ -128,10 +138,12 @@ def illegal(seat: int, label: str, text: str, why: str) -> Verdict:
     return Verdict(Termination.ILLEGAL, seat, f"{label} played {text[:80]!r}, which is illegal: {why}")
 
 
-def out_of_turn(seat: int, label: str, shown: str, game_over: bool) -> Verdict:
-    """The bot wrote `shown` (a line, quoted, or a bad line's description) when it was not to move."""
+def out_of_turn(seat: int, label: str, shown: str, game_over: bool, *, before_its_first_move: bool = False) -> Verdict:
+    """The bot wrote `shown` (a line, quoted, or a bad line's description) when it was not to move;
+    `before_its_first_move` in a dialect with a `Game` line: a codecup-style bot, most likely."""
     when = "after the game was over" if game_over else "when it was not its turn"
-    return Verdict(Termination.PROTOCOL, seat, f"{label} wrote {shown} {when}")
+    hint = f"; {CODECUP_DIALECT_HINT}" if before_its_first_move and not game_over else ""
+    return Verdict(Termination.PROTOCOL, seat, f"{label} wrote {shown} {when}{hint}")
 
 
 # --- notes the record keeps beside a verdict ----------------------------------------------

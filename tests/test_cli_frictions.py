@@ -101,3 +101,38 @@ def test_a_matchs_results_folder_is_named_after_its_players(tmp_path, monkeypatc
     other, _ = flags_to_config(_parse(build_parser(), ["match", "limit-nim", RANDOM, RANDOM, "--games", "2"]))
     assert first["results"] == os.path.join(tmp_path, "results", "match-random_bot-vs-nim_greedy")
     assert other["results"] == os.path.join(tmp_path, "results", "match-random_bot-a-vs-random_bot-b")
+
+
+@pytest.mark.parametrize("given", ["mybot", "./mybot", "./mybot/"])
+def test_a_folder_given_as_the_bot_is_said_to_be_a_folder(tmp_path, given):
+    (tmp_path / "mybot").mkdir()
+    result = arbiter("check", "limit-nim", given, cwd=tmp_path)
+    assert result.returncode == 2
+    assert f"{given} is a folder, not a program: give the program in it (./mybot/bot" in result.stderr
+    assert "does not exist" not in result.stderr and "not found on PATH" not in result.stderr
+
+
+BOTS = ROOT / "tests" / "bots"
+# A Limit Nim bot written the contest's way: no Game line expected; any line but Start and Quit
+# is the other seat's move, answered with a move of its own (it does not track the piles).
+CODECUP_STYLE_NIM = """import sys
+for line in sys.stdin:
+    line = line.strip()
+    if line == "Quit":
+        break
+    print("1 1", flush=True)
+"""
+
+
+def test_a_bot_that_never_flushes_is_told_so_under_play_as_under_check(tmp_path):
+    result = arbiter("play", "limit-nim", f"{sys.executable} {BOTS / 'check_no_flush_bot.py'}", RANDOM,
+                     "--time-ms", "2s", "--no-sandbox", cwd=tmp_path)
+    assert "ran out of time" in result.stdout
+    assert "it wrote no move all game: a bot that prints its move must flush its output after each line" in result.stdout
+
+
+def test_a_codecup_style_bot_in_the_arbiter_dialect_is_pointed_to_dialect_codecup(tmp_path):
+    (tmp_path / "contest_bot.py").write_text(CODECUP_STYLE_NIM)
+    result = arbiter("play", "limit-nim", RANDOM, f"{sys.executable} contest_bot.py", "--no-sandbox", cwd=tmp_path)
+    assert "when it was not its turn; a bot written for the codecup dialect reads the `Game` line" in result.stdout
+    assert "dialect: codecup" in result.stdout

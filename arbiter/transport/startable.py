@@ -29,6 +29,8 @@ def unstartable(command: Sequence[str], cwd: str | Path | None) -> str | None:
     run_by = INTERPRETER_OF.get(Path(program).suffix)
     if os.sep in program:
         path = Path(program) if os.path.isabs(program) else folder / program
+        if path.is_dir():
+            return _a_folder(program)
         if not path.is_file():
             return f"{program} does not exist (looked in {folder})"
         if not os.access(path, os.X_OK):
@@ -38,6 +40,8 @@ def unstartable(command: Sequence[str], cwd: str | Path | None) -> str | None:
         if why is not None:
             return why
     elif shutil.which(program) is None:
+        if os.path.isdir(folder / program):
+            return _a_folder(program)
         if os.path.isfile(folder / program):  # False, not an error, for a name too long to be a file
             return (f"{program!r} is not found on PATH; to run the file {program} here, write "
                     f"./{program}" + (f" or {run_by} {program}" if run_by else ""))
@@ -47,10 +51,19 @@ def unstartable(command: Sequence[str], cwd: str | Path | None) -> str | None:
             continue
         if word.endswith(SCRIPT_SUFFIXES):
             script = Path(word) if os.path.isabs(word) else folder / word
+            if script.is_dir():
+                return _a_folder(word)
             if not script.is_file():
                 return f"script {word} does not exist (looked in {folder})"
         break
     return None
+
+
+def _a_folder(given: str) -> str:
+    """What to say of a folder given where a program or script belongs."""
+    name = given.rstrip("/").removeprefix("./")
+    return (f"{given} is a folder, not a program: give the program in it (./{name}/bot, or python3 {name}/bot.py "
+            "for a script), or make the folder an entry of a config's `entries:` (docs/config.md, entries)")
 
 
 def _first_line_problem(path: Path, program: str, run_by: str | None) -> str | None:
