@@ -228,3 +228,24 @@ def test_usage_errors_exit_2_before_any_game(argv, says, capsys, tmp_path):
     assert main([*argv, "--log-dir", str(tmp_path)]) == 2
     assert says in capsys.readouterr().err
     assert not any(tmp_path.iterdir())
+
+
+def test_a_duty_failed_by_a_later_game_says_what_failed_not_an_earlier_not_checked():
+    """A duty left "not checked" by one game (its fault charged elsewhere) and failed by a later
+    one is a FAIL with the later game's hint, never a FAIL that reads "not checked" (issue 39)."""
+    from arbiter.check.scenarios import CheckItem, _Game, _judge, _Played
+    from arbiter.records import GameRecord
+
+    def played(duty: str, termination: str, detail: str) -> _Played:
+        record = GameRecord.from_json({"game": "limit-nim", "names": ["bot", "arbiter"], "winner": 1,
+                                       "termination": termination, "offender": 0, "moves": [], "scores": [0, 1],
+                                       "detail": detail, "logs": [None, None], "time_used_ms": [0.0, 0.0]})
+        return _Played(_Game(duty, {}, 0), record, None, 0, {})
+
+    items = {duty: CheckItem(duty, duty) for duty in ("start-up", "out-of-turn", "seat-0")}
+    charged: dict[tuple[str, str], str] = {}
+    _judge(played("start-up", "protocol", "seat 0 (bot) wrote '1 1' when it was not its turn"), items, charged)
+    assert items["start-up"].status == "skip" and items["start-up"].note.startswith("not checked")
+    _judge(played("seat-0", "timeout", "seat 0 (bot) did not finish starting within 10000 ms"), items, charged)
+    assert items["start-up"].status == "fail" and "not checked" not in items["start-up"].note
+    assert items["start-up"].hint

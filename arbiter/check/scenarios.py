@@ -498,8 +498,8 @@ def _judge(played: _Played, items: dict[str, CheckItem], charged: dict[tuple[str
         item.hint = _hint(duty, played, bot_moves)
         item.transcript = _transcript(played)
         item.log = record.logs[seat]
-        if duty == "players-3":
-            item.note = f"in seat {seat} of 3"
+        # A failed duty says what failed, never an earlier game's "not checked" (it is checked now).
+        item.note = f"in seat {seat} of 3" if duty == "players-3" else ""
     if duty != planned.duty and own.status != "fail":
         own.status = "skip"
         own.note = f"not checked: the game ended early on the fault charged to {duty!r}"
@@ -618,7 +618,7 @@ def _judge_exit(played: _Played, items: dict[str, CheckItem]) -> None:
         return
     log = played.record.logs[played.game.bot_seat]
     if monitor.get("sigterm") == "1":
-        quit_item.status = "fail"
+        quit_item.status, quit_item.note = "fail", "sent SIGTERM"
         quit_item.hint = ("did not exit within 0.5 s of Quit (it was sent SIGTERM): exit when `Quit` "
                           "arrives or standard input closes")
         quit_item.transcript = _transcript(played)[-3:]
