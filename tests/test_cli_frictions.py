@@ -136,3 +136,15 @@ def test_a_codecup_style_bot_in_the_arbiter_dialect_is_pointed_to_dialect_codecu
     result = arbiter("play", "limit-nim", RANDOM, f"{sys.executable} contest_bot.py", "--no-sandbox", cwd=tmp_path)
     assert "when it was not its turn; a bot written for the codecup dialect reads the `Game` line" in result.stdout
     assert "dialect: codecup" in result.stdout
+
+
+def test_a_read_of_the_whole_filesystem_is_one_error_and_blames_no_other_player(tmp_path):
+    config = tmp_path / "r.yaml"
+    config.write_text("name: r\ngame: limit-nim\nplayers:\n"
+                      f"  - {{name: a, command: \"{RANDOM}\", sandbox: {{read: [/]}}}}\n"
+                      f"  - {{name: b, command: \"{RANDOM}\"}}\n  - {{name: c, command: \"{GREEDY}\"}}\n")
+    result = arbiter("run", str(config), cwd=tmp_path)
+    assert result.returncode == 2
+    errors = [line for line in result.stderr.splitlines() if "players[" in line]
+    assert len(errors) == 1, result.stderr
+    assert "players[0].sandbox.read: / shows /, the whole filesystem, which no box may show" in errors[0]

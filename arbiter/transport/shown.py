@@ -232,8 +232,13 @@ def shown_path_problems(players: Sequence[ShownPaths], *, hidden: Sequence[str],
     A hidden path *inside* a shown folder is covered in the box (`hidden_paths`); what no
     cover makes safe is refused too: a folder that is the whole filesystem, or that holds the
     user's home folder or one of the arbiter's `secrets` (its key files)."""
-    owns = [[os.path.realpath(folder) for folder in player.own_folders()] for player in players]
     user_home = _home_of_user()
+    # A folder that is itself refused (the whole filesystem, one holding the user's home or a
+    # key) is said once, of its player; it is no one's own folder for the others' checks.
+    owns = [[folder for folder in map(os.path.realpath, player.own_folders())
+             if folder != "/" and not (user_home and _within(user_home, folder))
+             and not any(_within(os.path.realpath(s), folder) for s in secrets)]
+            for player in players]
     problems = []
     for index, player in enumerate(players):
         mine = owns[index]
