@@ -12,7 +12,7 @@ import enum
 from dataclasses import dataclass, field, fields
 from functools import cache
 from importlib.metadata import PackageNotFoundError, version
-from typing import Any
+from typing import Any, Sequence
 
 from .games import CHANCE
 
@@ -60,6 +60,14 @@ def game_places(scores: list[int], winner: int | None, offender: int | None) -> 
         return [1, 1] if winner is None else [1 if seat == winner else 2 for seat in range(2)]
     keys = [float("-inf") if seat == offender else float(score) for seat, score in enumerate(scores)]
     return [1 + sum(other > key for other in keys) for key in keys]
+
+
+def score_text(scores: Sequence[int]) -> str:
+    """A game's scores as every place prints them: `6-3`; scores below zero (OpenSpiel's
+    returns: 1 and -1) signed and apart, `+1 / -1`, never `1--1` or `1 - -1`."""
+    if min(scores, default=0) >= 0:
+        return "-".join(str(score) for score in scores)
+    return " / ".join(f"{score:+d}" if score else "0" for score in scores)
 
 
 @dataclass(frozen=True)

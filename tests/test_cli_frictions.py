@@ -148,3 +148,21 @@ def test_a_read_of_the_whole_filesystem_is_one_error_and_blames_no_other_player(
     errors = [line for line in result.stderr.splitlines() if "players[" in line]
     assert len(errors) == 1, result.stderr
     assert "players[0].sandbox.read: / shows /, the whole filesystem, which no box may show" in errors[0]
+
+
+@pytest.mark.parametrize(("scores", "shown"), [([6, 3], "6-3"), ([2, 2], "2-2"), ([1, -1], "+1 / -1"),
+                                               ([-1, 1], "-1 / +1"), ([0, -2, 2], "0 / -2 / +2")])
+def test_scores_below_zero_are_signed_and_apart_everywhere(scores, shown):
+    from arbiter.records import score_text
+    assert score_text(scores) == shown
+
+
+def test_an_openspiel_game_reads_as_a_result_in_the_progress_line_and_a_switch_as_the_config_writes_it():
+    from arbiter.records import GameRecord
+    from arbiter.reports.html import overview_rows
+    from arbiter.tournament.progress import describe_result
+    record = GameRecord.from_json({"game": "openspiel:hex", "id": "001-a-b", "names": ["a", "b"], "winner": 1,
+                                   "termination": "normal", "offender": None, "moves": [], "scores": [-1, 1]})
+    assert describe_result(record) == "001-a-b: b beat a +1 / -1"
+    rows = dict(overview_rows({"game": "openspiel:hex", "params": {"swap": False, "board_size": 5}}))
+    assert rows["Game"] == "openspiel:hex with swap false and board_size 5."

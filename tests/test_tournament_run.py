@@ -189,7 +189,7 @@ def test_progress_off_a_terminal_logs_one_line_per_game(tmp_path: Path) -> None:
     (1, [4, 5], "001-a-b: b beat a 5-4"),  # the winner's score first, whatever its seat
     (0, [6, 3], "001-a-b: a beat b 6-3"),
     (None, [2, 2], "001-a-b: a drew b 2-2"),
-    (1, [-1, 1], "001-a-b: b beat a 1 : -1"),  # OpenSpiel's returns: a score below zero
+    (1, [-1, 1], "001-a-b: b beat a +1 / -1"),  # OpenSpiel's returns: a score below zero
 ])
 def test_a_progress_line_gives_the_winners_score_first(winner: int | None, scores: list[int], text: str) -> None:
     from arbiter.tournament.progress import describe_result

@@ -11,7 +11,7 @@ from typing import Any, Callable, TextIO
 from ..errors import ExitCode, UsageError, show_path
 from ..games import CHANCE, State
 from ..protocol import DIALECTS
-from ..records import GameRecord, game_places
+from ..records import GameRecord, game_places, score_text
 from ..reports.html import write_game_page
 from ..referee import TimeControl, play_game
 from ..tournament.progress import TolerantStream, ordinal
@@ -184,7 +184,9 @@ def describe_record(record: GameRecord) -> str:
                                       for k, v in record.params.items())])]
     for seat, player in enumerate(record.players):
         lines.append(f"  seat {seat}: {player.name}  ({player.command})")
-    scores = " - ".join(str(s) for s in record.scores)
+    scores = score_text(record.scores)
+    if record.termination.is_fault:  # the scores are those of the position the fault ended
+        scores += f" when seat {record.offender}'s {record.termination.value} ended it"
     if record.termination.is_void:
         result = "void: the game could not be decided, and counts for no one"
     elif record.winner is None:

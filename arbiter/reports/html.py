@@ -211,7 +211,10 @@ def _plural(count: int, noun: str) -> str:
 
 
 def _param_value(value: Any) -> str:
-    """As the page's header prints a parameter: lists joined by commas, inner lists by '/'."""
+    """As the page's header prints a parameter: lists joined by commas, inner lists by '/', a
+    switch as a config writes it (`false`, not Python's `False`)."""
+    if isinstance(value, bool):
+        return str(value).lower()
     if isinstance(value, (list, tuple)):
         return ",".join("/".join(map(str, v)) if isinstance(v, (list, tuple)) else str(v) for v in value)
     return str(value)

@@ -101,11 +101,17 @@
     };
   }
 
-  // Scores in seat order; after a fault the winner may have fewer points, so say both plainly.
+  // Scores as records.score_text writes them: `6–3`, and signed apart below zero (OpenSpiel's
+  // returns) `+1 / -1`, never `1–-1`.
+  const scoreText = (scores) => (Math.min(...scores) >= 0 ? scores.join("–")
+    : scores.map((s) => (s > 0 ? `+${s}` : String(s))).join(" / "));
+  // Scores in seat order; after a fault they are the position's when the fault ended the game
+  // (the winner may have fewer points, or none in a game scored only at its end), said plainly.
   // A void game (its rules failed, or its worker died) has no result: it counts for no one.
   function resultText(names, scores, winner, offender, termination) {
     if (termination === "void") return "void: no result, counted for no one";
-    return `${winnerText(names, scores, winner, offender)} · score ${scores.join("–")}`;
+    const when = offender !== null && offender !== undefined ? " when the fault ended it" : "";
+    return `${winnerText(names, scores, winner, offender)} · score ${scoreText(scores)}${when}`;
   }
   // No winner: a draw of two seats, or with more seats a tie for first between the best
   // scores (a fault's offender is last whatever its score).
@@ -315,7 +321,7 @@
         h("td", { class: "text" }, h("a", { href: `#game=${encodeURIComponent(id)}`, text: id })),
         h("td", { text: g[F.round] ?? "" }),
         h("td", { class: "text" }, names.map((n, seat) => [seat ? " vs " : "", swatch(colors[seat]), n])),
-        h("td", { text: g[F.scores].join("–") }),
+        h("td", { text: scoreText(g[F.scores]) }),
         h("td", { class: "text", text: isVoid ? "none (void)" : g[F.winner] === null ? winnerText(names, g[F.scores], null, offender) : names[g[F.winner]] }),
         h("td", { class: fault ? "text ending-fault" : isVoid ? "text ending-void" : "text", text: ending }),
         h("td", { text: moveCount }),

@@ -6,7 +6,7 @@ import sys
 import time
 from typing import Any, Sequence, TextIO
 
-from ..records import GameRecord
+from ..records import GameRecord, score_text
 
 
 class TolerantStream:
@@ -127,21 +127,16 @@ def describe_result(record: GameRecord) -> str:
         ranking = sorted(range(len(names)), key=lambda seat: (places[seat], seat))
         text = ", ".join(f"{names[seat]} {ordinal(places[seat])} {scores[seat]}" for seat in ranking)
     elif record.winner is None:
-        text = f"{names[0]} drew {names[1]} {_score_line(scores)}"
+        text = f"{names[0]} drew {names[1]} {score_text(scores)}"
     else:
         win = record.winner
         winner = names[win]
         loser = names[1 - win] if len(names) == 2 else "the field"
         others = [s for seat, s in enumerate(scores) if seat != win]
-        text = f"{winner} beat {loser} {_score_line([scores[win], *others])}"
+        text = f"{winner} beat {loser} {score_text([scores[win], *others])}"
     if record.termination.is_fault:
         text += f" ({record.termination.value}: {record.detail})"
     return f"{record.id}: {text}"
-
-
-def _score_line(scores: list[int]) -> str:
-    """`6-3`; scores below zero (OpenSpiel's returns: 1 and -1) as `1 : -1`, not `1--1`."""
-    return ("-" if min(scores) >= 0 else " : ").join(str(s) for s in scores)
 
 
 def ordinal(place: int) -> str:
