@@ -166,3 +166,33 @@ def test_an_openspiel_game_reads_as_a_result_in_the_progress_line_and_a_switch_a
     assert describe_result(record) == "001-a-b: b beat a +1 / -1"
     rows = dict(overview_rows({"game": "openspiel:hex", "params": {"swap": False, "board_size": 5}}))
     assert rows["Game"] == "openspiel:hex with swap false and board_size 5."
+
+
+def test_a_data_file_opened_by_a_relative_path_is_explained_by_the_working_folder(tmp_path):
+    (tmp_path / "mybot").mkdir()
+    (tmp_path / "mybot" / "data.txt").write_text("book\n")
+    (tmp_path / "mybot" / "bot.py").write_text("open('data.txt').read()\n")
+    result = arbiter("play", "limit-nim", f"{sys.executable} mybot/bot.py", RANDOM, cwd=tmp_path)
+    assert f"'data.txt' was opened from the bot's working folder, {tmp_path} (where the arbiter runs" in result.stdout
+    assert f"give the player cwd: {tmp_path / 'mybot'}" in result.stdout
+    assert "the box shows only" not in result.stdout
+
+
+def test_a_missing_interpreter_is_said_to_be_missing_not_hidden_by_the_box(tmp_path, monkeypatch):
+    from arbiter.transport.sandbox import SandboxSpec
+    from arbiter.transport.shown import not_shown_hint
+    from arbiter.transport.startable import unstartable
+    (tmp_path / "old.py").write_text("#!/usr/bin/env python1.5\nprint(1)\n")
+    (tmp_path / "old.py").chmod(0o755)
+    assert "asks for the interpreter python1.5, which is not installed on this machine" in unstartable(
+        ["./old.py"], str(tmp_path))
+    hint = not_shown_hint(["/usr/bin/env: \u2018python1.5\u2019: No such file or directory"], ["./old.py"],
+                          str(tmp_path), SandboxSpec())
+    assert hint.startswith("python1.5 is not installed on this machine")
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "python1.5").write_text("#!/bin/sh\n")
+    (tmp_path / "bin" / "python1.5").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:{os.environ['PATH']}")
+    hint = not_shown_hint(["/usr/bin/env: 'python1.5': No such file or directory"], ["./old.py"], str(tmp_path),
+                          SandboxSpec())
+    assert hint.startswith(f"python1.5 is {tmp_path / 'bin' / 'python1.5'} here, outside the system's folders")

@@ -9,6 +9,7 @@ options that show and cover them (`_binds`, `_masks`, `_ancestors`).
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 from dataclasses import dataclass
@@ -171,12 +172,36 @@ MISSING_FILE_PATTERNS = ("No such file or directory", "Can't locate", "ClassNotF
                          "ModuleNotFoundError", "cannot open")
 
 
+# The path a missing-file message names: Python's `...: 'data.txt'`, env's `env: 'python2': ...`.
+_MISSING_PATH = re.compile(r"(?:No such file or directory: |can't open file |env: )['\"\u2018]([^'\"\u2019]+)['\"\u2019]")
+
+
 def not_shown_hint(stderr_lines: Sequence[str], command: Sequence[str], cwd: str | None,
                    spec: SandboxSpec) -> str | None:
-    """For a boxed bot that crashed: when its last words say a file was missing, that the box
-    shows only its own paths (`shown_folders`), and where to show more; else None."""
+    """For a boxed bot that crashed: when its last words say a file was missing, why: an
+    interpreter this machine does not have; a relative path opened from its working folder
+    (where the arbiter runs, or its `cwd`) while the file is in its own folder; else that the
+    box shows only its own paths (`shown_folders`), and where to show more. None otherwise."""
     if not any(pattern in line for line in stderr_lines for pattern in MISSING_FILE_PATTERNS):
         return None
+    workdir = os.path.abspath(cwd or os.getcwd())
+    named = [match.group(1) for line in stderr_lines for match in _MISSING_PATH.finditer(line)]
+    for missing in named:
+        if any("env: " in line and missing in line for line in stderr_lines):  # an interpreter, by name
+            found = shutil.which(missing)
+            if found is None:
+                return (f"{missing} is not installed on this machine (its first line or command asks for it): "
+                        "install it, or ask for an interpreter this machine has")
+            return (f"{missing} is {found} here, outside the system's folders, which are all the PATH a box "
+                    f"has: give the interpreter's path in the command (its box then shows it), or use one of "
+                    "the system's")
+        if not os.path.isabs(missing):
+            home = player_home(command, workdir, spec.write)
+            if home and home != workdir and os.path.exists(os.path.join(home, missing)):
+                return (f"{missing!r} was opened from the bot's working folder, {workdir} (where the arbiter runs, "
+                        f"or its cwd), and is in its own folder {home}: open it by a path from the program's own "
+                        f"folder (in Python, os.path.dirname(__file__)), or give the player cwd: {home} "
+                        "(dir= on the command line)")
     shown = ", ".join(shown_folders(command, cwd, spec)) or "none of its own files"
     return f"No such file; the box shows only: {shown}; see sandbox: read (docs/security.md)"
 

@@ -91,4 +91,8 @@ def _first_line_problem(path: Path, program: str, run_by: str | None) -> str | N
     words = line[2:].decode(errors="replace").split()
     if words and words[0].startswith("/") and not os.path.isfile(words[0]):
         return f"{program}'s first line asks for the interpreter {words[0]}, which does not exist"
+    if len(words) > 1 and os.path.basename(words[0]) == "env" and not words[1].startswith("-") \
+            and shutil.which(words[1]) is None:
+        return (f"{program}'s first line asks for the interpreter {words[1]}, which is not installed on this "
+                "machine: install it, or change the line to an interpreter this machine has")
     return None
