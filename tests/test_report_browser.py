@@ -393,3 +393,17 @@ def test_a_swiss_report_with_a_final_shows_the_staged_ranking_and_every_rounds_g
     assert "(out: " in rounds[0]  # five players: one sits out each Swiss round
     overview = page.eval_on_selector_all("#overview dd", "dds => dds.map(dd => dd.textContent)")
     assert any("Then the top 3 of the Swiss ranking play a round robin" in text for text in overview)
+
+
+def test_a_position_drawn_as_text_is_set_as_large_as_the_board_area_allows(page, tmp_path):
+    import subprocess
+    import sys
+    root = Path(__file__).resolve().parent.parent
+    bot = f"{sys.executable} {root / 'examples' / 'bots' / 'openspiel_starter.py'}"
+    done = subprocess.run([sys.executable, "-m", "arbiter", "play", "openspiel:tic_tac_toe", bot, bot,
+                           "--html", str(tmp_path / "g.html"), "--log-dir", str(tmp_path / "logs")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    open_file(page, tmp_path / "g.html")
+    size = page.eval_on_selector("#board-text", "pre => parseFloat(getComputedStyle(pre).fontSize)")
+    assert size >= 24  # a 3 x 3 picture fills the area, not the page's 15 px text

@@ -528,12 +528,24 @@
       setup(game, svg, area) {
         const pre = h("pre", { id: "board-text" });
         area.replaceChildren(pre);
+        // A position drawn as text (OpenSpiel's own pictures) is set as large as the area
+        // allows, one size for the whole game (its largest frame), not at the page's text size.
+        const frames = game.frames || [];
+        const rows = Math.max(1, ...frames.map((f) => f.split("\n").length));
+        const cols = Math.max(1, ...frames.flatMap((f) => f.split("\n").map((line) => line.length)));
+        const fit = () => {
+          const width = area.clientWidth, height = area.clientHeight || width;
+          if (!width) return;
+          const size = Math.floor(Math.min(width / (cols * 0.62), height / (rows * 1.3), 48));
+          pre.style.fontSize = `${Math.max(12, size)}px`;
+        };
         return {
           banner: null,
           show(ply) {
             if (!game.frames) pre.textContent = game.board.note || "No picture of this game's positions.";
             else if (ply < game.frames.length) pre.textContent = game.frames[ply];
             else pre.textContent = `${game.frames[game.frames.length - 1]}\n\n(the rules library rejected move ${game.frames.length}; later positions are not shown)`;
+            fit();
             return null;
           },
         };
