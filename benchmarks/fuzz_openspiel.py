@@ -6,13 +6,14 @@ exception from the rules, and notation failure (a legal move a bot could not nam
 moves with one text, or one the referee would not read back as that legal move).
 
     python benchmarks/fuzz_openspiel.py [--games 3000] [--only NAME ...] [-p KEY=VALUE ...]
-                                        [--refused] [--first-seed 0] [--jobs 1]
+                                        [--refused] [--first-seed 0] [--jobs 1] [--max-s S]
                                         [--cpu-s 20] [--memory-mb 2048]
 
 3,000 games a variant (the default) meet a bug that one random game in 1,000 meets with odds of
 95 % (0.999 ** 3000 < 0.05). `--refused` plays the variants the adapter refuses too
 (`REFUSED_VARIANTS`: to see why they are); `--only NAME -p KEY=VALUE` plays one variant;
-`--first-seed S --games 1` replays the game of seed S. A game's moves are drawn by
+`--first-seed S --games 1` replays the game of seed S; `--max-s S` stops a variant after S
+seconds (yacht's games take a second each), saying how many it played. A game's moves are drawn by
 `random.Random(seed)` over the legal moves' texts, chance's outcomes by their probabilities.
 
 The games are played as the referee plays them: every legal move's text read back through the
@@ -24,6 +25,7 @@ variant that is not refused failed.
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import json
 import os
 import random
@@ -140,9 +142,9 @@ def make_game(variant: Variant, refused: bool) -> OpenSpielGame:
 def play(game: OpenSpielGame, seed: int) -> tuple[str, str]:
     """One random game, as the referee would play it: ("ok", plies) or a failure's kind and detail."""
     rng = random.Random(seed)
-    state = game.new_state()
     plies = 0
     try:
+        state = game.new_state()
         while not state.is_over():
             state.render()
             state.key()
@@ -174,6 +176,7 @@ def _child(game: OpenSpielGame, seed: int, write_fd: int, cpu_s: int, memory_mb:
     """In the forked child: limit it, play, write the result as one JSON line, exit."""
     quiet = os.open(os.devnull, os.O_WRONLY)
     os.dup2(quiet, 2)  # OpenSpiel's own words on a failed CHECK: the exception carries them
+    faulthandler.disable()  # (pytest's) its traceback on a crash goes to a descriptor of its own
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # a crash is counted, not dumped
     resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))  # SIGXCPU at cpu_s: a hang
     limit = memory_mb * 1024 * 1024
@@ -183,17 +186,19 @@ def _child(game: OpenSpielGame, seed: int, write_fd: int, cpu_s: int, memory_mb:
     os._exit(0)
 
 
-def fuzz(variant: Variant, game: OpenSpielGame, seeds: range, tally: Tally, *, jobs: int, cpu_s: int,
-         memory_mb: int) -> None:
-    """Play one game a seed, each in a forked child, `jobs` at a time, into `tally`."""
+def fuzz(game: OpenSpielGame, seeds: range, tally: Tally, *, jobs: int = 1, cpu_s: int = 20, memory_mb: int = 2048,
+         max_s: float | None = None) -> None:
+    """Play one game a seed, each in a forked child, `jobs` at a time, into `tally`; no game is
+    started after `max_s` seconds."""
     wall_s = 3 * cpu_s + 10  # a child blocked without burning CPU (the parent kills it): a hang too
+    stop_at = None if max_s is None else time.monotonic() + max_s
     selector = selectors.DefaultSelector()
     pending = iter(seeds)
     running = 0
 
     def start() -> bool:
         seed = next(pending, None)
-        if seed is None:
+        if seed is None or (stop_at is not None and time.monotonic() > stop_at):
             return False
         read_fd, write_fd = os.pipe()
         pid = os.fork()
@@ -260,6 +265,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1, help="games at once (default 1)")
     parser.add_argument("--cpu-s", type=int, default=20, help="CPU seconds a game (default 20)")
     parser.add_argument("--memory-mb", type=int, default=2048, help="memory a game (RLIMIT_DATA, default 2048)")
+    parser.add_argument("--max-s", type=float, help="seconds a variant at most (default: no limit)")
     args = parser.parse_args(argv)
     names = args.only or [n for n in supported_names() if n != "efg_game"]  # efg_game: a game read from a file
     if args.p:
@@ -283,7 +289,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{variant.describe()}: {'REFUSED' if refused else 'NOT MADE'}: {exc}", flush=True)
             continue
         tally = Tally()
-        fuzz(variant, game, seeds, tally, jobs=args.jobs, cpu_s=args.cpu_s, memory_mb=args.memory_mb)
+        fuzz(game, seeds, tally, jobs=args.jobs, cpu_s=args.cpu_s, memory_mb=args.memory_mb, max_s=args.max_s)
         is_refused = game_class(variant.name).refused(game) is not None  # the table, asked past --refused
         totals["games"] += sum(tally.counts.values())
         verdict = "ok" if not tally.failed() else ("FAILED (refused)" if is_refused else "FAILED")
