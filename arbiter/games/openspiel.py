@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 PREFIX = "openspiel:"  # the registry's family prefix: `openspiel:NAME` is OpenSpiel's game NAME
 MAX_MOVE_CHARS = 200  # longer text is no action of any game (backgammon's longest is ~40)
 MOVES_SHOWN = 5  # an illegal move's reason quotes this many of the legal ones
+MAX_SENDABLE = 100_000  # legal moves' texts a game object keeps as checked (backgammon's run to thousands)
 # A text that no action of the game is written as is malformed; the text of an action that
 # is not legal now is illegal. A legal move's text is always legal, whatever these say (the
 # bot's text is first looked up among the legal moves': `OpenSpielState.apply`); the rest is
@@ -230,6 +231,7 @@ class OpenSpielGame(Game[str]):
         if self.spiel_game.num_players() < 2:
             raise GameParamError(f"{self.name}: {self.spiel_game.num_players()} player(s); "
                                  "the arbiter plays games of two or more")
+        self._sendable: set[str] = set()  # legal moves' texts found sendable (`named`)
         self.vocabulary: frozenset[str] | None = None
         shape = NOTATION_SHAPES.get(self.spiel_name)
         self.notation: re.Pattern[str] | None = re.compile(shape) if shape is not None else None
@@ -267,6 +269,24 @@ class OpenSpielGame(Game[str]):
             raise MalformedMove(text[:MAX_MOVE_CHARS], problem)
         return text
 
+    def named(self, texts: list[str], actions: list[int]) -> dict[str, int]:
+        """A position's legal actions by their texts (in their order); NotationError when the
+        rules wrote two alike, or one that cannot travel as a line: no bot could name it."""
+        named = dict(zip(texts, actions))
+        # Texts once found sendable are not looked at again: a position's are mostly those of
+        # the last (go's 361 would double the cost of listing them).
+        if len(named) != len(actions) or not self._sendable.issuperset(named):
+            seen: dict[str, int] = {}
+            for text, action in zip(texts, actions):
+                problem = _unsendable(text) or (f"so is action {seen[text]}" if text in seen else None)
+                if problem is not None:
+                    raise NotationError(f"the rules of {self.name} wrote legal action {action} as "
+                                        f"{text[:MAX_MOVE_CHARS]!r}, which no bot can name ({problem})")
+                seen[text] = action
+            if len(self._sendable) < MAX_SENDABLE:
+                self._sendable.update(named)
+        return named
+
     def misspelt(self, text: str) -> str | None:
         """Why `text` is no move of the game in any position (outside its vocabulary or the
         shape of its notation), or None. Asked only of a text that is not legal now."""
@@ -299,11 +319,9 @@ class OpenSpielState(State[str]):
         moves with one text, or one that cannot travel as a line (a bot could not name it)."""
         if self._actions is None:
             state, player = self.spiel_state, self.spiel_state.current_player()
-            actions: dict[str, int] = {}
-            if not state.is_terminal():
-                for action in state.legal_actions():
-                    _name(actions, state.action_to_string(player, action), action, self.game.name)
-            self._actions = actions
+            actions = [] if state.is_terminal() else state.legal_actions()
+            to_text = state.action_to_string
+            self._actions = self.game.named([to_text(player, action) for action in actions], actions)  # type: ignore[attr-defined]
         return self._actions
 
     def legal_moves(self) -> list[str]:
@@ -337,10 +355,8 @@ class OpenSpielState(State[str]):
         outcomes = [(action, state.action_to_string(CHANCE, action), probability)
                     for action, probability in state.chance_outcomes()]
         if self._actions is None:  # the texts are the legal moves' too: made once (yacht's 5 dice have 7,776)
-            actions: dict[str, int] = {}
-            for action, text, _ in outcomes:
-                _name(actions, text, action, self.game.name)
-            self._actions = actions
+            self._actions = self.game.named([text for _, text, _ in outcomes],  # type: ignore[attr-defined]
+                                            [action for action, _, _ in outcomes])
         return [(text, probability) for _, text, probability in outcomes]
 
     @property
@@ -381,16 +397,6 @@ def _unsendable(text: str) -> str | None:
     if text != text.strip():
         return "a move neither starts nor ends with a blank"
     return None
-
-
-def _name(actions: dict[str, int], text: str, action: int, game: str) -> None:
-    """Enter a legal action under its text; NotationError when no bot could name it by it."""
-    problem = _unsendable(text)
-    if problem is not None or text in actions:
-        why = problem or f"so is action {actions[text]}"
-        raise NotationError(f"the rules of {game} wrote legal action {action} as {text[:MAX_MOVE_CHARS]!r}, "
-                            f"which no bot can name ({why})")
-    actions[text] = action
 
 
 def _points(value: float) -> int:
