@@ -164,11 +164,15 @@ def play(game: OpenSpielGame, seed: int) -> tuple[str, str]:
             plies += 1
         _ = state.scores, state.winner(), state.outcome
     except NotationError as exc:
-        return "notation", str(exc).split(" which no bot")[0]
+        return "notation", str(exc)
     except MemoryError:
         return "memory", "MemoryError"
+    except UnicodeDecodeError as exc:  # the rules' text held bytes read past their memory: which, differs
+        return "exception", f"UnicodeDecodeError: {exc.reason} (text read past the rules' memory?)"
     except Exception as exc:  # the rules' own failure: what the referee would void the game for
-        return "exception", f"{type(exc).__name__}: {' '.join(str(exc).split())[:160]}"
+        # The first line: a failed CHECK's next lines quote the values it read, garbage off a board.
+        first = (str(exc).splitlines() or [""])[0]
+        return "exception", f"{type(exc).__name__}: {first[:160]}"
     return "ok", str(plies)
 
 
@@ -277,8 +281,8 @@ def main(argv: list[str] | None = None) -> int:
     seeds = range(args.first_seed, args.first_seed + args.games)
     bad = False
     totals: Counter[str] = Counter()
-    print(f"# {len(todo)} variants, {args.games} games each, seeds {seeds.start}..{seeds.stop - 1}, "
-          f"{args.cpu_s} s CPU and {args.memory_mb} MB a game", flush=True)
+    print(f"# {len(todo)} variant(s), {args.games} games each" + (f" or {args.max_s:g} s" if args.max_s else "")
+          + f", seeds {seeds.start}..{seeds.stop - 1}, {args.cpu_s} s CPU and {args.memory_mb} MB a game", flush=True)
     for variant in todo:
         started = time.monotonic()
         try:

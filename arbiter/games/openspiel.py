@@ -278,7 +278,9 @@ class OpenSpielGame(Game[str]):
         if len(named) != len(actions) or not self._sendable.issuperset(named):
             seen: dict[str, int] = {}
             for text, action in zip(texts, actions):
-                problem = _unsendable(text) or (f"so is action {seen[text]}" if text in seen else None)
+                # The same action listed twice (4-seat quoridor does) is still named by its text.
+                twin = seen.get(text, action)
+                problem = _unsendable(text) or (f"so is action {twin}" if twin != action else None)
                 if problem is not None:
                     raise NotationError(f"the rules of {self.name} wrote legal action {action} as "
                                         f"{text[:MAX_MOVE_CHARS]!r}, which no bot can name ({problem})")
