@@ -7,13 +7,17 @@ moves with one text, or one the referee would not read back as that legal move).
 
     python benchmarks/fuzz_openspiel.py [--games 3000] [--only NAME ...] [-p KEY=VALUE ...]
                                         [--refused] [--first-seed 0] [--jobs 1] [--max-s S]
+                                        [--per-child 1]
                                         [--cpu-s 20] [--memory-mb 2048]
 
 3,000 games a variant (the default) meet a bug that one random game in 1,000 meets with odds of
 95 % (0.999 ** 3000 < 0.05). `--refused` plays the variants the adapter refuses too
 (`REFUSED_VARIANTS`: to see why they are); `--only NAME -p KEY=VALUE` plays one variant;
 `--first-seed S --games 1` replays the game of seed S; `--max-s S` stops a variant after S
-seconds (yacht's games take a second each), saying how many it played. A game's moves are drawn by
+seconds (yacht's games take a second each), saying how many it played; `--per-child K` plays K
+games in each child, one after another, so that damage the rules do to their process's memory
+builds up as in a tournament's process (hex with swap on a 4x6 board: a fresh process per game
+never crashes, a process that plays on aborts). A game's moves are drawn by
 `random.Random(seed)` over the legal moves' texts, chance's outcomes by their probabilities.
 
 The games are played as the referee plays them: every legal move's text read back through the
@@ -176,74 +180,99 @@ def play(game: OpenSpielGame, seed: int) -> tuple[str, str]:
     return "ok", str(plies)
 
 
-def _child(game: OpenSpielGame, seed: int, write_fd: int, cpu_s: int, memory_mb: int) -> None:
-    """In the forked child: limit it, play, write the result as one JSON line, exit."""
+def _child(game: OpenSpielGame, seeds: list[int], write_fd: int, cpu_s: int, memory_mb: int) -> None:
+    """In the forked child: limit it, play each seed's game, write each result as one JSON line, exit."""
     quiet = os.open(os.devnull, os.O_WRONLY)
     os.dup2(quiet, 2)  # OpenSpiel's own words on a failed CHECK: the exception carries them
     faulthandler.disable()  # (pytest's) its traceback on a crash goes to a descriptor of its own
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # a crash is counted, not dumped
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))  # SIGXCPU at cpu_s: a hang
     limit = memory_mb * 1024 * 1024
     resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
-    kind, detail = play(game, seed)
-    os.write(write_fd, (json.dumps([kind, detail]) + "\n").encode())
+    for seed in seeds:
+        used = resource.getrusage(resource.RUSAGE_SELF)
+        # SIGXCPU once this game has had cpu_s seconds: a hang
+        soft = int(used.ru_utime + used.ru_stime) + cpu_s
+        resource.setrlimit(resource.RLIMIT_CPU, (soft, resource.RLIM_INFINITY))
+        kind, detail = play(game, seed)
+        os.write(write_fd, (json.dumps([kind, detail]) + "\n").encode())
     os._exit(0)
 
 
+@dataclass
+class _Running:
+    """A child at work: its pid, its seeds, the deadline of its game in play, what it wrote."""
+
+    pid: int
+    seeds: list[int]
+    deadline: float
+    output: bytearray = field(default_factory=bytearray)
+    told: int = 0  # results counted so far
+
+
 def fuzz(game: OpenSpielGame, seeds: range, tally: Tally, *, jobs: int = 1, cpu_s: int = 20, memory_mb: int = 2048,
-         max_s: float | None = None) -> None:
-    """Play one game a seed, each in a forked child, `jobs` at a time, into `tally`; no game is
-    started after `max_s` seconds."""
+         max_s: float | None = None, per_child: int = 1) -> None:
+    """Play one game a seed, `per_child` games in each forked child (more than one lets damage
+    that the rules do to their process's memory build up, as in a tournament's process), `jobs`
+    children at a time, into `tally`; no child is started after `max_s` seconds. A child that
+    dies costs the game it was playing; the rest of its seeds are not played."""
     wall_s = 3 * cpu_s + 10  # a child blocked without burning CPU (the parent kills it): a hang too
     stop_at = None if max_s is None else time.monotonic() + max_s
     selector = selectors.DefaultSelector()
-    pending = iter(seeds)
+    pending = list(seeds)
     running = 0
 
     def start() -> bool:
-        seed = next(pending, None)
-        if seed is None or (stop_at is not None and time.monotonic() > stop_at):
+        if not pending or (stop_at is not None and time.monotonic() > stop_at):
             return False
+        batch, pending[:per_child] = pending[:per_child], []
         read_fd, write_fd = os.pipe()
         pid = os.fork()
         if pid == 0:
             os.close(read_fd)
             try:
-                _child(game, seed, write_fd, cpu_s, memory_mb)
+                _child(game, batch, write_fd, cpu_s, memory_mb)
             finally:
                 os._exit(70)
         os.close(write_fd)
-        selector.register(read_fd, selectors.EVENT_READ, (pid, seed, time.monotonic() + wall_s, bytearray()))
+        selector.register(read_fd, selectors.EVENT_READ, _Running(pid, batch, time.monotonic() + wall_s))
         return True
 
     while running < jobs and start():
         running += 1
     while running:
-        now = time.monotonic()
-        deadline = min(key.data[2] for key in selector.get_map().values())
-        for key, _ in selector.select(max(0.0, deadline - now)) or []:
+        deadline = min(key.data.deadline for key in selector.get_map().values())
+        for key, _ in selector.select(max(0.0, deadline - time.monotonic())) or []:
+            child: _Running = key.data
             chunk = os.read(key.fd, 65536)
-            key.data[3].extend(chunk)
+            child.output.extend(chunk)
+            *lines, rest = child.output.split(b"\n")
+            for line in lines[child.told:]:
+                kind, detail = json.loads(line)
+                tally.add(kind, child.seeds[child.told], "" if kind == "ok" else detail)
+                child.told += 1
+                child.deadline = time.monotonic() + wall_s
             if not chunk:
-                _finish(selector, key.fd, key.data, tally, killed=False)
+                _finish(selector, key.fd, child, tally, killed=False)
                 running -= 1
                 running += start()
         for fd, key in list(selector.get_map().items()):
-            if key.data[2] <= time.monotonic():
-                os.kill(key.data[0], signal.SIGKILL)
+            if key.data.deadline <= time.monotonic():
+                os.kill(key.data.pid, signal.SIGKILL)
                 _finish(selector, fd, key.data, tally, killed=True)
                 running -= 1
                 running += start()
     selector.close()
 
 
-def _finish(selector: selectors.BaseSelector, fd: int, data: tuple[int, int, float, bytearray], tally: Tally,
-            *, killed: bool) -> None:
-    """Reap a child and count what its game came to."""
-    pid, seed, _, output = data
+def _finish(selector: selectors.BaseSelector, fd: int, child: _Running, tally: Tally, *, killed: bool) -> None:
+    """Reap a child and count how the game it was playing when it ended came to an end, if it had
+    not told."""
     selector.unregister(fd)
     os.close(fd)
-    _, status = os.waitpid(pid, 0)
+    _, status = os.waitpid(child.pid, 0)
+    if child.told == len(child.seeds):
+        return
+    seed = child.seeds[child.told]
     if killed:
         tally.add("hang", seed, "no end within the wall-time limit (killed)")
     elif os.WIFSIGNALED(status):
@@ -251,9 +280,6 @@ def _finish(selector: selectors.BaseSelector, fd: int, data: tuple[int, int, flo
         name = signal.Signals(number).name if number in signal.valid_signals() else f"signal {number}"
         tally.add("hang" if number == signal.SIGXCPU else "crash", seed,
                   "over the CPU-time limit (SIGXCPU)" if number == signal.SIGXCPU else name)
-    elif output:
-        kind, detail = json.loads(output.decode().splitlines()[-1])
-        tally.add(kind, seed, "" if kind == "ok" else detail)
     else:
         tally.add("crash", seed, f"exited with status {os.WEXITSTATUS(status)} before saying how its game went")
 
@@ -270,6 +296,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cpu-s", type=int, default=20, help="CPU seconds a game (default 20)")
     parser.add_argument("--memory-mb", type=int, default=2048, help="memory a game (RLIMIT_DATA, default 2048)")
     parser.add_argument("--max-s", type=float, help="seconds a variant at most (default: no limit)")
+    parser.add_argument("--per-child", type=int, default=1, help="games a child plays one after another (default 1)")
     args = parser.parse_args(argv)
     names = args.only or [n for n in supported_names() if n != "efg_game"]  # efg_game: a game read from a file
     if args.p:
@@ -293,7 +320,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{variant.describe()}: {'REFUSED' if refused else 'NOT MADE'}: {exc}", flush=True)
             continue
         tally = Tally()
-        fuzz(game, seeds, tally, jobs=args.jobs, cpu_s=args.cpu_s, memory_mb=args.memory_mb, max_s=args.max_s)
+        fuzz(game, seeds, tally, jobs=args.jobs, cpu_s=args.cpu_s, memory_mb=args.memory_mb, max_s=args.max_s,
+             per_child=args.per_child)
         is_refused = game_class(variant.name).refused(game) is not None  # the table, asked past --refused
         totals["games"] += sum(tally.counts.values())
         verdict = "ok" if not tally.failed() else ("FAILED (refused)" if is_refused else "FAILED")
