@@ -29,7 +29,7 @@ PROBED_FAMILIES = ("openspiel:",)  # games whose rules are native code; ours are
 PROBE_PLIES = 60  # moves of a random game played in the probe (chance's outcomes among them)
 PROBE_MEMORY_MB = 2048  # the child's heap (RLIMIT_DATA): go 19x19 plays in 100 MB, the arbiter's own import in 40
 PROBE_CPU_S = 20  # the child's CPU time (RLIMIT_CPU): 60 moves of any game the tests play take under 1 s
-PROBE_DEADLINE_S = 60.0  # the parent's deadline for the child, on a machine as busy as the CPU cap allows
+PROBE_DEADLINE_S = 60.0  # the parent's: 3 times the CPU cap, for a child that gets a third of a core or blocks
 # The child's exit statuses that are no crash: the rules refused the parameters with their own
 # error (the arbiter's own `find_game` then says so), or the game did not fit its memory.
 REFUSED_STATUS, MEMORY_STATUS = 3, 4
