@@ -727,13 +727,16 @@ def test_arbiter_play_names_the_parameter_that_crashes_the_game(capsys: pytest.C
     ("check", ["num_rows=4", "num_cols=6", "swap=true"], "arbiter check: error: openspiel:hex board_size=11 num_cols=6 "
                                                         "num_rows=4 plain_obs_tensor=false string_rep=standard "
                                                         "swap=true is refused (swap=true with num_rows != num_cols): "),
+    ("match", ["num_rows=3", "num_cols=9", "swap=true"], "arbiter match: error: -p: openspiel:hex board_size=11 "
+                                                        "num_cols=9 num_rows=3 plain_obs_tensor=false "
+                                                        "string_rep=standard swap=true is refused "),
 ])
-def test_arbiter_play_and_check_refuse_a_refused_variant_before_any_bot(command: str, params: list[str], said: str,
-                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+def test_arbiter_play_check_and_match_refuse_a_refused_variant_before_any_bot(
+        command: str, params: list[str], said: str, capsys: pytest.CaptureFixture[str]) -> None:
     name = "openspiel:quoridor" if command == "play" else "openspiel:hex"
     flags = [word for param in params for word in ("-p", param)]
-    bots = ["false"] * (4 if command == "play" else 1)  # never started: the refusal comes first
-    assert main([command, name, *flags, *bots]) == 2
+    bots = {"play": ["false"] * 4, "check": ["false"], "match": ["false", "false", "--games", "2"]}[command]
+    assert main([command, name, *flags, *bots]) == 2  # the bots are never started: the refusal comes first
     err = capsys.readouterr().err.strip().splitlines()
     assert err[-1].startswith(said) and err[-1].endswith("(docs/games.md, Refused variants)")
 
