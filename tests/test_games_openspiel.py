@@ -179,6 +179,99 @@ def test_a_bad_move_is_malformed_or_illegal_as_docs_say(name: str, before: list[
     assert caught.value.text == text[:200]  # type: ignore[attr-defined]
 
 
+# A 4-seat quoridor game on 5x5 (seed 208 of benchmarks/fuzz_openspiel.py): seat 1, boxed in at
+# a2, has one legal move, off the board, and OpenSpiel writes it `_-1` (`_14` in the issue's game).
+BOXED_IN = ['c2h', 'b3v', 'b4h', 'b1h', 'c1v', 'd3v', 'c3h', 'a3v', 'b5', 'a4', 'd1h', 'e4', 'c5', 'a5', 'b1',
+            'e3', 'b5', 'c5', 'a1', 'e2', 'a5', 'b5', 'a2', 'e3', 'a1v', 'a4', 'a1', 'e4', 'a3', 'a2']
+
+
+def test_a_legal_move_the_rules_write_outside_their_notation_is_the_rules_failure_not_the_bots() -> None:
+    """The text of a legal move reads back as that legal move, whatever the notation's shape says;
+    playing it is the rules' own failure (a SpielError, no GameError the referee would blame a
+    bot for). 4-seat quoridor is refused (test below): its class is used past the refusal."""
+    from arbiter.games import GameError
+    from arbiter.games.openspiel import game_class
+
+    class Unrefused(game_class("quoridor")):  # type: ignore[misc, valid-type]
+        def refused(self) -> None:
+            return None
+
+    game = Unrefused(board_size=5, players=4)
+    state = game.new_state()
+    for text in BOXED_IN:
+        state.play(text)
+    assert state.legal_moves() == ["_-1"] and state.current_player == 1
+    move, canonical = game.read_move("_-1")  # as the referee reads a bot's line
+    assert canonical == "_-1" and state.illegal_reason(move) is None
+    # OpenSpiel's CHECK quotes the cell it read off the board: garbage, which now and then is no
+    # UTF-8 and reaches Python as a UnicodeDecodeError instead (the issue's out-of-bounds read).
+    with pytest.raises((pyspiel.SpielError, UnicodeDecodeError)) as failed:
+        state.apply(move)
+    assert not isinstance(failed.value, GameError)
+    with pytest.raises(MalformedMove):  # text outside the notation that is not legal now is still malformed
+        state.play("_-2")
+
+
+class _SameText:
+    """A pyspiel state whose rules write two legal actions alike."""
+
+    def current_player(self) -> int:
+        return 0
+
+    def is_terminal(self) -> bool:
+        return False
+
+    def is_chance_node(self) -> bool:
+        return False
+
+    def legal_actions(self) -> list[int]:
+        return [3, 4]
+
+    def action_to_string(self, player: int, action: int) -> str:
+        return "x"
+
+
+def test_two_legal_moves_with_one_text_are_the_rules_failure_never_a_bots() -> None:
+    from arbiter.games import GameError
+    from arbiter.games.openspiel import NotationError
+
+    state = OpenSpielState(find_game("openspiel:tic_tac_toe"), _SameText())  # type: ignore[arg-type]
+    with pytest.raises(NotationError) as caught:
+        state.legal_moves()
+    assert str(caught.value) == ("the rules of openspiel:tic_tac_toe wrote legal action 4 as 'x', which no bot can "
+                                 "name (so is action 3)")
+    assert not isinstance(caught.value, GameError)  # the referee voids the game; no bot is blamed
+    with pytest.raises(NotationError):
+        state.play("x")
+
+
+REFUSED = [
+    ("quoridor", {"players": 4, "board_size": 5}, "players=3 or players=4", "quoridor.cc:619 or :623"),
+    ("quoridor", {"players": 4}, "players=3 or players=4", "loop forever"),
+    ("quoridor", {"players": 3}, "players=3 or players=4", "loop forever"),
+    ("hex", {"num_rows": 4, "num_cols": 6, "swap": "true"}, "swap=true with num_rows != num_cols", "segmentation"),
+    ("hex", {"num_rows": 3, "num_cols": 9, "swap": True}, "swap=true with num_rows != num_cols", "segmentation"),
+]
+
+
+@pytest.mark.parametrize("name, params, which, why", REFUSED, ids=[f"{n}-{p}" for n, p, _, _ in REFUSED])
+def test_a_refused_variant_is_refused_by_name_parameters_and_reason(name: str, params: dict[str, Any], which: str,
+                                                                    why: str) -> None:
+    with pytest.raises(GameParamError) as caught:
+        find_game(f"openspiel:{name}", **params)
+    message = str(caught.value)
+    assert message.startswith(f"openspiel:{name} ")
+    assert f" is refused ({which}): " in message and why in message and "\n" not in message
+    for key, value in params.items():
+        assert f"{key}={str(value).lower()}" in message
+
+
+def test_the_variants_beside_the_refused_ones_are_played() -> None:
+    assert find_game("openspiel:quoridor", players=2, board_size=5).num_players == 2
+    assert find_game("openspiel:hex", board_size=5, swap=True).params["swap"] is True
+    assert find_game("openspiel:hex", num_rows=4, num_cols=6).params["num_cols"] == 6
+
+
 def test_a_finished_game_takes_no_move() -> None:
     state = random_game(find_game("openspiel:tic_tac_toe").new_state(), random.Random(2))
     with pytest.raises(IllegalMove, match="the game is over"):
@@ -586,6 +679,13 @@ def test_arbiter_check_fails_a_bot_that_answers_an_illegal_move_with_a_hint(tmp_
     # OpenSpiel's Connect Four takes rows=0, then crashes the process that asks for its moves.
     ("openspiel:connect_four", "{rows: 0}", "yaml:5: params.rows: openspiel:connect_four: parameter rows=0 crashes "
                                             "the game (SIGSEGV): it is outside the range the game supports"),
+    ("openspiel:quoridor", "{players: 4\n  board_size: 5}", "params: openspiel:quoridor ansi_color_output=false "
+                                                            "board_size=5 players=4 wall_count=3 is refused (players=3 "
+                                                            "or players=4): OpenSpiel's rules fail"),
+    ("openspiel:hex", "{num_rows: 4\n  num_cols: 6\n  swap: true}", "is refused (swap=true with num_rows != num_cols)"),
+    ("openspiel:connect_four", "{rows: 100000\n  columns: 100000}",
+     "params: openspiel:connect_four: the parameters columns=100000 rows=100000 together make a game too big "
+     "to play (it needs more than 2048 MB of memory): they are outside what it supports"),
 ])
 def test_a_config_names_the_openspiel_game_or_parameter_it_cannot_play(game: str, params: str, said: str,
                                                                        tmp_path: Path) -> None:
@@ -619,3 +719,53 @@ def test_arbiter_play_names_the_parameter_that_crashes_the_game(capsys: pytest.C
     assert capsys.readouterr().err.strip() == ("arbiter play: error: -p rows=0: openspiel:connect_four: parameter "
                                                "rows=0 crashes the game (SIGSEGV): it is outside the range the game "
                                                "supports")
+
+
+@pytest.mark.parametrize("command, params, said", [
+    ("play", ["players=4", "board_size=5"], "arbiter play: error: openspiel:quoridor ansi_color_output=false "
+                                           "board_size=5 players=4 wall_count=3 is refused (players=3 or players=4): "),
+    ("check", ["num_rows=4", "num_cols=6", "swap=true"], "arbiter check: error: openspiel:hex board_size=11 num_cols=6 "
+                                                        "num_rows=4 plain_obs_tensor=false string_rep=standard "
+                                                        "swap=true is refused (swap=true with num_rows != num_cols): "),
+    ("match", ["num_rows=3", "num_cols=9", "swap=true"], "arbiter match: error: -p: openspiel:hex board_size=11 "
+                                                        "num_cols=9 num_rows=3 plain_obs_tensor=false "
+                                                        "string_rep=standard swap=true is refused "),
+])
+def test_arbiter_play_check_and_match_refuse_a_refused_variant_before_any_bot(
+        command: str, params: list[str], said: str, capsys: pytest.CaptureFixture[str]) -> None:
+    name = "openspiel:quoridor" if command == "play" else "openspiel:hex"
+    flags = [word for param in params for word in ("-p", param)]
+    bots = {"play": ["false"] * 4, "check": ["false"], "match": ["false", "false", "--games", "2"]}[command]
+    assert main([command, name, *flags, *bots]) == 2  # the bots are never started: the refusal comes first
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith(said) and err[-1].endswith("(docs/games.md, Refused variants)")
+
+
+def test_a_board_too_big_to_play_is_refused_by_the_bounded_probe_without_the_arbiter_making_it(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The issue's `-p rows=100000 -p columns=100000`: the probe's child runs out of its capped
+    heap at once, and the arbiter's own process never makes the game (making it grew to 4.5 GB)."""
+    import arbiter.cli.players as cli_players
+
+    made: list[str] = []
+    monkeypatch.setattr(cli_players, "find_game", lambda name, **params: made.append(name))
+    assert main(["check", "openspiel:connect_four", "-p", "rows=100000", "-p", "columns=100000", "false"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "arbiter check: error: openspiel:connect_four: the parameters columns=100000 rows=100000 together make a "
+        "game too big to play (it needs more than 2048 MB of memory): they are outside what it supports")
+    assert made == []
+
+
+def test_a_probe_past_its_deadline_is_a_game_too_slow_to_play(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The parent's deadline (the child's CPU cap ends a busy one sooner): past it, the child is
+    killed and the parameters refused, never taken as they are."""
+    from arbiter.tournament import game_probe
+
+    monkeypatch.setattr(game_probe, "PROBE_DEADLINE_S", 0.001)
+    game_probe._failure.cache_clear()
+    try:
+        problem = game_probe.parameter_problem("openspiel:connect_four", {"rows": 5})
+    finally:
+        game_probe._failure.cache_clear()
+    assert problem == ("rows", "openspiel:connect_four: parameter rows=5 makes a game too slow to play (its first 60 "
+                               "moves took more than 0.001 s): it is outside the range the game supports")

@@ -256,13 +256,12 @@ def openings_entry(text: str | None, seed: int) -> dict[str, Any] | None:
 def command_line_game(name: str, params: dict[str, str]) -> Game[Any]:
     """The game `-p` describes, checked by the rules (GameParamError) and, for native rules,
     played once in a child process (tournament/game_probe.py): a crash there is a UsageError
-    naming the `-p` to blame."""
-    game = find_game(name, **params)
+    naming the `-p` to blame. The probe comes first: a board too big grows whoever makes the game."""
     crash = parameter_problem(name, params)
     if crash is not None:
         key, message = crash
         raise UsageError(f"-p {key}={params[key]}: {message}" if key is not None else message)
-    return game
+    return find_game(name, **params)
 
 
 def flag_namer(top: Mapping[KeyPath, str], players: Mapping[KeyPath, PlayerArg]) -> Callable[[KeyPath], str | None]:

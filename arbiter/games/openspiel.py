@@ -9,8 +9,12 @@ referee, from the game's seed) and applied like a move (docs/games.md, "OpenSpie
 
 A move is the text OpenSpiel writes for an action (`state.action_to_string(player, action)`:
 `x3` in Connect Four, `Nf3` in chess, `roll` in Pig, `Roll 4` for chance's die in Pig),
-exactly: it is the canonical form, relayed and recorded as sent. `pyspiel` is imported by
-the first OpenSpiel game found, never by the registry itself (a bot's start-up is on its clock).
+exactly: it is the canonical form, relayed and recorded as sent. A bot's text is read by the
+legal moves' own texts, so a move the rules write is never the bot's fault; legal moves the
+rules write so that they cannot be told apart or sent (two with one text) are the rules'
+failure (`NotationError`), never a bot's. Variants whose native rules crash or hang are refused
+by name (`REFUSED_VARIANTS`). `pyspiel` is imported by the first OpenSpiel game found, never by
+the registry itself (a bot's start-up is on its clock).
 """
 from __future__ import annotations
 
@@ -26,8 +30,11 @@ if TYPE_CHECKING:
 PREFIX = "openspiel:"  # the registry's family prefix: `openspiel:NAME` is OpenSpiel's game NAME
 MAX_MOVE_CHARS = 200  # longer text is no action of any game (backgammon's longest is ~40)
 MOVES_SHOWN = 5  # an illegal move's reason quotes this many of the legal ones
+MAX_SENDABLE = 100_000  # legal moves' texts a game object keeps as checked (backgammon's run to thousands)
 # A text that no action of the game is written as is malformed; the text of an action that
-# is not legal now is illegal. `parse_move` must tell them apart without seeing the position:
+# is not legal now is illegal. A legal move's text is always legal, whatever these say (the
+# bot's text is first looked up among the legal moves': `OpenSpielState.apply`); the rest is
+# told apart by these, which need no position:
 # - Games whose action text depends only on the player and the action, never on the position:
 #   the text of every action of every player, from the initial state, is the vocabulary.
 #   tests/test_games_openspiel.py checks each over random games.
@@ -56,6 +63,37 @@ NOTATION_SHAPES: dict[str, str] = {
     "ultimate_tic_tac_toe": r"Choose local board [0-8]|Local board [0-8]: [xo]\([0-2],[0-2]\)",
     "xiangqi": rf"[A-Za-z]{_SQUARE}-{_SQUARE}",
 }
+
+
+def _quoridor_seats(params: dict[str, Any]) -> bool:
+    return params["players"] > 2
+
+
+def _hex_swap_not_square(params: dict[str, Any]) -> bool:
+    return bool(params["swap"]) and params["num_rows"] != params["num_cols"]
+
+
+# Variants whose native rules crash the process or hang in random play, refused before any
+# game by the name, the parameters as OpenSpiel settled them and the reason (docs/games.md,
+# "Refused variants", has how each was found: benchmarks/fuzz_openspiel.py and its counts).
+# Each entry: OpenSpiel's game name, which settled parameters it refuses, those parameters in
+# words, and why.
+REFUSED_VARIANTS: tuple[tuple[str, Callable[[dict[str, Any]], bool], str, str], ...] = (
+    ("quoridor", _quoridor_seats, "players=3 or players=4",
+     "OpenSpiel's rules fail in games of three or four seats: they list a move off the board as "
+     "legal (a boxed-in player's only move, written `_14`, which OpenSpiel's parser cannot read), "
+     "playing it fails a CHECK (quoridor.cc:619 or :623), and their legal-move list can loop forever"),
+    ("hex", _hex_swap_not_square, "swap=true with num_rows != num_cols",
+     "the swap's mirror square falls off a board that is not square: a stone vanishes, a cell is "
+     "played twice, and the process dies of a segmentation fault"),
+)
+
+
+class NotationError(RuntimeError):
+    """The rules wrote a position's legal moves so that a bot cannot name each one (two share a
+    text, or one cannot travel as a line): the rules' failure, never a bot's. Not a GameError,
+    so the referee never takes it for a bot's illegal or malformed move."""
+
 
 _classes: dict[str, type[OpenSpielGame]] = {}
 
@@ -179,14 +217,21 @@ class OpenSpielGame(Game[str]):
         spiel_params = {k: v for k, v in self.params.items() if k in self._given}
         try:
             self.spiel_game = pyspiel.load_game(self.spiel_name, spiel_params)
-            start = self.spiel_game.new_initial_state()  # some games check their parameters only here
         except (pyspiel.SpielError, ValueError) as exc:
             raise GameParamError(f"{self.name}: OpenSpiel refuses the parameters: {_one_line(exc)}") from None
         settled = self.spiel_game.get_parameters()
         self.params.update({k: v for k, v in settled.items() if k in self.params})
+        refusal = self.refused()  # before a state is made: making one may be what crashes
+        if refusal is not None:
+            raise GameParamError(refusal)
+        try:
+            start = self.spiel_game.new_initial_state()  # some games check their parameters only here
+        except (pyspiel.SpielError, ValueError) as exc:
+            raise GameParamError(f"{self.name}: OpenSpiel refuses the parameters: {_one_line(exc)}") from None
         if self.spiel_game.num_players() < 2:
             raise GameParamError(f"{self.name}: {self.spiel_game.num_players()} player(s); "
                                  "the arbiter plays games of two or more")
+        self._sendable: set[str] = set()  # legal moves' texts found sendable (`named`)
         self.vocabulary: frozenset[str] | None = None
         shape = NOTATION_SHAPES.get(self.spiel_name)
         self.notation: re.Pattern[str] | None = re.compile(shape) if shape is not None else None
@@ -196,6 +241,14 @@ class OpenSpielGame(Game[str]):
             self.vocabulary = frozenset(start.action_to_string(player, action)
                                         for player in range(self.spiel_game.num_players())
                                         for action in range(self.spiel_game.num_distinct_actions()))
+
+    def refused(self) -> str | None:
+        """Why these parameters (as OpenSpiel settled them) are a refused variant, in one line
+        naming the game, the parameters and the reason; None when they are not."""
+        for spiel_name, refuses, which, why in REFUSED_VARIANTS:
+            if spiel_name == self.spiel_name and refuses(self.params):
+                return f"{self.describe()} is refused ({which}): {why} (docs/games.md, Refused variants)"
+        return None
 
     @property
     def num_players(self) -> int:
@@ -209,16 +262,41 @@ class OpenSpielGame(Game[str]):
         return OpenSpielState(self, self.spiel_game.new_initial_state())
 
     def parse_move(self, text: str) -> str:
-        if not text or len(text) > MAX_MOVE_CHARS or not text.isascii() or not text.isprintable():
-            raise MalformedMove(text[:MAX_MOVE_CHARS], f"a move of {self.name} is printable ASCII, "
-                                f"1 to {MAX_MOVE_CHARS} characters")
-        if text != text.strip():
-            raise MalformedMove(text, "a move neither starts nor ends with a blank")
-        if self.vocabulary is not None and text not in self.vocabulary:
-            raise MalformedMove(text, f"no move of {self.name} is written so")
-        if self.notation is not None and self.notation.fullmatch(text) is None:
-            raise MalformedMove(text, f"no move of {self.name} is written so (not in OpenSpiel's notation of it)")
+        # Only what no legal move's text can be (`OpenSpielState._legal` holds the rules to it):
+        # the vocabulary and the notation's shape are judged with the position, in `apply`.
+        problem = _unsendable(text)
+        if problem is not None:
+            raise MalformedMove(text[:MAX_MOVE_CHARS], problem)
         return text
+
+    def named(self, texts: list[str], actions: list[int]) -> dict[str, int]:
+        """A position's legal actions by their texts (in their order); NotationError when the
+        rules wrote two alike, or one that cannot travel as a line: no bot could name it."""
+        named = dict(zip(texts, actions))
+        # Texts once found sendable are not looked at again: a position's are mostly those of
+        # the last (go's 361 would double the cost of listing them).
+        if len(named) != len(actions) or not self._sendable.issuperset(named):
+            seen: dict[str, int] = {}
+            for text, action in zip(texts, actions):
+                # The same action listed twice (4-seat quoridor does) is still named by its text.
+                twin = seen.get(text, action)
+                problem = _unsendable(text) or (f"so is action {twin}" if twin != action else None)
+                if problem is not None:
+                    raise NotationError(f"the rules of {self.name} wrote legal action {action} as "
+                                        f"{text[:MAX_MOVE_CHARS]!r}, which no bot can name ({problem})")
+                seen[text] = action
+            if len(self._sendable) < MAX_SENDABLE:
+                self._sendable.update(named)
+        return named
+
+    def misspelt(self, text: str) -> str | None:
+        """Why `text` is no move of the game in any position (outside its vocabulary or the
+        shape of its notation), or None. Asked only of a text that is not legal now."""
+        if self.vocabulary is not None and text not in self.vocabulary:
+            return f"no move of {self.name} is written so"
+        if self.notation is not None and self.notation.fullmatch(text) is None:
+            return f"no move of {self.name} is written so (not in OpenSpiel's notation of it)"
+        return None
 
     def format_move(self, move: str) -> str:
         return move
@@ -239,14 +317,13 @@ class OpenSpielState(State[str]):
         return self.spiel_state.current_player()
 
     def _legal(self) -> dict[str, int]:
-        """Each legal move's text and its action (the lowest action, should two share a text)."""
+        """Each legal move's text and its action; NotationError when the rules write two legal
+        moves with one text, or one that cannot travel as a line (a bot could not name it)."""
         if self._actions is None:
             state, player = self.spiel_state, self.spiel_state.current_player()
-            actions: dict[str, int] = {}
-            if not state.is_terminal():
-                for action in state.legal_actions():
-                    actions.setdefault(state.action_to_string(player, action), action)
-            self._actions = actions
+            actions = [] if state.is_terminal() else state.legal_actions()
+            to_text = state.action_to_string
+            self._actions = self.game.named([to_text(player, action) for action in actions], actions)  # type: ignore[attr-defined]
         return self._actions
 
     def legal_moves(self) -> list[str]:
@@ -259,6 +336,16 @@ class OpenSpielState(State[str]):
         shown = ", ".join(list(legal)[:MOVES_SHOWN]) + (", ..." if len(legal) > MOVES_SHOWN else "")
         return f"it is not a legal move of seat {self.current_player} now ({len(legal)} are: {shown})"
 
+    def apply(self, move: str, text: str | None = None) -> None:
+        """As `State.apply`, but a text that is neither legal now nor a move of the game in any
+        position is a MalformedMove (the referee records it so); a legal move's text is legal
+        whatever the game's notation says."""
+        if not self.is_over() and move not in self._legal():
+            why = self.game.misspelt(move)  # type: ignore[attr-defined]
+            if why is not None:
+                raise MalformedMove(move, why)
+        super().apply(move, text)
+
     def _apply(self, move: str) -> None:
         self.spiel_state.apply_action(self._legal()[move])
         self._actions = None
@@ -270,9 +357,8 @@ class OpenSpielState(State[str]):
         outcomes = [(action, state.action_to_string(CHANCE, action), probability)
                     for action, probability in state.chance_outcomes()]
         if self._actions is None:  # the texts are the legal moves' too: made once (yacht's 5 dice have 7,776)
-            self._actions = {}
-            for action, text, _ in outcomes:
-                self._actions.setdefault(text, action)
+            self._actions = self.game.named([text for _, text, _ in outcomes],  # type: ignore[attr-defined]
+                                            [action for action, _, _ in outcomes])
         return [(text, probability) for _, text, probability in outcomes]
 
     @property
@@ -305,6 +391,16 @@ class OpenSpielState(State[str]):
         return copy
 
 
+def _unsendable(text: str) -> str | None:
+    """Why `text` cannot travel as a move line (the transport strips blanks at a line's ends),
+    or None."""
+    if not text or len(text) > MAX_MOVE_CHARS or not text.isascii() or not text.isprintable():
+        return f"a move is printable ASCII, 1 to {MAX_MOVE_CHARS} characters"
+    if text != text.strip():
+        return "a move neither starts nor ends with a blank"
+    return None
+
+
 def _points(value: float) -> int:
     """A return as the record's whole points: the return itself when whole (OpenSpiel's
     perfect-information games return -1, 0 and 1, backgammon up to 3), else rounded, with
@@ -318,4 +414,4 @@ def _one_line(exc: BaseException) -> str:
     return text.removeprefix("OpenSpiel exception: ")
 
 
-__all__ = ["OpenSpielGame", "OpenSpielState", "game_class", "supported_names"]
+__all__ = ["NotationError", "OpenSpielGame", "OpenSpielState", "REFUSED_VARIANTS", "game_class", "supported_names"]

@@ -250,16 +250,15 @@ def _read_config(data: dict[str, Any], source: Path, problems: Problems) -> Tour
         problems.add(("params",), f"{params_map!r} is not allowed: must be a mapping of game parameters")
         params_map = {}
     elif game_name:
-        try:
-            game = find_game(game_name, **params_map)
-        except GameError as exc:
-            problems.add(("params",), str(exc))
+        crash = parameter_problem(game_name, params_map)  # first: a board too big grows whoever makes the game
+        if crash is not None:
+            key, message = crash
+            problems.add(("params", key) if key is not None else ("params",), message)
         else:
-            crash = parameter_problem(game_name, params_map)
-            if crash is not None:
-                key, message = crash
-                problems.add(("params", key) if key is not None else ("params",), message)
-                game = None
+            try:
+                game = find_game(game_name, **params_map)
+            except GameError as exc:
+                problems.add(("params",), str(exc))
     seats = game.num_players if game is not None else 2
     fmt = TOP.read(top, "format")
     if fmt == "sprt" and seats != 2:
