@@ -769,3 +769,14 @@ def test_a_probe_past_its_deadline_is_a_game_too_slow_to_play(monkeypatch: pytes
         game_probe._failure.cache_clear()
     assert problem == ("rows", "openspiel:connect_four: parameter rows=5 makes a game too slow to play (its first 60 "
                                "moves took more than 0.001 s): it is outside the range the game supports")
+
+
+def test_chess_is_drawn_by_the_rules_at_the_third_occurrence_of_a_position_and_white_is_seat_1():
+    """OpenSpiel ends a chess game at a threefold repetition by itself (FIDE only lets a player
+    claim it): Nf3 Nf6 Ng1 Ng8 twice gives the opening position a third time (docs/games.md)."""
+    state = find_game("openspiel:chess").new_state()
+    assert state.current_player == 1  # White is OpenSpiel's player 1, and moves first
+    for text in ["Nf3", "Nf6", "Ng1", "Ng8"] * 2:
+        assert not state.is_over()
+        state.play(text)
+    assert state.is_over() and state.winner() is None
