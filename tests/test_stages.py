@@ -16,7 +16,7 @@ from arbiter.tournament.runner import Interrupted, TournamentRunner, prepare_res
 from arbiter.tournament.schedule import planned_games
 from arbiter.tournament.stages import final_ranking, finalists, swiss_ranking
 
-from tournament_helpers import fake_play, write_config
+from tournament_helpers import StopAfter, fake_play, write_config
 
 NAMES = ("a", "b", "c", "d", "e", "f", "g")
 BODY = ("game: limit-nim\nformat: swiss\nrounds: 3\nfinal: {top: 4}\nconcurrency: 2\nplayers:\n"
@@ -29,19 +29,6 @@ def game(round_no: int, first: str, second: str, points: tuple[float, float]) ->
     return GameRecord.from_json({"game": "limit-nim", "names": [first, second], "winner": winner, "round": round_no,
                                  "termination": "normal", "offender": None, "moves": [], "scores": [0, 0],
                                  "points": list(points), "id": f"{round_no}-{first}-{second}"})
-
-
-class StopAfter(Progress):
-    """Presses Ctrl-C once `limit` games are recorded."""
-
-    def __init__(self, limit: int) -> None:
-        super().__init__(quiet=True, tty=False)
-        self.limit = limit
-
-    def game_done(self, record, records) -> None:  # type: ignore[override]
-        super().game_done(record, records)
-        if self.done >= self.limit:
-            raise KeyboardInterrupt
 
 
 def run(path: Path, progress: Progress | None = None):

@@ -17,7 +17,7 @@ from arbiter.tournament.runner import Interrupted, TournamentRunner, prepare_res
 from arbiter.tournament.store import hold_results_folder
 from arbiter.errors import UsageError
 
-from tournament_helpers import fake_play, write_config
+from tournament_helpers import StopAfter, fake_play, write_config
 
 BODY = """game: dots-and-triangles
 games_per_pairing: 4
@@ -28,19 +28,6 @@ players:
   - {name: b, command: "true"}
   - {name: c, command: "true"}
 """
-
-
-class StopAfter(Progress):
-    """A progress reporter that presses Ctrl-C after `limit` games are recorded."""
-
-    def __init__(self, limit: int) -> None:
-        super().__init__(quiet=True, tty=False)
-        self.limit = limit
-
-    def game_done(self, record, records) -> None:  # type: ignore[override]
-        super().game_done(record, records)
-        if self.done >= self.limit:
-            raise KeyboardInterrupt
 
 
 def run(config_path: Path, progress: Progress | None = None, *, fresh: bool = False):

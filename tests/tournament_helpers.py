@@ -10,8 +10,22 @@ from arbiter.games import Game
 from arbiter.reports.standings import compute_standings
 from arbiter.records import GameRecord, MoveRecord, PlayerRef, Termination
 from arbiter.referee import PlayerSpec
+from arbiter.tournament.progress import Progress
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+class StopAfter(Progress):
+    """A progress reporter that presses Ctrl-C after `limit` games are recorded."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(quiet=True, tty=False)
+        self.limit = limit
+
+    def game_done(self, record, records) -> None:  # type: ignore[override]
+        super().game_done(record, records)
+        if self.done >= self.limit:
+            raise KeyboardInterrupt
 
 
 def write_config(folder: Path, body: str, *, name: str = "t") -> Path:
