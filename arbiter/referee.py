@@ -21,13 +21,12 @@ a starting bot) and the transport's guardian process.
 from __future__ import annotations
 
 import re
-import shlex
 import threading
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Literal, Mapping, NamedTuple, Sequence
+from typing import Any, Callable, Sequence
 
 from . import verdicts
 from .chance import ChanceDice, fresh_seed
@@ -35,16 +34,15 @@ from .games import CHANCE, Game, GameError, MalformedMove, State
 from .kept_bots import KeptBots
 from .protocol import START, find_dialect, format_chance_line
 from .records import GameRecord, MoveRecord, PlayerRef, Termination
-from .seat_clock import CPU_CLOCK_WALL_FACTOR, SeatClock, TimeControl
+from .seat_clock import CPU_CLOCK_WALL_FACTOR, TimeControl
 from .transport import TIMEOUT, BadLine, Channel, Closed, ReadResult
 from .transport.pipe import output_look
 from .transport.priority import punctual
-from .transport.process import BotProcess
-from .transport.sandbox import SandboxSpec
 from .transport.shown import not_shown_hint
-from .transport.endpoints import EndpointError, SocketSpec, check_socket
+from .transport.endpoints import EndpointError, check_socket
 # Re-exported: the tournament and the tests find the shut-down's graces and the start-up's pace here.
-from .seating import FIRST_LOOK_SHARE, QUIT_GRACE_S, TERM_GRACE_S, WAKE_S, GameAborted, Seating, _FastestStartups, Seat  # noqa: F401
+from .seating import (FIRST_LOOK_SHARE, QUIT_GRACE_S, TERM_GRACE_S, WAKE_S, GameAborted, PlayerSpec,  # noqa: F401
+                      Seat, Seating, TurnPlan, _FastestStartups)
 from .verdicts import STARTUP_TIMEOUT, Verdict
 
 CRASH_WAIT_S = 0.2  # after a bot's output closes, how long to wait for its exit status
@@ -52,34 +50,6 @@ CRASH_WAIT_S = 0.2  # after a bot's output closes, how long to wait for its exit
 # ending (its context's teardown), which on a busy machine can take longer than CRASH_WAIT_S.
 SOCKET_CRASH_WAIT_S = 1.0
 MIN_CPU_CHECK_S = 0.005  # under `clock: cpu`, the shortest wait between two CPU readings
-
-
-@dataclass(frozen=True)
-class PlayerSpec:
-    """How to run one seat's bot."""
-
-    name: str
-    command: tuple[str, ...]  # already split
-    cwd: str | None = None
-    env: Mapping[str, str] = field(default_factory=dict)  # added to os.environ
-    dialect: Literal["arbiter", "codecup"] = "arbiter"  # a name of protocol.DIALECTS (codecup: no `Game` line)
-    time: TimeControl | None = None  # None: the game's TimeControl
-    # pipe: stdin/stdout; zmq: launched, over a socket; remote: not launched (docs/protocol.md, Sockets)
-    transport: Literal["pipe", "zmq", "remote"] = "pipe"
-    socket: SocketSpec = field(default_factory=SocketSpec)  # zmq and remote: endpoint and keys
-    # The bot's box (docs/security.md): what it may see beyond the defaults; None: unsandboxed.
-    sandbox: SandboxSpec | None = field(default_factory=SandboxSpec)
-    # Whether its bot may play game after game in one process (docs/protocol.md, Many games
-    # per process): pipe bots of a dialect with a `Game` line only.
-    reuse: bool = False
-
-    def command_text(self) -> str:
-        """The command as recorded: the shell-quoted words, or where a remote bot is."""
-        return self.socket.describe() if self.transport == "remote" else shlex.join(self.command)
-
-    def clock(self, default: TimeControl) -> TimeControl:
-        """This seat's time control: its own, or else the game's `default`."""
-        return self.time or default
 
 
 class _RulesFailed(Exception):
@@ -165,34 +135,6 @@ def _referee(referee: _Referee, void: Verdict | None = None) -> GameRecord:
 
 
 _now = time.monotonic  # every clock of the referee (bound here: no extra call per reading)
-
-
-class _TurnPlan(NamedTuple):
-    """What a seat's every turn uses, worked out at its first turn of a game: its channel,
-    process and clock, whether it is stopped between turns, and the calls that stop, resume
-    and read the CPU time of its bot (`BotProcess.turn_calls`)."""
-
-    channel: Channel
-    process: BotProcess | None
-    clock: SeatClock
-    suspends: bool
-    suspend: Callable[[], None] | None
-    resume: Callable[[], None] | None
-    cpu_ms: Callable[[], float]
-
-    @classmethod
-    def of(cls, seat: Seat) -> _TurnPlan:
-        channel, process = seat.channel, seat.process
-        assert channel is not None
-        if process is None:  # a remote bot (or a channel given): its CPU time is not known
-            return cls(channel, None, seat.clock, False, None, None, _no_cpu_ms)
-        suspend, resume, cpu_ms = process.turn_calls()
-        return cls(channel, process, seat.clock, seat.suspends, suspend, resume, cpu_ms)
-
-
-def _no_cpu_ms() -> float:
-    return 0.0
-
 
 
 def _check_arguments(game: Game[Any], players: Sequence[PlayerSpec], opening: Sequence[str],
@@ -356,7 +298,7 @@ class _Referee(Seating):
         """Hand the turn to `seat` and apply its moves until the turn passes; a fault, or None."""
         plan = seat.turn_plan
         if plan is None:
-            plan = seat.turn_plan = _TurnPlan.of(seat)
+            plan = seat.turn_plan = TurnPlan.of(seat)
         channel, process, clock, suspends, suspend, resume, cpu_ms = plan
         cpu_clock = clock.cpu
         cpu_start = cpu_now = cpu_move_start = cpu_ms()

@@ -10,11 +10,13 @@ bounded shut-down (`Quit`, grace, SIGTERM, SIGKILL), or handing a bot back to th
 """
 from __future__ import annotations
 
+import shlex
 import threading
 import time
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Hashable
+from typing import Any, Callable, Hashable, Literal, Mapping, NamedTuple
 
 from . import verdicts
 from .games import Game
@@ -25,12 +27,11 @@ from .seat_clock import SeatClock, TimeControl
 from .transport import TIMEOUT, BadLine, Channel, Closed, ReadResult
 from .transport.pipe import launch_pipe_bot
 from .transport.process import BotProcess, LaunchError, end_all, launch_side_by_side
-from .transport.endpoints import LeaseCancelled
+from .transport.endpoints import LeaseCancelled, SocketSpec
+from .transport.sandbox import SandboxSpec
 from .transport import write_cap
 from .verdicts import Verdict
 
-if TYPE_CHECKING:
-    from .referee import PlayerSpec, _TurnPlan
 
 QUIT_GRACE_S = 0.5  # after `Quit`, how long a bot may take to exit before SIGTERM
 TERM_GRACE_S = 0.3  # after SIGTERM, before SIGKILL
@@ -53,6 +54,61 @@ class GameAborted(Exception):
     """`play_game` was cancelled; every bot process has already been ended."""
 
 
+@dataclass(frozen=True)
+class PlayerSpec:
+    """How to run one seat's bot."""
+
+    name: str
+    command: tuple[str, ...]  # already split
+    cwd: str | None = None
+    env: Mapping[str, str] = field(default_factory=dict)  # added to os.environ
+    dialect: Literal["arbiter", "codecup"] = "arbiter"  # a name of protocol.DIALECTS (codecup: no `Game` line)
+    time: TimeControl | None = None  # None: the game's TimeControl
+    # pipe: stdin/stdout; zmq: launched, over a socket; remote: not launched (docs/protocol.md, Sockets)
+    transport: Literal["pipe", "zmq", "remote"] = "pipe"
+    socket: SocketSpec = field(default_factory=SocketSpec)  # zmq and remote: endpoint and keys
+    # The bot's box (docs/security.md): what it may see beyond the defaults; None: unsandboxed.
+    sandbox: SandboxSpec | None = field(default_factory=SandboxSpec)
+    # Whether its bot may play game after game in one process (docs/protocol.md, Many games
+    # per process): pipe bots of a dialect with a `Game` line only.
+    reuse: bool = False
+
+    def command_text(self) -> str:
+        """The command as recorded: the shell-quoted words, or where a remote bot is."""
+        return self.socket.describe() if self.transport == "remote" else shlex.join(self.command)
+
+    def clock(self, default: TimeControl) -> TimeControl:
+        """This seat's time control: its own, or else the game's `default`."""
+        return self.time or default
+
+
+class TurnPlan(NamedTuple):
+    """What a seat's every turn uses, worked out at its first turn of a game: its channel,
+    process and clock, whether it is stopped between turns, and the calls that stop, resume
+    and read the CPU time of its bot (`BotProcess.turn_calls`)."""
+
+    channel: Channel
+    process: BotProcess | None
+    clock: SeatClock
+    suspends: bool
+    suspend: Callable[[], None] | None
+    resume: Callable[[], None] | None
+    cpu_ms: Callable[[], float]
+
+    @classmethod
+    def of(cls, seat: Seat) -> TurnPlan:
+        channel, process = seat.channel, seat.process
+        assert channel is not None
+        if process is None:  # a remote bot (or a channel given): its CPU time is not known
+            return cls(channel, None, seat.clock, False, None, None, _no_cpu_ms)
+        suspend, resume, cpu_ms = process.turn_calls()
+        return cls(channel, process, seat.clock, seat.suspends, suspend, resume, cpu_ms)
+
+
+def _no_cpu_ms() -> float:
+    return 0.0
+
+
 class Seat:
     """One seat during a game: its bot's channel and process, pending relays, clock."""
 
@@ -72,7 +128,7 @@ class Seat:
         self.startup_ms: float | None = None  # how long it took to start, when that was watched
         self.game_of_process: int | None = None  # which game of its process this is (1: launched for it)
         self.handed_back = False  # its bot was kept for its next game, alive, at the end of this one
-        self.turn_plan: _TurnPlan | None = None  # made at its first turn, its bot launched
+        self.turn_plan: TurnPlan | None = None  # made at its first turn, its bot launched
 
     @property
     def label(self) -> str:

@@ -12,14 +12,22 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from .sandbox import Support
+from typing import Protocol
 
 # The CPU bandwidth period: a box over its quota waits at most this long for the next one (a
 # tenth of the kernel's default, so that a capped bot's pauses stay short beside a clock).
 CPU_PERIOD_US = 10000
+
+
+class GroupPlaces(Protocol):
+    """Where a box's groups are made, per feature (sandbox.Support has them; None: not offered)."""
+
+    memory: CgroupPlace | None
+    pids: CgroupPlace | None
+    cpu: CgroupPlace | None
+    cpu_cap: CgroupPlace | None
+    kill: CgroupPlace | None
+    freezer: CgroupPlace | None
 
 
 class GroupError(Exception):
@@ -233,7 +241,7 @@ class Groups:
     """One box's control groups (one folder per hierarchy used), made, with their limits set,
     before its keeper starts."""
 
-    def __init__(self, places: Support, max_processes: int) -> None:
+    def __init__(self, places: GroupPlaces, max_processes: int) -> None:
         name = _next_box_name()
         self.max_processes = max_processes  # pids.max
         self.folders: dict[str, str] = {}  # feature -> folder

@@ -67,7 +67,9 @@ from .waits import readable
 from . import spawn as spawn_helper
 from .cgroups import CgroupPlace, GroupError, Groups, cgroup_places, sweep_stale_groups
 from .seccomp import filter_file, unsupported_reason
-from .shown import PACKAGE_DIR, PLAYERS_DIR, SYSTEM_DIRS, _ancestors, _binds, _masks, _named_paths, _resolved
+from .shown import (CPU_CORES, MIN_CPU_CORES, PACKAGE_DIR, PLAYERS_DIR, SYSTEM_DIRS, WRITE_FILES, WRITE_MB,  # noqa: F401
+                    SandboxSpec, _ancestors, _binds, _masks, _named_paths, _resolved)
+from .tidy import remove_tree  # noqa: F401  (its importers find it here, where it was)
 from . import write_cap
 
 BOX_UID = BOX_GID = 61000  # the unprivileged user a boxed bot runs as when the arbiter is root
@@ -81,52 +83,6 @@ _PROBE_TIMEOUT_S = 10.0
 
 class SandboxError(Exception):
     """A box could not be made though the machine offers sandboxing (the arbiter's problem)."""
-
-
-WRITE_MB = 256  # the default cap on what a player's write folders hold together...
-WRITE_FILES = 10000  # ...and on how many files, folders and links are in them
-CPU_CORES = 1.0  # the default CPU a box may use at once, in cores (cgroup CPU bandwidth)
-MIN_CPU_CORES = 0.1  # the least: a quota of CPU_PERIOD_US / 10 (cgroups.py), the kernel's least is 1 ms
-
-
-@dataclass(frozen=True)
-class SandboxSpec:
-    """What one player's box shows beyond the defaults: extra absolute paths, read-only or
-    writable, and the cap on what the writable folders may hold."""
-
-    read: tuple[str, ...] = ()
-    write: tuple[str, ...] = ()
-    write_mb: int = WRITE_MB
-    write_files: int = WRITE_FILES
-    cpu_cores: float = CPU_CORES  # what its processes may use at once, start-up included
-    # Paths never shown, though a folder the box shows read-only holds them (the config, the
-    # results, another player's folder): each is covered by an empty one (`_masks`).
-    hide: tuple[str, ...] = ()
-
-    def write_cap_broken(self) -> str | None:
-        """Why the write folders hold more than their cap, or None (read without following a
-        link; the walk stops as soon as the cap is passed, so it costs at most the cap). Asked
-        only where the kernel cannot hold the cap (`write_cap.available`)."""
-        if not self.write:
-            return None
-        size, entries = 0, 0
-        limit = self.write_mb << 20
-        pending = list(self.write)
-        while pending:
-            try:
-                with os.scandir(pending.pop()) as found:
-                    for entry in found:
-                        entries += 1
-                        if entry.is_dir(follow_symlinks=False):
-                            pending.append(entry.path)
-                        elif entry.is_file(follow_symlinks=False):
-                            size += entry.stat(follow_symlinks=False).st_size
-                        if size > limit or entries > self.write_files:
-                            return (f"its write folders hold more than their cap of {self.write_mb} MiB in "
-                                    f"{self.write_files} files (sandbox: write_mb, write_files)")
-            except OSError:
-                continue  # gone meanwhile, or unreadable: nothing of it counts
-        return None
 
 
 # --- what the machine offers ---------------------------------------------------------
@@ -590,48 +546,6 @@ STDIN_FD, STDOUT_FD = 3, 4
 SECCOMP_FD = 5  # the filter's file, which bubblewrap reads and closes before the bot starts
 _STDIO_SHIM = 'exec 0<&3 1>&4 3<&- 4>&- && exec "$@"'
 SPAWN_IN_BOX = "/run/arbiter/spawn"  # where a box shows the launch helper
-
-
-def remove_tree(path: str) -> None:
-    """Remove a folder and everything in it, at any depth and never through a link (a link is
-    removed, not what it leads to); a file or link at `path` is removed itself. Iterative,
-    with one folder open at a time, so a bot's 5,000 nested folders cost neither the stack
-    nor the descriptors. Raises OSError when something cannot be removed."""
-    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
-    try:
-        fd = os.open(path, flags)
-    except FileNotFoundError:
-        return
-    except OSError:  # not a folder, or a link to one
-        os.unlink(path)
-        return
-    depth = 0
-    try:
-        while True:
-            child = None
-            with os.scandir(fd) as entries:
-                for entry in entries:
-                    if not entry.is_dir(follow_symlinks=False):
-                        os.unlink(entry.name, dir_fd=fd)
-                        continue
-                    try:
-                        os.rmdir(entry.name, dir_fd=fd)
-                    except OSError:
-                        child = entry.name  # not empty: empty it first
-                        break
-            if child is not None:
-                inner = os.open(child, flags, dir_fd=fd)
-                os.close(fd)
-                fd, depth = inner, depth + 1
-            elif depth > 0:  # emptied: back up, where it is removed on the next pass
-                outer = os.open("..", flags, dir_fd=fd)
-                os.close(fd)
-                fd, depth = outer, depth - 1
-            else:
-                break
-    finally:
-        os.close(fd)
-    os.rmdir(path)
 
 
 def _give_to_box(path: str, as_root: bool) -> None:

@@ -14,16 +14,59 @@ import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
-
-if TYPE_CHECKING:
-    from .sandbox import SandboxSpec
+from typing import Sequence
 
 # The system's runtime, read-only in every box (the /bin, /sbin and /lib* links of a merged
 # /usr are recreated as links).
 SYSTEM_DIRS = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 PACKAGE_DIR = Path(__file__).resolve().parents[1]  # the `arbiter` package: the bot kit
 PLAYERS_DIR = PACKAGE_DIR.parent / "players"  # the bundled players, beside it in a checkout
+
+
+WRITE_MB = 256  # the default cap on what a player's write folders hold together...
+WRITE_FILES = 10000  # ...and on how many files, folders and links are in them
+CPU_CORES = 1.0  # the default CPU a box may use at once, in cores (cgroup CPU bandwidth)
+MIN_CPU_CORES = 0.1  # the least: a quota of CPU_PERIOD_US / 10 (cgroups.py), the kernel's least is 1 ms
+
+
+@dataclass(frozen=True)
+class SandboxSpec:
+    """What one player's box shows beyond the defaults: extra absolute paths, read-only or
+    writable, and the cap on what the writable folders may hold."""
+
+    read: tuple[str, ...] = ()
+    write: tuple[str, ...] = ()
+    write_mb: int = WRITE_MB
+    write_files: int = WRITE_FILES
+    cpu_cores: float = CPU_CORES  # what its processes may use at once, start-up included
+    # Paths never shown, though a folder the box shows read-only holds them (the config, the
+    # results, another player's folder): each is covered by an empty one (`_masks`).
+    hide: tuple[str, ...] = ()
+
+    def write_cap_broken(self) -> str | None:
+        """Why the write folders hold more than their cap, or None (read without following a
+        link; the walk stops as soon as the cap is passed, so it costs at most the cap). Asked
+        only where the kernel cannot hold the cap (`write_cap.available`)."""
+        if not self.write:
+            return None
+        size, entries = 0, 0
+        limit = self.write_mb << 20
+        pending = list(self.write)
+        while pending:
+            try:
+                with os.scandir(pending.pop()) as found:
+                    for entry in found:
+                        entries += 1
+                        if entry.is_dir(follow_symlinks=False):
+                            pending.append(entry.path)
+                        elif entry.is_file(follow_symlinks=False):
+                            size += entry.stat(follow_symlinks=False).st_size
+                        if size > limit or entries > self.write_files:
+                            return (f"its write folders hold more than their cap of {self.write_mb} MiB in "
+                                    f"{self.write_files} files (sandbox: write_mb, write_files)")
+            except OSError:
+                continue  # gone meanwhile, or unreadable: nothing of it counts
+        return None
 
 
 def _binds(read: Sequence[str], write: Sequence[str], hide: Sequence[str] = ()) -> list[tuple[str, str]]:

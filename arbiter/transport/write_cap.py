@@ -228,7 +228,7 @@ class WriteCap:
 def _replace(inside: str, folder: str, budget: _Budget) -> None:
     """Make `folder` (on disk) hold what `inside` (the tmpfs) holds: copied beside it, then
     swapped in, so that a copy that fails leaves the folder as it was."""
-    from .sandbox import remove_tree  # the box's own, which no link or depth defeats
+    from .tidy import remove_tree  # the box's own, which no link or depth defeats
     fresh = tempfile.mkdtemp(prefix=f".{os.path.basename(folder)}.arbiter-", dir=os.path.dirname(folder))
     try:
         source = os.open(inside, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
