@@ -25,7 +25,7 @@ from ..errors import UsageError
 from ..games import Game, find_game
 from ..protocol import find_dialect
 from ..referee import PlayerSpec, TimeControl
-from ..tournament.config import players_from_data
+from ..tournament.players import players_from_data
 from ..tournament.game_probe import parameter_problem
 from ..tournament.schema import MAX_NAME_BYTES, player_name
 from ..tournament.validate import KeyPath
