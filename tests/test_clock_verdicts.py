@@ -23,6 +23,7 @@ from arbiter.referee import STARTUP_TIMEOUT, PlayerSpec, TimeControl, play_game
 from arbiter.transport import TIMEOUT
 from arbiter.transport.pipe import PipeChannel
 from arbiter.transport.priority import punctual, realtime_allowed
+from arbiter.transport.process import BotProcess
 from referee_support import bot, honest, new_marker
 
 def _game() -> Any:
@@ -85,7 +86,7 @@ def test_a_start_up_found_finished_after_its_limit_by_a_late_look_is_taken_and_t
         monkeypatch: pytest.MonkeyPatch) -> None:
     marker = new_marker()
     startup_ms = 200
-    original = referee.BotProcess.wait_any_exit
+    original = BotProcess.wait_any_exit
     held: list[bool] = []
 
     def late(processes: Any, timeout_s: float) -> Any:
@@ -99,7 +100,7 @@ def test_a_start_up_found_finished_after_its_limit_by_a_late_look_is_taken_and_t
             time.sleep(0.01)
         return set()
 
-    monkeypatch.setattr(referee.BotProcess, "wait_any_exit", staticmethod(late))
+    monkeypatch.setattr(BotProcess, "wait_any_exit", staticmethod(late))
     # A shell that waits for its input at once: started long before the late look.
     waiter = PlayerSpec(name="waiter", command=("sh", "-c", "read line; sleep 3600"), sandbox=None,
                         env={"ARBITER_TEST_MARK": marker})
