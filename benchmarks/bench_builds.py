@@ -18,21 +18,14 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
-from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from arbiter.tournament.build import BuildSpec, build, plan_build  # noqa: E402
 from arbiter.transport.sandbox import support  # noqa: E402
-
-
-def timed(work: Callable[[], object]) -> float:
-    started = time.perf_counter()
-    work()
-    return (time.perf_counter() - started) * 1000
+from bench_digest import timed  # noqa: E402  (this folder, the script's own, is on the path)
 
 
 def main() -> None:

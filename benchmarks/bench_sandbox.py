@@ -39,10 +39,11 @@ ECHO = "import sys\nfor line in sys.stdin:\n    sys.stdout.write(line)\n    sys.
 BOTS = {"compiled (/bin/cat)": ("/bin/cat",), "Python (echo loop)": (sys.executable, "-c", ECHO)}
 
 
-def one_launch_ms(command: tuple[str, ...], boxed: bool) -> tuple[float, float]:
-    """(ms from launch to the bot's first answer, ms from launch until it is gone)."""
+def one_launch_ms(command: tuple[str, ...], sandbox: SandboxSpec | None) -> tuple[float, float]:
+    """(ms from launch to the bot's first answer, ms from launch until it is gone), boxed as
+    `sandbox` says (None: unboxed); bench_write_cap.py times its boxes with it too."""
     started = time.perf_counter()
-    channel, process = launch_pipe_bot(command, sandbox=SandboxSpec() if boxed else None)
+    channel, process = launch_pipe_bot(command, sandbox=sandbox)
     assert channel.send_lines(["ping"], time.monotonic() + 10) is None
     answer = channel.read_line(time.monotonic() + 10)
     assert answer == "ping", answer if answer is not TIMEOUT else "no answer in 10 s"
@@ -99,7 +100,7 @@ def main() -> None:
         samples: dict[bool, list[tuple[float, float]]] = {True: [], False: []}
         for _ in range(args.launches):
             for boxed in (False, True):
-                samples[boxed].append(one_launch_ms(command, boxed))
+                samples[boxed].append(one_launch_ms(command, SandboxSpec() if boxed else None))
         answer = {boxed: statistics.median(s[0] for s in samples[boxed]) for boxed in samples}
         gone = {boxed: statistics.median(s[1] for s in samples[boxed]) for boxed in samples}
         print(f"| {label} | {answer[False]:.1f} | {answer[True]:.1f} | {answer[True] - answer[False]:+.1f} "

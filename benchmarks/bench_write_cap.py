@@ -32,10 +32,9 @@ from typing import Callable
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arbiter.transport import TIMEOUT, write_cap  # noqa: E402
-from arbiter.transport.pipe import launch_pipe_bot  # noqa: E402
-from arbiter.transport.process import end_all  # noqa: E402
+from arbiter.transport import write_cap  # noqa: E402
 from arbiter.transport.sandbox import SandboxSpec, support  # noqa: E402
+from bench_sandbox import one_launch_ms  # noqa: E402  (this folder, the script's own, is on the path)
 
 CAP_MB, CAP_FILES = 16, 1000
 
@@ -44,20 +43,6 @@ def fill(folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     for number in range(10):
         (folder / f"book-{number}").write_bytes(os.urandom(10 << 10))
-
-
-def one_launch_ms(folder: Path) -> tuple[float, float]:
-    """(ms from launch to the bot's first answer, ms from launch until it is gone)."""
-    started = time.perf_counter()
-    channel, process = launch_pipe_bot(("/bin/cat",), sandbox=SandboxSpec(write=(str(folder),), write_mb=CAP_MB,
-                                                                          write_files=CAP_FILES))
-    assert channel.send_lines(["ping"], time.monotonic() + 10) is None
-    answer = channel.read_line(time.monotonic() + 10)
-    assert answer == "ping", answer if answer is not TIMEOUT else "no answer in 10 s"
-    answered = time.perf_counter()
-    channel.close()
-    end_all([process], grace_s=1.0, term_grace_s=0.3)
-    return (answered - started) * 1000, (time.perf_counter() - started) * 1000
 
 
 def holder(folder: Path) -> None:
@@ -124,7 +109,8 @@ def main() -> None:
                 if label.startswith("bound"):
                     write_cap.available = lambda: "off for the floor"  # type: ignore[assignment]
                 try:
-                    samples[label].append(one_launch_ms(folder))
+                    spec = SandboxSpec(write=(str(folder),), write_mb=CAP_MB, write_files=CAP_FILES)
+                    samples[label].append(one_launch_ms(("/bin/cat",), spec))
                 finally:
                     write_cap.available = capped  # type: ignore[assignment]
         print()

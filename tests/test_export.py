@@ -38,8 +38,10 @@ def contest(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_each_entrant_gets_its_own_games_and_logs_and_nothing_of_the_others(contest):
+    before = {path: path.stat().st_mtime_ns for path in (contest / "results" / "c").rglob("*")}
     done = arbiter("export", "results/c", "--log-chars", "1000", cwd=contest)
     assert done.returncode == 0, done.stderr
+    assert {path: path.stat().st_mtime_ns for path in (contest / "results" / "c").rglob("*")} == before  # read only
     for name in NAMES:
         folder = contest / "results" / "c-entrants" / name
         records = [json.loads(line) for line in (folder / "games.jsonl").read_text().splitlines()]

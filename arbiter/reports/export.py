@@ -17,9 +17,9 @@ from typing import Any, Sequence
 
 from ..errors import UsageError
 from ..records import GameRecord
-from ..tournament.store import ResultsFolder
 from .html import render_page, tournament_page_data
-from .results import load_results, report_results
+from .results import load_results
+from .standings import compute_standings, summary_json
 
 LOG_CHARS = 10_000  # what CodeCup shows an entrant of its standard error per game
 CUT_NOTE = "\n[... cut by the arbiter's export: the first {chars} characters of {total} are shown]\n"
@@ -40,22 +40,22 @@ def export_entrants(results_dir: Path, to: Path, *, log_chars: int = LOG_CHARS,
     """Write `to/NAME/` for every player of the results folder (or those in `only`): its games
     (`games.jsonl`), its own logs cut at `log_chars` characters each (`logs/`) and `report.html`
     (the standings, and the viewer of its games alone). UsageError for an unknown name or an
-    unwritable folder; nothing of the results folder is changed but its standings files."""
-    report_results(results_dir)  # summary.json current, as the report page reads it
+    unwritable folder. The results folder is read, once, and nothing is written there."""
     records, meta = load_results(results_dir)
-    listed = [*meta["players_listed"]]
+    config_order = meta.pop("players_listed")
+    meta["totals"]["played"] = len(records)
+    summary = summary_json(compute_standings(records, players=config_order, scoring=meta["scoring"]), meta)
+    listed = [*config_order]
     for record in records:
         listed += [name for name in record.seat_names() if name not in listed]
     unknown = [name for name in only if name not in listed]
     if unknown:
         raise UsageError(f"--player {unknown[0]!r} is not a player of this tournament; players: {', '.join(listed)}")
-    folder = ResultsFolder(results_dir)
-    summary = json.loads(folder.summary.read_text(encoding="utf-8"))
     done = []
     for name in only or listed:
         target = Path(to) / name
         try:
-            done.append(_export_one(name, records, summary, meta["players_listed"], target, log_chars))
+            done.append(_export_one(name, records, summary, config_order, target, log_chars))
         except OSError as exc:
             raise UsageError(f"cannot write {target}: {exc.strerror or exc}") from None
     return done

@@ -322,39 +322,32 @@ class Box:
         # The keeper's report: descriptor 7 in the box, closed when the bot's program runs.
         self._report_r, report_w = os.pipe() if places.spawn is not None else (-1, -1)
         self.pass_fds: tuple[int, ...] = (report_w,) if report_w >= 0 else ()
-        try:
-            self.groups = Groups(places, MAX_PROCESSES)
-            try:
-                self.groups.limit_memory(memory_mb)
-                self.groups.limit_cpu(spec.cpu_cores)
-            except GroupError:
-                self.groups.remove()
-                raise
-        except GroupError as exc:
-            for fd in (self._report_r, report_w):
-                if fd >= 0:
-                    os.close(fd)
-            raise SandboxError(str(exc)) from None
-        except BaseException:
-            for fd in (self._report_r, report_w):
-                if fd >= 0:
-                    os.close(fd)
-            raise
-        # Its write folders shown as a capped copy (write_cap.py) where the machine can make one:
-        # bubblewrap is then entered into the copy's holder's namespaces (`around`), which the
-        # keeper execs in its place, in the box's groups all the same.
+        # The box's groups, limited, and its write folders shown as a capped copy (write_cap.py)
+        # where the machine can make one: bubblewrap is then entered into the copy's holder's
+        # namespaces (`around`), which the keeper execs in its place, in the box's groups all
+        # the same. Whatever fails undoes what was made.
+        groups: Groups | None = None
         self.write_cap: write_cap.WriteCap | None = None
-        if spec.write and write_cap.available() is None:
-            try:
+        try:
+            groups = Groups(places, MAX_PROCESSES)  # removes what it made when it fails
+            groups.limit_memory(memory_mb)
+            groups.limit_cpu(spec.cpu_cores)
+            if spec.write and write_cap.available() is None:
                 self.write_cap = write_cap.hold(spec.write, write_mb=spec.write_mb, write_files=spec.write_files,
                                                 box_uid=(BOX_UID, BOX_GID) if places.as_root else None)
-            except write_cap.WriteCapError as exc:
-                self.groups.remove()
-                for fd in (self._report_r, report_w):
-                    if fd >= 0:
-                        os.close(fd)
+                bwrap = tuple(self.write_cap.around(bwrap))
+        except BaseException as exc:
+            if self.write_cap is not None:
+                write_cap.release(self.write_cap)
+            if groups is not None:
+                groups.remove()
+            for fd in (self._report_r, report_w):
+                if fd >= 0:
+                    os.close(fd)
+            if isinstance(exc, (GroupError, write_cap.WriteCapError)):
                 raise SandboxError(str(exc)) from None
-            bwrap = tuple(self.write_cap.around(bwrap))
+            raise
+        self.groups = groups
         # Without a memory group the cap is on address space (mmap included).
         address_space = str(memory_mb << 20) if memory_mb is not None and places.memory is None else "-"
         keeper = [places.spawn, "keeper"] if places.spawn is not None else [sys.executable, "-I", "-S", _KEEPER_PY]
