@@ -9,6 +9,7 @@ import argparse
 import importlib
 import io
 import os
+import signal
 import sys
 import traceback
 
@@ -88,6 +89,24 @@ def main(argv: list[str] | None = None) -> int:
     return _flushed(code)
 
 
+def command() -> int:
+    """The `arbiter` command itself (`python -m arbiter` too): `main` with Ctrl-C taken once.
+    The first Ctrl-C stops the command (KeyboardInterrupt, handled by each subcommand); any
+    further one while it stops, and while the interpreter exits (its exit handlers remove the
+    worker pool's files), is ignored, so that pressing it again never shows a traceback and
+    never cuts the stop short. The stop is bounded: it ends every bot and worker it owns."""
+    signal.signal(signal.SIGINT, _interrupt_once)
+    code = main()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the exit handlers run after this returns
+    return code
+
+
+def _interrupt_once(signum: int, frame: object) -> None:
+    """The first Ctrl-C: from now on Ctrl-C is ignored; this one interrupts the command."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    raise KeyboardInterrupt
+
+
 def describe_os_error(exc: OSError) -> str:
     """`cannot write /x/y: No space left on device`: the path and the system's reason."""
     reason = exc.strerror or str(exc)
@@ -140,4 +159,4 @@ def _prepare_standard_files() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(command())
