@@ -20,7 +20,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from datetime import datetime, timezone
-from typing import Any, Callable, Collection, Iterator, Mapping, Sequence
+from typing import Any, BinaryIO, Callable, Collection, Iterator, Mapping, Sequence
 
 from ..chance import RunSeeds, fresh_secret
 from ..errors import UsageError, show_path
@@ -80,54 +80,59 @@ class GameStore:
         self.seeds = RunSeeds(fresh_secret())
 
     def load(self, *, repair: bool = False) -> list[GameRecord]:
-        """Every complete record, typed. A torn last line (a crash mid-write) is ignored, and
-        with `repair` cut off the file so the next append starts on a clean line. A record
-        that is not a game record, repeats a game id, or names someone not in `players` is a
-        UsageError naming its line, and so is one that fails the store's `audit`, or that a
-        newer arbiter wrote: records are never dropped silently."""
-        if not self.path.exists():
-            return []
+        """Every complete record, typed, in one list (`records` reads them one at a time)."""
+        return list(self.records(repair=repair))
+
+    def records(self, *, repair: bool = False) -> Iterator[GameRecord]:
+        """Every complete record, typed, one at a time, read in bounded memory (the file is read
+        a line at a time; the ids seen are kept to refuse a repeat). A torn last line (a crash
+        mid-write) is ignored, and with `repair` cut off the file so the next append starts on
+        a clean line. A record that is not a game record, repeats a game id, or names someone
+        not in `players` is a UsageError naming its line, and so is one that fails the store's
+        `audit`, or that a newer arbiter wrote: records are never dropped silently."""
         try:
-            data = self.path.read_bytes()
+            handle = open(self.path, "rb")
+        except FileNotFoundError:
+            return
         except OSError as exc:
             raise UsageError(f"cannot read {self.path}: {exc.strerror}") from None
-        records: list[GameRecord] = []
         lines_of: dict[str | None, int] = {}  # game id -> its line
-        offset = 0
-        for number, line in enumerate(data.splitlines(keepends=True), 1):
-            complete = line.endswith(b"\n")
-            if complete and line.isspace():
+        with handle:
+            offset = 0
+            number = 0
+            for number, line in _lines(handle, self.path):
+                complete = line.endswith(b"\n")
+                if complete and line.isspace():
+                    offset += len(line)
+                    continue
+                try:
+                    parsed = json.loads(line)
+                except (json.JSONDecodeError, UnicodeDecodeError):
+                    parsed = None
+                    if complete and handle.peek(1):
+                        raise UsageError(
+                            f"{self.path}:{number}: this line is not a valid game record, and it is not "
+                            "the last line, so it was not a torn write; fix or remove it"
+                        ) from None
+                if parsed is None or not complete:
+                    if line.strip() and repair:
+                        with open(self.path, "r+b") as writer:
+                            writer.truncate(offset)
+                            os.fsync(writer.fileno())
+                    return
+                try:
+                    record = read_record(parsed)
+                    problem = self._problem(record, lines_of)
+                except NewerRecordError as exc:  # not to be fixed here: read by a newer arbiter
+                    raise UsageError(f"{self.path}:{number}: {exc}") from None
+                except RecordError as exc:
+                    problem = str(exc)
+                if problem is not None:
+                    raise UsageError(f"{self.path}:{number}: {problem}; fix or remove this line "
+                                     "(the standings would not be what was played)")
+                lines_of[record.id] = number
                 offset += len(line)
-                continue
-            try:
-                parsed = json.loads(line)
-            except (json.JSONDecodeError, UnicodeDecodeError):
-                parsed = None
-                if complete and offset + len(line) < len(data):
-                    raise UsageError(
-                        f"{self.path}:{number}: this line is not a valid game record, and it is not "
-                        "the last line, so it was not a torn write; fix or remove it"
-                    ) from None
-            if parsed is None or not complete:
-                if line.strip() and repair:
-                    with open(self.path, "r+b") as handle:
-                        handle.truncate(offset)
-                        os.fsync(handle.fileno())
-                break
-            try:
-                record = read_record(parsed)
-                problem = self._problem(record, lines_of)
-            except NewerRecordError as exc:  # not to be fixed here: read by a newer arbiter
-                raise UsageError(f"{self.path}:{number}: {exc}") from None
-            except RecordError as exc:
-                problem = str(exc)
-            if problem is not None:
-                raise UsageError(f"{self.path}:{number}: {problem}; fix or remove this line "
-                                 "(the standings would not be what was played)")
-            lines_of[record.id] = number
-            records.append(record)
-            offset += len(line)
-        return records
+                yield record
 
     def _problem(self, record: GameRecord, lines_of: Mapping[str | None, int]) -> str | None:
         """What makes a well-formed record wrong here: a stranger, its id seen before, or the audit's finding."""
@@ -445,6 +450,14 @@ class ResultsFolder:
     def write_config_copy(self, text: str) -> None:
         """Replace `config.yaml`, the copy of the config as it was read."""
         write_whole(self.path / CONFIG_COPY_FILE, text)
+
+
+def _lines(handle: BinaryIO, path: Path) -> Iterator[tuple[int, bytes]]:
+    """The file's lines, numbered from 1, each with its newline (the last may lack it: torn)."""
+    try:
+        yield from enumerate(handle, 1)
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
 
 
 def game_log_prefix(game_id: str) -> str:
