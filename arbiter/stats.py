@@ -305,6 +305,7 @@ def plackett_luce(
     players: Sequence[str],
     rankings: Sequence[Mapping[str, int]],
     anchor: str | None = None,
+    counts: Sequence[float] | None = None,
 ) -> dict[str, Rating]:
     """Maximum-likelihood Plackett-Luce ratings from game rankings, on the Elo scale.
 
@@ -317,12 +318,14 @@ def plackett_luce(
     ranking's own order is its seat order (the order of its keys): it is used for large ties only. Groups, anchoring, the
     virtual draws that keep a clean sweep finite, and the intervals follow `bradley_terry`
     (docs/statistics.md); the answer does not depend on the order of the rankings.
+    `counts`, when given, says how many games each ranking stands for (a tally of distinct
+    rankings, arbiter/tournament/tally.py): the same fit as the rankings repeated.
     """
     import numpy as np
     index = _index_players(players)
     if anchor is not None and anchor not in index:
         raise ValueError(f"anchor {anchor!r} is not one of the players")
-    events = _choice_events(index, rankings)
+    events = _choice_events(index, rankings, counts)
     met = np.zeros((len(index), len(index)))
     for members in events:
         for i, j in combinations(members, 2):
@@ -342,7 +345,8 @@ def plackett_luce(
     return {name: ratings[name] for name in players}
 
 
-def _choice_events(index: dict[str, int], rankings: Sequence[Mapping[str, int]]) -> ChoiceEvents:
+def _choice_events(index: dict[str, int], rankings: Sequence[Mapping[str, int]],
+                   counts: Sequence[float] | None = None) -> ChoiceEvents:
     """Every ranking as weighted choice events, identical events merged (weights add up).
 
     A block of k tied players followed by the set R of players placed below them stands for
@@ -360,6 +364,7 @@ def _choice_events(index: dict[str, int], rankings: Sequence[Mapping[str, int]])
     """
     events: ChoiceEvents = {}
     for k, ranking in enumerate(rankings):
+        times = 1.0 if counts is None else float(counts[k])  # the games this ranking stands for
         if not isinstance(ranking, (dict, Mapping)) or len(ranking) < 2:
             raise ValueError(f"ranking {k}: expected a mapping of at least two players to places, got {ranking!r}")
         places: dict[int, list[int]] = {}
@@ -373,7 +378,7 @@ def _choice_events(index: dict[str, int], rankings: Sequence[Mapping[str, int]])
             order = [places[p][0] for p in sorted(places)]
             for step in range(len(order) - 1):
                 members = (order[step],) + tuple(sorted(order[step + 1:]))
-                events[members] = events.get(members, 0.0) + 1.0
+                events[members] = events.get(members, 0.0) + times
             continue
         blocks = [sorted(places[p]) for p in sorted(places)]
         for b, block in enumerate(blocks):
@@ -386,10 +391,10 @@ def _choice_events(index: dict[str, int], rankings: Sequence[Mapping[str, int]])
                         for step in range(len(rotated)):
                             members = (rotated[step],) + tuple(sorted(set(rotated[step + 1:]) | set(below)))
                             if len(members) > 1:
-                                events[members] = events.get(members, 0.0) + 1 / (2 * len(cycle))
+                                events[members] = events.get(members, 0.0) + times / (2 * len(cycle))
                 continue
             for size in range(1, len(block) + 1):
-                weight = 1 / (math.comb(len(block), size) * size)
+                weight = times / (math.comb(len(block), size) * size)
                 for subset in combinations(block, size):
                     if size + len(below) < 2:
                         continue  # the last player left is not a choice
