@@ -16,6 +16,7 @@ from arbiter.errors import UsageError
 from arbiter.records import GameRecord
 from arbiter.reports.results import report_results
 from arbiter.tournament.audit import replay_problem
+from arbiter.tournament.tally import tally_of
 
 from tournament_helpers import ROOT, write_config
 
@@ -175,7 +176,7 @@ def test_a_resume_refuses_to_build_on_a_tampered_file(played: Path, tmp_path: Pa
 # --- what boxed the bots, said by the report ---------------------------------------------
 
 def _game(names: list[str], sandboxed: list | None) -> GameRecord:
-    record: dict[str, Any] = {"id": "-".join(names), "names": names, "game": "limit-nim", "moves": [], "winner": None,
+    record: dict[str, Any] = {"id": "-".join(names), "names": names, "game": "limit-nim", "moves": [], "scores": [0, 0], "winner": None,
                               "termination": "normal"}
     if sandboxed is not None:
         record["sandboxed"] = sandboxed
@@ -186,16 +187,16 @@ def test_the_standings_say_every_bot_was_sandboxed_only_when_every_record_says_s
     from arbiter.reports.results import sandbox_status
 
     machine = {"machine": "bots are sandboxed (bubblewrap)", "enforced": {"namespaces": "bubblewrap"}}
-    boxed = sandbox_status([_game(["a", "b"], [True, True]), _game(["b", "r"], [True, None])], machine)
+    boxed = sandbox_status(tally_of([_game(["a", "b"], [True, True]), _game(["b", "r"], [True, None])]), machine)
     assert boxed["line"] == "Sandbox: every launched bot ran sandboxed in every game (bubblewrap)"
     assert boxed["not_sandboxed"] == {}  # the remote bot (None) is outside any box by nature
-    loose = sandbox_status([_game(["a", "b"], [True, False]), _game(["b", "a"], [False, True]),
-                            _game(["a", "c"], [True, True])], machine)
+    loose = sandbox_status(tally_of([_game(["a", "b"], [True, False]), _game(["b", "a"], [False, True]),
+                            _game(["a", "c"], [True, True])]), machine)
     assert loose["line"].startswith("WARNING: NOT sandboxed: b (2 of 2 games); such a bot could read, change or kill")
-    old = sandbox_status([_game(["a", "b"], None), _game(["a", "b"], [True, True])], {})
+    old = sandbox_status(tally_of([_game(["a", "b"], None), _game(["a", "b"], [True, True])]), {})
     assert old["line"] == ("Sandbox: every launched bot ran sandboxed in every game; 1 of 2 games do not say whether "
                            "their bots were sandboxed (recorded by an older arbiter)")
-    assert sandbox_status([], machine)["line"] is None
+    assert sandbox_status(tally_of([]), machine)["line"] is None
 
 
 def test_a_run_without_the_sandbox_says_so_in_its_standings_and_report(played: Path, tmp_path: Path) -> None:

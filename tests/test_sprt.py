@@ -17,6 +17,7 @@ from typing import Any, Callable, Sequence
 
 import pytest
 
+from arbiter.tournament.tally import Tally
 from arbiter.cli import main
 from arbiter.cli.sprt import describe_outcome
 from arbiter.errors import UsageError
@@ -434,7 +435,7 @@ def test_the_live_line_shows_counts_ratings_and_the_llr_with_its_bounds(monkeypa
     stream = io.StringIO()
     progress = SprtProgress(stream, tty=True)
     test = SprtTest(SETTINGS, "new", "old")
-    progress.start(100, [])
+    progress.start(100, Tally())
     for first in ("new", "old"):
         test.add(record(1, first, "new"))
         progress.game_done(record(1, first, "new"), [])
@@ -449,7 +450,7 @@ def test_plain_output_prints_a_status_line_per_counted_pair() -> None:
     stream = io.StringIO()
     progress = SprtProgress(stream, tty=False)
     test = SprtTest(SETTINGS, "new", "old")
-    progress.start(100, [])
+    progress.start(100, Tally())
     for first in ("new", "old"):
         r = record(1, first, "new")
         test.add(r)

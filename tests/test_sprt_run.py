@@ -86,6 +86,6 @@ def test_the_bundled_example_runs_cut_down_to_a_few_games(tmp_path: Path) -> Non
     config = replace(config, sprt=replace(config.sprt, max_games=4), results_dir=tmp_path / config.name)
     outcome = run_sprt(config, SprtProgress(quiet=True, tty=False))
     assert outcome.test.games_recorded == 4
-    assert outcome.test.candidate_faults == outcome.test.baseline_faults == []
+    assert len(outcome.test.candidate_faults) == len(outcome.test.baseline_faults) == 0
     assert not outcome.logs.problem and outcome.logs.logs_scanned == 4
     assert outcome.test.verdict == "inconclusive" and outcome.exit_code == 4

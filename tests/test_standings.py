@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from arbiter.tournament.tally import tally_of
 from arbiter.cli.match import MatchProgress
 from arbiter.records import GameRecord
 from arbiter.reports.standings import compute_standings, format_standings, pairing_estimate
@@ -126,7 +127,7 @@ def test_the_head_to_head_figure_is_the_running_match_lines_and_the_sprts(tmp_pa
     games = paired("cand", "base", 1, (0, 1)) + paired("cand", "base", 2, (None, 0)) + paired("cand", "base", 3, (1, 0))
     standings = compute_standings(games, players=["cand", "base"])
     progress = MatchProgress("cand", "base", quiet=True)
-    progress.start(6, games)
+    progress.start(6, tally_of(games))
     test = SprtTest(SprtSettings(elo0=0, elo1=50), "cand", "base")
     for game in games:
         test.add(game)
@@ -157,6 +158,6 @@ def test_a_void_game_counts_for_no_one_and_is_counted_apart() -> None:
 
 def test_a_match_score_line_shows_void_games_beside_the_wins_draws_and_losses() -> None:
     progress = MatchProgress("a", "b", quiet=True)
-    progress.start(2, [record("a", "b", 0, id="001-a-b", round=1),
-                       record("a", "b", None, termination="void", id="002-a-b", round=1)])
+    progress.start(2, tally_of([record("a", "b", 0, id="001-a-b", round=1),
+                                record("a", "b", None, termination="void", id="002-a-b", round=1)]))
     assert progress.score_line().startswith("a vs b: +1 =0 -0 (1 void), ")

@@ -93,6 +93,7 @@ def test_a_folder_of_records_from_before_the_schema_resumes_and_reports_as_it_wa
         record["players"] = [{"name": p["name"], "command": p["command"]} for p in record["players"]]
         old.append(json.dumps(record) + "\n")
     games.write_text("".join(old))
+    (tmp_path / "results" / "checkpoint.json").unlink()  # an older arbiter wrote none
     resumed = run(path)
     assert resumed.played_now == 0 and comparable(resumed.records) == comparable(whole.records)
     assert games.read_text() == "".join(old)  # read, never rewritten

@@ -11,19 +11,20 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any, Callable, Sequence, TextIO
+from typing import Any, Callable, TextIO
 
 from ..errors import UsageError
 from ..records import GameRecord
 from ..referee import TimeControl
 from ..reports.html import write_tournament_report
 from ..reports.results import report_results
-from ..reports.standings import pairing_estimate
+from ..reports.standings import head_to_head_estimate
 from ..tournament.config import COMMAND_LINE, config_from_data
 from ..tournament.schema import MAX_NAME_BYTES
 from ..tournament.validate import KeyPath
 from ..tournament.progress import Progress, describe_result
 from ..tournament.runner import Interrupted, run_tournament, sandbox_line, stopped_note
+from ..tournament.tally import PlayerTally, Tally
 from .players import (TOURNAMENT_FLAGS, PlayerArg, add_engine_option, ms_flag, command_line_players, flag_namer, game_params,
                       openings_entry)
 from .outputs import add_results_options, check_results_flags
@@ -168,14 +169,13 @@ class MatchProgress(Progress):
         super().__init__(stream, quiet=quiet, tty=False)
         self.first, self.second = first, second
         self.wins = self.draws = self.losses = self.void = 0
-        self.records: Sequence[GameRecord] = ()
+        self.tally = Tally()
 
-    def start(self, planned: int, records: Sequence[GameRecord]) -> None:
-        self.wins = self.draws = self.losses = self.void = 0
-        self.records = records
-        for record in records:
-            self._tally(record)
-        super().start(planned, records)
+    def start(self, planned: int, tally: Tally) -> None:
+        first = tally.players.get(self.first, PlayerTally())
+        self.wins, self.draws, self.losses, self.void = first.wins, first.draws, first.losses, first.void
+        self.tally = tally
+        super().start(planned, tally)
 
     def _tally(self, record: GameRecord) -> None:
         winner = record.winner
@@ -188,19 +188,19 @@ class MatchProgress(Progress):
         else:
             self.losses += 1
 
-    def game_done(self, record: GameRecord, records: Sequence[GameRecord]) -> None:
+    def game_done(self, record: GameRecord, tally: Tally) -> None:
         self.done += 1
         self._count(record)
         self._tally(record)
-        self.records = records
+        self.tally = tally
         if not self.quiet:
             print(f"[{self.done}/{self.planned}] {describe_result(record)}; {self.score_line()}",
                   file=self.stream, flush=True)
 
     def score_line(self) -> str:
         """`greedy vs random: +7 =1 -2, Elo +147 [+12, +320] (pentanomial), LOS 99.1%`: the Elo of
-        the first over the second, the figure the standings will show (`pairing_estimate`)."""
-        estimate = pairing_estimate(self.records, self.first, self.second)
+        the first over the second, the figure the standings will show (`head_to_head_estimate`)."""
+        estimate = head_to_head_estimate(self.tally.head_to_head, self.first)
         void = f" ({self.void} void)" if self.void else ""
         return (f"{self.first} vs {self.second}: +{self.wins} ={self.draws} -{self.losses}{void}, "
                 f"Elo {estimate.text()} ({estimate.interval}), LOS {100 * estimate.los:.1f}%")

@@ -17,12 +17,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--html", action="store_true",
                         help="also write report.html: standings, crosstable, rating chart and a viewer "
                              "for every game, in one self-contained file (docs/report.md)")
+    parser.add_argument("--audit", action="store_true",
+                        help="replay every record again, those the checkpoint covers too (without it, they are "
+                             "checked by the digest of their bytes and only later records are replayed; "
+                             "docs/records.md)")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Rewrite the standings files (and the page), then print the standings."""
-    standings = report_results(args.results_dir, anchor=args.anchor)
+    standings = report_results(args.results_dir, anchor=args.anchor, whole=args.audit)
     page = write_tournament_report(args.results_dir) if args.html else None  # files before stdout
     print(standings, end="")
     if page is not None:

@@ -12,13 +12,12 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..errors import UsageError
-from ..records import GameRecord
 from ..referee import TimeControl
 from ..reports.results import report_results
 from ..tournament.config import COMMAND_LINE, SprtSettings, TournamentConfig, config_from_data
 from ..tournament.schema import DEFAULT_LOG_PATTERN, SPRT
 from ..tournament.validate import KeyPath
-from ..tournament.sprt import Interrupted, SprtOutcome, SprtProgress, run_sprt
+from ..tournament.sprt import FaultCount, Interrupted, SprtOutcome, SprtProgress, run_sprt
 from ..tournament.runner import GameWatch, sandbox_line, stopped_note
 from .outputs import add_results_options, check_results_flags
 from .players import (TOURNAMENT_FLAGS, PlayerArg, add_engine_option, ms_flag, command_line_players, flag_namer, game_params,
@@ -232,7 +231,7 @@ def describe_outcome(outcome: SprtOutcome) -> str:
     return "\n".join(lines)
 
 
-def _faults_text(faults: list[GameRecord], name: str) -> str:
+def _faults_text(faults: FaultCount, name: str) -> str:
     if not faults:
         return f"none by {name}"
     first = faults[0]

@@ -17,9 +17,10 @@ from typing import Any, Sequence
 
 from ..errors import UsageError
 from ..records import GameRecord
+from ..tournament.store import ResultsFolder
 from .html import render_page, tournament_page_data
 from .results import load_results
-from .standings import compute_standings, summary_json
+from .standings import standings_from_tally, summary_json
 
 LOG_CHARS = 10_000  # what CodeCup shows an entrant of its standard error per game
 CUT_NOTE = "\n[... cut by the arbiter's export: the first {chars} characters of {total} are shown]\n"
@@ -41,13 +42,12 @@ def export_entrants(results_dir: Path, to: Path, *, log_chars: int = LOG_CHARS,
     (`games.jsonl`), its own logs cut at `log_chars` characters each (`logs/`) and `report.html`
     (the standings, and the viewer of its games alone). UsageError for an unknown name or an
     unwritable folder. The results folder is read, once, and nothing is written there."""
-    records, meta = load_results(results_dir)
+    tally, meta = load_results(results_dir, keep=False)
     config_order = meta.pop("players_listed")
-    meta["totals"]["played"] = len(records)
-    summary = summary_json(compute_standings(records, players=config_order, scoring=meta["scoring"]), meta)
-    listed = [*config_order]
-    for record in records:
-        listed += [name for name in record.seat_names() if name not in listed]
+    meta["totals"]["played"] = tally.records
+    summary = summary_json(standings_from_tally(tally, players=config_order), meta)
+    listed = [*config_order, *(name for name in tally.players if name not in config_order)]
+    records = list(ResultsFolder(results_dir).store().records(audit=False))  # checked by load_results
     unknown = [name for name in only if name not in listed]
     if unknown:
         raise UsageError(f"--player {unknown[0]!r} is not a player of this tournament; players: {', '.join(listed)}")

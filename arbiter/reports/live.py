@@ -623,11 +623,11 @@ def _event(name: str, message: dict[str, Any]) -> bytes:
 
 def check_results_folder(folder: Path) -> list[str]:
     """UsageError unless `folder` is a results folder `arbiter serve` can show; its players."""
-    records, meta = load_results(folder)
+    tally, meta = load_results(folder)
     if not os.access(folder, os.R_OK):
         raise UsageError(f"{show_path(folder)} cannot be read")
     players = list(meta["players_listed"])
-    return players + sorted({name for record in records for name in record.seat_names()} - set(players))
+    return players + sorted(set(tally.players) - set(players))
 
 
 __all__ = ["LiveServer", "RunFeed", "check_results_folder", "is_loopback", "parse_address"]

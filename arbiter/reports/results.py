@@ -3,36 +3,23 @@ from __future__ import annotations
 
 from functools import partial
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping
 
 from ..errors import UsageError, show_path
-from ..records import GameRecord
 from ..tournament.audit import replay_problem, scoring_of
 from ..tournament.store import ResultsFolder, TournamentDescription
+from ..tournament.tally import Tally
 from .ranking import swiss_tables
-from .standings import compute_standings, write_standings
+from .standings import standings_from_tally, write_standings
 
 
-def sandbox_status(records: Sequence[GameRecord], described: Mapping[str, Any] | None) -> dict[str, Any]:
+def sandbox_status(tally: Tally, described: Mapping[str, Any] | None) -> dict[str, Any]:
     """Whether the bots of these games ran sandboxed, from the records themselves (each says so
-    per seat), with what the machine enforced (the description's `sandbox`); `line` says it in a
-    sentence for the standings, loud when a launched bot played unsandboxed."""
+    per seat, as the tally counts them), with what the machine enforced (the description's
+    `sandbox`); `line` says it in a sentence for the standings, loud when a launched bot played
+    unsandboxed."""
     described = described or {}
-    loose: dict[str, int] = {}
-    games: dict[str, int] = {}
-    unknown = 0
-    for record in records:
-        names, flags = record.seat_names(), record.sandboxed
-        if record.termination.is_void and not flags:  # its worker died with what it knew of the boxes
-            continue
-        if len(flags) != len(names):
-            unknown += 1  # recorded before records said
-            continue
-        for name, boxed in zip(names, flags):
-            if boxed is not None:  # None: a remote bot, outside any box by nature
-                games[name] = games.get(name, 0) + 1
-                if not boxed:
-                    loose[name] = loose.get(name, 0) + 1
+    loose, games, unknown = tally.sandbox_loose, tally.sandbox_games, tally.sandbox_unknown
     machine = described.get("machine")
     if loose:
         who = ", ".join(f"{name} ({loose[name]} of {games[name]} games)" for name in sorted(loose))
@@ -42,10 +29,10 @@ def sandbox_status(records: Sequence[GameRecord], described: Mapping[str, Any] |
         line = "Sandbox: every launched bot ran sandboxed in every game" + (f" ({_box_detail(machine)})" if machine else "")
     else:
         line = None  # no game yet, or none that says
-    if unknown and records:
-        note = f"{unknown} of {len(records)} games do not say whether their bots were sandboxed (recorded by an older arbiter)"
+    if unknown and tally.records:
+        note = f"{unknown} of {tally.records} games do not say whether their bots were sandboxed (recorded by an older arbiter)"
         line = f"{line}; {note}" if line else f"Sandbox: {note}"
-    return {"line": line, "not_sandboxed": loose, "games_unknown": unknown, "machine": machine,
+    return {"line": line, "not_sandboxed": dict(loose), "games_unknown": unknown, "machine": machine,
             "enforced": described.get("enforced")}
 
 
@@ -59,8 +46,11 @@ def _box_detail(machine: str) -> str:
     return inside + after
 
 
-def load_results(folder: Path) -> tuple[list[GameRecord], dict[str, Any]]:
-    """The records and a description of the tournament (name, game, format, settings)."""
+def load_results(folder: Path, *, whole: bool = False, keep: bool = True) -> tuple[Tally, dict[str, Any]]:
+    """The records' aggregates and a description of the tournament (name, game, format,
+    settings), every record checked (`GameStore.read`: those a checkpoint covers by their
+    digest, or with `whole` replayed too). With `keep`, the checkpoint is written afresh so
+    that the next reader reads only what comes after (`arbiter export` writes nothing)."""
     results = ResultsFolder(folder)
     if not folder.exists():
         raise UsageError(f"{show_path(folder)} does not exist")
@@ -71,13 +61,18 @@ def load_results(folder: Path) -> tuple[list[GameRecord], dict[str, Any]]:
         raise UsageError(f"{show_path(folder)} is not a results folder: it has no {results.games.name}")
     description = results.read_description() or TournamentDescription()
     schedule = description.schedule
-    records = results.store(players=schedule.get("players", []),
-                            audit=partial(replay_problem, scoring=scoring_of(description.scoring))).load()
-    first = records[0] if records else None
+    scoring = description.scoring if description.scoring is not None else {"win": 1.0, "draw": 0.5, "loss": 0.0}
+    store = results.store(players=schedule.get("players", []),
+                          audit=partial(replay_problem, scoring=scoring_of(description.scoring)),
+                          scoring=scoring, keep_results=schedule.get("format") == "swiss")
+    tally = store.read(whole=whole)
+    if keep:
+        store.checkpoint()
+    first = tally.first
     meta = {
         "name": description.name if description.name is not None else folder.name,
-        "game": schedule.get("game", first and first.game),
-        "params": first.params if first is not None else schedule.get("params", {}),
+        "game": schedule.get("game", first and first["game"]),
+        "params": first["params"] if first is not None else schedule.get("params", {}),
         "format": schedule.get("format"),
         "settings": {
             "games_per_pairing": schedule.get("games_per_pairing"),
@@ -86,23 +81,24 @@ def load_results(folder: Path) -> tuple[list[GameRecord], dict[str, Any]]:
             "openings": schedule.get("openings"),
             "time": description.time,
         },
-        "scoring": description.scoring if description.scoring is not None else {"win": 1.0, "draw": 0.5, "loss": 0.0},
+        "scoring": scoring,
         "players_listed": schedule.get("players", []),
-        "totals": {"planned": description.planned if description.planned is not None else len(records)},
-        "sandbox": sandbox_status(records, description.sandbox),
+        "totals": {"planned": description.planned if description.planned is not None else tally.records},
+        "sandbox": sandbox_status(tally, description.sandbox),
     }
-    meta.update(swiss_tables(records, meta))  # a Swiss tournament's rounds, and its final ranking
-    return records, meta
+    meta.update(swiss_tables(tally.results, meta))  # a Swiss tournament's rounds, and its final ranking
+    return tally, meta
 
 
-def report_results(folder: Path, *, anchor: str | None = None) -> str:
-    """Recompute and write the standings files of a results folder; return the text table."""
-    records, meta = load_results(folder)
+def report_results(folder: Path, *, anchor: str | None = None, whole: bool = False) -> str:
+    """Recompute and write the standings files of a results folder; return the text table
+    (`whole`: every record replayed, `arbiter report --audit`)."""
+    tally, meta = load_results(folder, whole=whole)
     players = meta.pop("players_listed")
-    if anchor is not None and anchor not in players and not any(anchor in r.seat_names() for r in records):
+    if anchor is not None and anchor not in players and anchor not in tally.players:
         raise UsageError(f"--anchor {anchor!r} is not a player of this tournament; players: {', '.join(players)}")
-    standings = compute_standings(records, players=players, scoring=meta["scoring"], anchor=anchor)
-    meta["totals"]["played"] = len(records)
+    standings = standings_from_tally(tally, players=players, anchor=anchor)
+    meta["totals"]["played"] = tally.records
     try:
         return write_standings(folder, standings, meta)
     except OSError as exc:

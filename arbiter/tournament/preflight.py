@@ -140,7 +140,7 @@ def _refuse_new_entrants(folder: ResultsFolder, admitted: TournamentConfig) -> N
     """A resume whose admitted players differ from the recorded tournament's is refused (as
     any changed schedule is: resume.py), naming the entrants that came or went."""
     before = folder.read_description()
-    recorded = len(folder.store().load()) if before is not None and folder.games.exists() else 0
+    recorded = folder.count_records() if before is not None and folder.games.exists() else 0
     if not recorded:
         return
     was = list(before.schedule.get("players") or []) if before is not None else []

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Any, Sequence, TextIO
+from typing import Any, TextIO
 
 from ..records import GameRecord, score_text
+from .tally import Tally
 
 
 class TolerantStream:
@@ -49,12 +50,11 @@ class Progress:
         self.started = time.monotonic()
         self._line_shown = False
 
-    def start(self, planned: int, records: Sequence[GameRecord]) -> None:
-        """Begin; `records` are the games already on disk (a resumed run)."""
+    def start(self, planned: int, tally: Tally) -> None:
+        """Begin; `tally` holds the games already on disk (a resumed run)."""
         self.planned = planned
-        self.done_before = self.done = len(records)
-        for record in records:
-            self._count(record)
+        self.done_before = self.done = tally.records
+        self.points = tally.points_by_name()
         self.started = time.monotonic()
         if self.done_before:
             self.note(f"resuming: {self.done_before} of {planned} games already recorded")
@@ -64,8 +64,8 @@ class Progress:
         for name, gained in zip(record.seat_names(), record.points or ()):
             self.points[name] = self.points.get(name, 0.0) + gained
 
-    def game_done(self, record: GameRecord, records: Sequence[GameRecord]) -> None:
-        """One more game is on disk."""
+    def game_done(self, record: GameRecord, tally: Tally) -> None:
+        """One more game is on disk (`tally` counts it already)."""
         self.done += 1
         self._count(record)
         if self.quiet:
@@ -100,7 +100,7 @@ class Progress:
         self.stream.flush()
         self._line_shown = True
 
-    def finish(self, records: Sequence[GameRecord]) -> None:
+    def finish(self, tally: Tally) -> None:
         """The run is over (complete or not)."""
         if self._line_shown:
             self.stream.write("\n")

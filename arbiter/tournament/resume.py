@@ -17,10 +17,9 @@ record's field has no class. docs/config.md, Running and resuming, says the same
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping
 
 from ..errors import UsageError
-from ..records import GameRecord
 from .config import COMMAND_LINE, TournamentConfig
 from .schedule import SEAT_ORDERS
 from .schema import CONDITION, SCHEDULE, TOP, OnResume, sandboxed_players
@@ -144,19 +143,19 @@ def refuse_changed_conditions(folder: Path, before: Any, now: dict[str, Any], ga
         )
 
 
-def refuse_changed_programs(folder: Path, records: Sequence[GameRecord],
+def refuse_changed_programs(folder: Path, recorded: Mapping[str, Mapping[str, int]],
                             digests: Mapping[str, str | None], advice: str) -> None:
     """UsageError naming each player whose recorded games were played by another program than
-    the one its files make now (`digests` by name), ending in `advice` (start_over_advice). A
-    record without a digest (from before records kept it, or of a remote bot) proves nothing
+    the one its files make now (`digests` by name; `recorded`: each name's digests in its
+    records, with their games, as the tally keeps them), ending in `advice` (start_over_advice).
+    A record without a digest (from before records kept it, or of a remote bot) proves nothing
     either way and is accepted."""
     changed: dict[str, tuple[str, int]] = {}  # name -> (the digest recorded first, games with another)
-    for record in records:
-        for name, player in zip(record.seat_names(), record.players):
-            recorded, now = player.digest, digests.get(name)
-            if recorded and now and recorded != now:
-                first, count = changed.get(name, (recorded, 0))
-                changed[name] = (first, count + 1)
+    for name, kept in recorded.items():
+        now = digests.get(name)
+        others = [(digest, games) for digest, games in kept.items() if now and digest != now]
+        if others:
+            changed[name] = (others[0][0], sum(games for _, games in others))
     if changed:
         what = "; ".join(f"{name} played {count} of them as another program (digest {old[:12]}, now "
                          f"{str(digests[name])[:12]})" for name, (old, count) in changed.items())

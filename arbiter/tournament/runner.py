@@ -32,6 +32,7 @@ from .resume import (play_conditions, refuse_changed_conditions, refuse_changed_
                      sandboxed_players, schedule_identity, start_over_advice)
 from .schedule import ScheduledGame, final_games, fixed_schedule, planned_games, swiss_round
 from .stages import finalists
+from .tally import Tally
 from .store import GameStore, ResultsFolder, TournamentDescription, game_log_prefix, hold_results_folder
 from .workers import WorkerPool
 
@@ -47,11 +48,18 @@ class Interrupted(Exception):
 
 @dataclass
 class RunOutcome:
-    """What a run did: records on disk now, and how many games this run played."""
+    """What a run did: the aggregates of the records on disk now, and how many games this run played."""
 
-    records: list[GameRecord]
+    tally: Tally
     played_now: int
     planned: int
+    results_dir: Path
+
+    @property
+    def records(self) -> list[GameRecord]:
+        """Every record on disk now, read from the folder into one list (a small folder's
+        reader's convenience: the tally is what stays bounded)."""
+        return ResultsFolder(self.results_dir).store().load()
 
 
 def prepare_results(config: TournamentConfig, *, fresh: bool, backup: bool = True,
@@ -61,11 +69,13 @@ def prepare_results(config: TournamentConfig, *, fresh: bool, backup: bool = Tru
     resume whose schedule or play conditions changed (arbiter/tournament/resume.py)."""
     folder = ResultsFolder(config.results_dir)
     identity = schedule_identity(config)
-    store = folder.store(players=[p.name for p in config.players],
-                         audit=partial(replay_problem, scoring=config.scoring))
     clear_results(config, fresh=fresh, backup=backup, note=note)
-    recorded = folder.store().load()
-    games = len(recorded)
+    store = folder.store(players=[p.name for p in config.players], scoring=asdict(config.scoring),
+                         keep_results=config.format == "swiss")  # a Swiss round is paired from each game's result
+    store.seeds = folder.run_seeds(config.seed)  # the folder's secret: drawn now, or kept from the first run
+    store.audit = partial(replay_problem, scoring=config.scoring, seeds=store.seeds)  # each record's dice its own
+    recorded = store.read(repair=True)  # every record checked: the checkpoint's by their digest, the rest replayed
+    games = recorded.records
     before = folder.read_description()
     advice = start_over_advice(config, games)
     if before is not None:
@@ -73,9 +83,7 @@ def prepare_results(config: TournamentConfig, *, fresh: bool, backup: bool = Tru
     conditions = play_conditions(config)
     refuse_changed_conditions(folder.path, before and before.conditions, conditions, games, advice)
     store.digests = run_digests(config)
-    store.seeds = folder.run_seeds(config.seed)  # the folder's secret: drawn now, or kept from the first run
-    store.audit = partial(replay_problem, scoring=config.scoring, seeds=store.seeds)  # each record's dice its own
-    refuse_changed_programs(folder.path, recorded, store.digests, advice)
+    refuse_changed_programs(folder.path, recorded.digests, store.digests, advice)
     folder.write_description(TournamentDescription(
         name=config.name, schedule=identity, scoring=asdict(config.scoring), time=asdict(config.time),
         planned=planned_games(config), conditions=conditions, sandbox=sandbox_report(config),
@@ -202,14 +210,18 @@ class TournamentRunner:
         self.play = play
         self.cluster = cluster  # None: games in worker processes here
         self.cancel = threading.Event()
-        self.records = store.load(repair=True)
+        if store.tally is None:  # not read by prepare_results (a test's store)
+            store.read(repair=True)
+        assert store.tally is not None
+        self.tally: Tally = store.tally  # the records' aggregates, kept current by the store's appends
         self.digests = store.digests  # prepare_results's
-        self.done_ids = {r.id for r in self.records}
+        self.done_ids = store.ids
         self.game: Game[Any] = config.make_game()
         self.played_now = 0
         self.arbiter_faults = 0  # games the machinery failed this run (not recorded)
         self._byes: dict[int, set[str]] = {}  # Swiss round -> who sat out, recomputed on resume
         self.watch: GameWatch | None = None
+        self.last_record: GameRecord | None = None  # the latest recorded by this run
         # Each remote player's endpoint by its name (`_remote_seats`, for every game `_fill` looks at).
         self._endpoint_of = {p.name: p.socket.bind or p.socket.connect or ""
                              for p in config.players if p.transport == "remote"}
@@ -217,7 +229,7 @@ class TournamentRunner:
     def run(self) -> RunOutcome:
         """Play every game that has no record yet; raises Interrupted on Ctrl-C."""
         planned = planned_games(self.config)
-        self.progress.start(planned, self.records)
+        self.progress.start(planned, self.tally)
         if self.config.format == "swiss":
             assert self.config.rounds is not None
             swiss: list[str] = []
@@ -229,15 +241,15 @@ class TournamentRunner:
                 self._play_final(swiss)
         else:
             self._play_batch(fixed_schedule(self.config))
-        self.progress.finish(self.records)
-        return RunOutcome(self.records, self.played_now, planned)
+        self.progress.finish(self.tally)
+        return RunOutcome(self.tally, self.played_now, planned, self.config.results_dir)
 
     def _swiss_games(self, round_no: int) -> list[ScheduledGame]:
         """Round `round_no`'s games, paired from the records of the rounds before it."""
         points: dict[str, float] = {}
         met: set[frozenset[str]] = set()
         byes: set[str] = set()
-        for record in self.records:
+        for record in self.tally.results:
             if record.round is None or record.round >= round_no or record.termination.is_void:
                 continue  # a void game is no meeting: its players may be paired again
             for name, gained in zip(record.seat_names(), record.points or ()):
@@ -259,7 +271,7 @@ class TournamentRunner:
             self.progress.note(f"the final waits: {len(missing)} Swiss games have no record yet ({missing[0]}, ...); "
                                "run the same command again to play them, then the final")
             return
-        chosen = finalists(self.records, [p.name for p in self.config.players], self.config.rounds,
+        chosen = finalists(self.tally.results, [p.name for p in self.config.players], self.config.rounds,
                            self.config.final.top)
         self.progress.note(f"final: {', '.join(chosen)} (the top {len(chosen)} of the Swiss ranking) play a round "
                            f"robin of {self.config.final.games_per_pairing} games a group")
@@ -387,17 +399,16 @@ class TournamentRunner:
 
     def _record(self, scheduled: ScheduledGame, record: GameRecord) -> None:
         stored = tournament_record(self.config, scheduled, record, self.digests)
-        self.store.append(stored)  # durable before it is counted
-        self.records.append(stored)
-        self.done_ids.add(scheduled.id)
+        self.store.append(stored)  # durable before it is counted; the store's tally and ids count it
+        self.last_record = stored
         self.played_now += 1
-        self.progress.game_done(stored, self.records)
+        self.progress.game_done(stored, self.tally)
 
 
 def stopped_note(results_dir: Path, again: str) -> str:
     """What to tell the user after Ctrl-C: what is safe on disk and how to resume."""
     folder = ResultsFolder(results_dir)
-    return (f"stopped: {len(folder.store().load())} games are recorded in {folder.games}; running games were "
+    return (f"stopped: {folder.count_records()} games are recorded in {folder.games}; running games were "
             f"abandoned and every bot ended. To resume, run the same command again: {again}")
 
 
@@ -414,13 +425,19 @@ def run_held(config: TournamentConfig, progress: Progress, runner_class: type[To
             runner = runner_class(config, store, progress)
             runner.watch = watch
             started = time.monotonic()
-            outcome = runner.run()
+            try:
+                outcome = runner.run()
+            finally:
+                store.checkpoint()  # however the run ends: the next reads only what comes after
         else:
             with _cluster_module().connect(config, progress.note) as cluster:  # every worker checked before the first game
                 runner = runner_class(config, store, progress, cluster=cluster)
                 runner.watch = watch
                 started = time.monotonic()
-                outcome = runner.run()
+                try:
+                    outcome = runner.run()
+                finally:
+                    store.checkpoint()
     if outcome.played_now:
         progress.note(f"{outcome.played_now} games played in {time.monotonic() - started:.1f} s")
     return outcome

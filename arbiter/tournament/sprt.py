@@ -13,15 +13,15 @@ from __future__ import annotations
 import re
 import shutil
 from concurrent.futures import Future
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Literal, Sequence, TextIO
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Literal, TextIO
 
 from ..errors import ExitCode
 from ..games import Game
 from ..records import GameRecord
 from ..referee import play_game
-from ..stats import EloEstimate, SprtState, nelo_from_pentanomial, pairing_elo, sprt_status
+from ..stats import EloEstimate, SprtState, elo_from_pentanomial, nelo_from_pentanomial, sprt_status
 from .config import SprtSettings, TournamentConfig
 from .progress import Progress
 from .runner import GameWatch, Interrupted, TournamentRunner, run_held
@@ -61,6 +61,27 @@ def is_fault_by(record: GameRecord, name: str) -> bool:
     return record.termination.is_fault and offender is not None and record.seat_names()[offender] == name
 
 
+class FaultCount:
+    """A player's faults in the test's games: how many, and the first (all a verdict quotes)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.first: GameRecord | None = None
+
+    def append(self, record: GameRecord) -> None:
+        self.count += 1
+        if self.first is None:
+            self.first = replace(record, moves=[])  # its moves are not quoted: not kept
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __getitem__(self, index: int) -> GameRecord:
+        if index != 0 or self.first is None:
+            raise IndexError("only the first fault is kept")
+        return self.first
+
+
 class SprtTest:
     """The sequential test's state, built from game records added in any order.
 
@@ -84,10 +105,10 @@ class SprtTest:
         self.games_recorded = 0
         self.state: SprtState = sprt_status(self.pentanomial, settings.elo0, settings.elo1,
                                             settings.alpha, settings.beta)
-        self.candidate_faults: list[GameRecord] = []
-        self.baseline_faults: list[GameRecord] = []
-        self._games: dict[int, dict[bool, float | None]] = {}  # pair -> {candidate moved first: its points; None: void}
-        self._counted: list[list[float]] = []  # the counted pairs' game scores, for `elo`
+        self.candidate_faults = FaultCount()
+        self.baseline_faults = FaultCount()
+        # pair -> {candidate moved first: its points; None: void}, for the pairs not yet taken in order
+        self._games: dict[int, dict[bool, float | None]] = {}
 
     def add(self, record: GameRecord) -> None:
         """Take one game record into account."""
@@ -117,6 +138,7 @@ class SprtTest:
             games = self._games.get(self.pairs_done + 1, {})
             if len(games) < 2:
                 return
+            del self._games[self.pairs_done + 1]  # taken: its counts hold all that is needed of it
             if None in games.values():
                 self.pairs_void += 1
                 continue
@@ -125,7 +147,6 @@ class SprtTest:
                 self.draws += points == 0.5
                 self.losses += points == 0
             self.pentanomial[round(2 * sum(games.values()))] += 1  # type: ignore[arg-type]
-            self._counted.append(list(games.values()))  # type: ignore[arg-type]
             self.pairs_counted += 1
             self.state = sprt_status(self.pentanomial, s.elo0, s.elo1, s.alpha, s.beta)
 
@@ -146,8 +167,9 @@ class SprtTest:
 
     def elo(self) -> EloEstimate:
         """The candidate's Elo over the baseline from the counted pairs, with 95% interval and LOS:
-        the pairing's one figure, as the standings show it (`stats.pairing_elo`)."""
-        return pairing_elo(self._counted)
+        the pairing's one figure, as the standings show it (`stats.pairing_elo` of pairs: the
+        pentanomial's estimate)."""
+        return elo_from_pentanomial(self.pentanomial)
 
     def nelo(self) -> tuple[float, float, float]:
         """The candidate's normalized Elo from the counted pairs: (nelo, low, high)."""
@@ -180,7 +202,7 @@ class LogScan:
         return self.lines_matched > 0
 
 
-def scan_logs(records: Sequence[GameRecord], name: str, pattern: str, base: Path) -> LogScan:
+def scan_logs(records: Iterable[GameRecord], name: str, pattern: str, base: Path) -> LogScan:
     """Scan `name`'s stderr log of every record for lines matching `pattern` (case-insensitive).
 
     An empty pattern scans nothing. Relative log paths are taken from `base`. Games are
@@ -191,8 +213,8 @@ def scan_logs(records: Sequence[GameRecord], name: str, pattern: str, base: Path
     regex = re.compile(pattern, re.IGNORECASE)
     scanned = missing = lines = matched_logs = 0
     first: list[str] = []
-    for record in sorted(records, key=lambda r: (r.round or 0, r.id or "")):
-        log = record.logs[record.seat_names().index(name)] if record.logs else None
+    logs = sorted((r.round or 0, r.id or "", r.logs[r.seat_names().index(name)] if r.logs else None) for r in records)
+    for _, _, log in logs:  # each game's log path alone is kept, not its record
         path = None if log is None else (Path(log) if Path(log).is_absolute() else base / log)
         if path is None or not path.is_file():
             missing += 1
@@ -266,18 +288,18 @@ class SprtRunner(TournamentRunner):
         assert config.sprt is not None and config.candidate is not None
         self.sprt_progress = progress
         self.test = SprtTest(config.sprt, *(p.name for p in config.players))
-        for record in self.records:
+        for record in store.records(audit=False):  # checked by prepare_results' read; taken one at a time
             self.test.add(record)
 
     def run(self) -> SprtOutcome:  # type: ignore[override]
         """Play pairs until the verdict is known (nothing, if the records already decide it)."""
         assert self.config.sprt is not None
-        self.progress.start(self.config.sprt.max_games, self.records)
+        self.progress.start(self.config.sprt.max_games, self.tally)
         self.sprt_progress.status(self.test)
         if self.test.verdict is None:
             self._play_until_decided()
-        self.progress.finish(self.records)
-        logs = scan_logs(self.records, self.test.candidate, self.config.sprt.log_pattern, self.config.results_dir)
+        self.progress.finish(self.tally)
+        logs = scan_logs(self.store.records(audit=False), self.test.candidate, self.config.sprt.log_pattern, self.config.results_dir)
         return SprtOutcome(self.test, logs, self.played_now)
 
     def _pending(self) -> Iterator[ScheduledGame]:
@@ -292,10 +314,10 @@ class SprtRunner(TournamentRunner):
     def _finished(self, scheduled: ScheduledGame, future: Future[GameRecord]) -> None:
         """Record a finished game (durably, via the tournament's `_record`) and count it (a game
         the machinery failed has no record: nothing to count)."""
-        recorded = len(self.records)
+        recorded = self.tally.records
         super()._finished(scheduled, future)
-        if len(self.records) > recorded:
-            self.test.add(self.records[-1])
+        if self.tally.records > recorded and self.last_record is not None:
+            self.test.add(self.last_record)
         self.sprt_progress.status(self.test)
 
     def _decided(self) -> bool:

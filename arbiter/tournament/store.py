@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import hashlib
 import json
 import os
 import shutil
@@ -26,6 +27,7 @@ from ..chance import RunSeeds, fresh_secret
 from ..errors import UsageError, show_path
 from ..records import GameRecord, NewerRecordError, RecordError, read_record
 from ..referee import seat_log_name
+from .tally import HashList, IdSet, Tally
 
 GAMES_FILE = "games.jsonl"
 DESCRIPTION_FILE = "tournament.json"
@@ -38,13 +40,18 @@ REPORT_FILE = "report.html"
 ARBITER_FAULTS_FILE = "arbiter-faults.jsonl"  # games the arbiter's own machinery failed: none is a record
 LOCK_FILE = ".arbiter.lock"
 SECRET_FILE = "secret.json"  # the run's secret (chance.RunSeeds), readable by the arbiter's user alone
+CHECKPOINT_FILE = "checkpoint.json"  # the aggregates of games.jsonl's first records and their bytes' digest
 RESULTS_MARKS = (GAMES_FILE, DESCRIPTION_FILE, LOCK_FILE)
 # What a run writes here (with LOGS_FOLDER): what --fresh moves into a backup, or deletes.
 RUN_FILES = (GAMES_FILE, DESCRIPTION_FILE, CONFIG_COPY_FILE, STANDINGS_TEXT_FILE, STANDINGS_MARKDOWN_FILE,
-             SUMMARY_FILE, REPORT_FILE, ARBITER_FAULTS_FILE, SECRET_FILE)  # files that make a folder a results folder
+             SUMMARY_FILE, REPORT_FILE, ARBITER_FAULTS_FILE, SECRET_FILE, CHECKPOINT_FILE)  # files that make a folder a results folder
 # The description's format. 1: the first to say (its `schema` key); a file without one (0) is
 # read the same way. A change that older arbiters would misread raises it.
 DESCRIPTION_SCHEMA = 1
+CHECKPOINT_SCHEMA = 1
+# A run writes the checkpoint after this many new records (and when it ends, however it ends):
+# a resume after a crash replays at most these. Each write is the tally and 8 bytes a game.
+CHECKPOINT_EVERY = 2000
 
 
 class RecordNotWritten(UsageError):
@@ -65,10 +72,18 @@ class RecordNotWritten(UsageError):
 
 class GameStore:
     """One JSON object per finished game, one per line, in the order games finished, read
-    and written as typed records (`records.GameRecord`, whose schema each line carries)."""
+    and written as typed records (`records.GameRecord`, whose schema each line carries).
+
+    `read` takes the whole file in as aggregates (`tally.Tally`) and the ids recorded, in
+    bounded memory; once read, `append` keeps them current, and a checkpoint beside the file
+    (`checkpoint.json`: the aggregates, the ids and the SHA-256 of the bytes they cover) lets
+    the next `read` verify those bytes by their digest and replay only the records after them.
+    The checkpoint is evidence and a cache, never the source of truth: without it every record
+    is read and checked again (docs/records.md)."""
 
     def __init__(self, path: Path, players: Collection[str] = (),
-                 audit: Callable[[GameRecord], str | None] | None = None) -> None:
+                 audit: Callable[[GameRecord], str | None] | None = None,
+                 scoring: Mapping[str, float] | None = None, *, keep_results: bool = False) -> None:
         self.path = path
         # Each player's program digest for the run that appends here (tournament/programs.py),
         # worked out once when the run's folder is prepared; stamped into each record.
@@ -78,32 +93,73 @@ class GameStore:
         # Where the run's games get their dice and the bots' seeds: the folder's kept secret once
         # the run's folder is prepared (`ResultsFolder.run_seeds`); until then one never kept.
         self.seeds = RunSeeds(fresh_secret())
+        self.scoring = json.loads(json.dumps(dict(scoring))) if scoring is not None else None  # as JSON keeps it
+        self.keep_results = keep_results  # a Swiss tournament's readers need each game's result
+        self.tally: Tally | None = None  # set by `read`, kept current by `append`
+        self.ids = IdSet()
+        self._digest = hashlib.sha256()  # of the bytes read and appended so far
+        self._bytes = 0  # ... which end here: after the last complete record
+        self._lines = 0
+        self._since_checkpoint = 0
+
+    @property
+    def checkpoint_path(self) -> Path:
+        return self.path.with_name(CHECKPOINT_FILE)
 
     def load(self, *, repair: bool = False) -> list[GameRecord]:
         """Every complete record, typed, in one list (`records` reads them one at a time)."""
         return list(self.records(repair=repair))
 
-    def records(self, *, repair: bool = False) -> Iterator[GameRecord]:
-        """Every complete record, typed, one at a time, read in bounded memory (the file is read
-        a line at a time; the ids seen are kept to refuse a repeat). A torn last line (a crash
-        mid-write) is ignored, and with `repair` cut off the file so the next append starts on
-        a clean line. A record that is not a game record, repeats a game id, or names someone
-        not in `players` is a UsageError naming its line, and so is one that fails the store's
-        `audit`, or that a newer arbiter wrote: records are never dropped silently."""
+    def records(self, *, repair: bool = False, audit: bool = True) -> Iterator[GameRecord]:
+        """Every complete record, typed, one at a time, checked (`read` says how; without `audit`,
+        not replayed: for a reader of records `read` has just checked), in bounded memory."""
+        for record, _ in self._scan(0, 0, IdSet(), repair=repair, audit=audit):
+            if record is not None:
+                yield record
+
+    def read(self, *, repair: bool = False, whole: bool = False) -> Tally:
+        """Take in every record as aggregates and ids (`tally`, `ids`), and return the tally.
+
+        With a checkpoint whose digest matches the file's first bytes, only the records after
+        it are read and replayed; a checkpoint that does not match means a record it covers was
+        changed, removed or inserted: a UsageError says so. With `whole` (`arbiter report
+        --audit`), every record is read and checked again, after the same digest check.
+        A torn last line (a crash mid-write) is ignored, and with `repair` cut off the file so
+        the next append starts on a clean line. A record that is not a game record, repeats a
+        game id, or names someone not in `players` is a UsageError naming its line, and so is
+        one that fails the store's `audit`, or that a newer arbiter wrote."""
+        kept = self._verified_checkpoint()
+        if kept is not None and not whole:
+            tally, ids, self._digest, self._bytes, self._lines = kept
+        else:
+            tally, ids = Tally(self.scoring, keep_results=self.keep_results), IdSet()
+            self._digest, self._bytes, self._lines = hashlib.sha256(), 0, 0
+        for record, line in self._scan(self._bytes, self._lines, ids, repair=repair):
+            if record is not None:
+                tally.add(record)
+            self._digest.update(line)
+            self._bytes += len(line)
+            self._lines += 1
+        self.tally, self.ids = tally, ids
+        return tally
+
+    def _scan(self, offset: int, lines_before: int, ids: IdSet, *,
+              repair: bool, audit: bool = True) -> Iterator[tuple[GameRecord | None, bytes]]:
+        """The records from byte `offset` (after `lines_before` lines), each checked and its id
+        added to `ids`, with its line's bytes (None for a blank line)."""
         try:
             handle = open(self.path, "rb")
         except FileNotFoundError:
             return
         except OSError as exc:
             raise UsageError(f"cannot read {self.path}: {exc.strerror}") from None
-        lines_of: dict[str | None, int] = {}  # game id -> its line
         with handle:
-            offset = 0
-            number = 0
-            for number, line in _lines(handle, self.path):
+            handle.seek(offset)
+            for number, line in _lines(handle, self.path, lines_before + 1):
                 complete = line.endswith(b"\n")
                 if complete and line.isspace():
                     offset += len(line)
+                    yield None, line  # no record, but bytes the digest covers
                     continue
                 try:
                     parsed = json.loads(line)
@@ -122,7 +178,7 @@ class GameStore:
                     return
                 try:
                     record = read_record(parsed)
-                    problem = self._problem(record, lines_of)
+                    problem = self._problem(record, ids, number, audit)
                 except NewerRecordError as exc:  # not to be fixed here: read by a newer arbiter
                     raise UsageError(f"{self.path}:{number}: {exc}") from None
                 except RecordError as exc:
@@ -130,19 +186,34 @@ class GameStore:
                 if problem is not None:
                     raise UsageError(f"{self.path}:{number}: {problem}; fix or remove this line "
                                      "(the standings would not be what was played)")
-                lines_of[record.id] = number
+                if record.id is not None:
+                    ids.add(record.id)
                 offset += len(line)
-                yield record
+                yield record, line
 
-    def _problem(self, record: GameRecord, lines_of: Mapping[str | None, int]) -> str | None:
+    def _problem(self, record: GameRecord, ids: IdSet, number: int, audit: bool = True) -> str | None:
         """What makes a well-formed record wrong here: a stranger, its id seen before, or the audit's finding."""
         strangers = [name for name in record.seat_names() if name not in self.players] if self.players else []
         if strangers:
             return (f"game {record.id}: {', '.join(map(repr, strangers))} is not a player of this tournament "
                     f"(players: {', '.join(self.players)})")
-        if record.id in lines_of:
-            return f"game {record.id} is recorded twice (first on line {lines_of[record.id]})"
-        return self.audit(record) if self.audit is not None else None
+        if record.id is not None and record.id in ids:
+            first = self._first_line_of(record.id, number)
+            if first is not None:  # else two ids of one 64-bit hash: not a repeat
+                return f"game {record.id} is recorded twice (first on line {first})"
+        return self.audit(record) if self.audit is not None and audit else None
+
+    def _first_line_of(self, game_id: str, before: int) -> int | None:
+        """The first line before line `before` that records `game_id` (read again: ids are kept as hashes)."""
+        with open(self.path, "rb") as handle:
+            for number, line in _lines(handle, self.path, 1):
+                if number >= before:
+                    return None
+                if game_id.encode() in line:
+                    with suppress(ValueError):
+                        if json.loads(line).get("id") == game_id:
+                            return number
+        return None
 
     def append(self, record: GameRecord) -> None:
         """Write one record as a line and make it durable before returning, or write nothing:
@@ -168,6 +239,70 @@ class GameStore:
             raise RecordNotWritten(self.path, record.id, exc) from None
         finally:
             os.close(fd)
+        if self.tally is not None:  # read: the aggregates follow the file
+            self.tally.add(record)
+            if record.id is not None:
+                self.ids.add(record.id)
+            self._digest.update(line)
+            self._bytes += len(line)
+            self._lines += 1
+            self._since_checkpoint += 1
+            if self._since_checkpoint >= CHECKPOINT_EVERY:
+                self.checkpoint()
+
+    # ---- the checkpoint ----------------------------------------------------------------------
+
+    def checkpoint(self) -> None:
+        """Write the aggregates of the records read and appended so far beside the file, with the
+        digest of their bytes (after `read`; a checkpoint that cannot be written is left out:
+        the next read checks every record instead)."""
+        if self.tally is None:
+            return
+        data = {"schema": CHECKPOINT_SCHEMA, "bytes": self._bytes, "lines": self._lines,
+                "sha256": self._digest.hexdigest(), "written_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                "players": list(self.players), "tally": self.tally.to_json(), "ids": self.ids.folded().to_text()}
+        try:
+            write_whole(self.checkpoint_path, json.dumps(data, separators=(",", ":")))
+        except UsageError:
+            return  # a full disk, say: the records are what count; the next read replays them
+        self._since_checkpoint = 0
+
+    def _verified_checkpoint(self) -> tuple[Tally, IdSet, Any, int, int] | None:
+        """The checkpoint's tally, ids, digest, bytes and lines when it is one this store can use
+        and the file's first bytes are the ones it covers; None without one (or one another
+        arbiter, other players or another scoring wrote); UsageError when the bytes differ."""
+        try:
+            data = json.loads(self.checkpoint_path.read_bytes())
+            if data.get("schema") != CHECKPOINT_SCHEMA or list(data["players"]) != list(self.players):
+                return None
+            tally = Tally.from_json(data["tally"])
+            if tally.scoring != (self.scoring or tally.scoring) or tally.keep_results != self.keep_results:
+                return None
+            ids = IdSet(HashList.from_text(data["ids"]))
+            size, lines, expected = int(data["bytes"]), int(data["lines"]), str(data["sha256"])
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return None
+        digest = hashlib.sha256()
+        try:
+            with open(self.path, "rb") as handle:
+                left = size
+                while left:
+                    chunk = handle.read(min(left, 1 << 20))
+                    if not chunk:
+                        break
+                    digest.update(chunk)
+                    left -= len(chunk)
+        except OSError as exc:
+            raise UsageError(f"cannot read {self.path}: {exc.strerror}") from None
+        if left or digest.hexdigest() != expected:
+            raise UsageError(
+                f"{show_path(self.path)}: its first {lines} records are not the ones the arbiter checked "
+                f"({'the file is shorter' if left else 'their bytes differ'}; {CHECKPOINT_FILE} written "
+                f"{data.get('written_at', '?')}): a record among them was changed, removed or inserted since. "
+                f"Put the original file back; or, if you changed it on purpose (a void game's line deleted "
+                f"to play it again), delete {show_path(self.checkpoint_path)} and every record is checked "
+                "again from the first (docs/records.md)")
+        return tally, ids, digest, size, lines
 
     def tail(self) -> RecordTail:
         """A reader of the records appended here from now on, one batch a call (the live page's)."""
@@ -356,10 +491,25 @@ class ResultsFolder:
             names = []
         return [self.logs / name for name in names]
 
+    def count_records(self) -> int:
+        """How many complete records `games.jsonl` holds, counted by its lines (no record read)."""
+        count = 0
+        try:
+            with open(self.games, "rb") as handle:
+                for line in handle:
+                    count += line.endswith(b"\n") and not line.isspace()
+        except FileNotFoundError:
+            return 0
+        except OSError as exc:
+            raise UsageError(f"cannot read {self.games}: {exc.strerror}") from None
+        return count
+
     def store(self, players: Collection[str] = (),
-              audit: Callable[[GameRecord], str | None] | None = None) -> GameStore:
-        """The records, checked to name only `players` (when given) and by `audit`."""
-        return GameStore(self.games, players=players, audit=audit)
+              audit: Callable[[GameRecord], str | None] | None = None,
+              scoring: Mapping[str, float] | None = None, *, keep_results: bool = False) -> GameStore:
+        """The records, checked to name only `players` (when given) and by `audit`, tallied
+        with `scoring` (`GameStore`)."""
+        return GameStore(self.games, players=players, audit=audit, scoring=scoring, keep_results=keep_results)
 
     def prepare(self, *, fresh: bool, backup: bool = True) -> Path | None:
         """Make `logs/`. With `fresh`, first move every file an earlier run wrote here into a
@@ -452,10 +602,11 @@ class ResultsFolder:
         write_whole(self.path / CONFIG_COPY_FILE, text)
 
 
-def _lines(handle: BinaryIO, path: Path) -> Iterator[tuple[int, bytes]]:
-    """The file's lines, numbered from 1, each with its newline (the last may lack it: torn)."""
+def _lines(handle: BinaryIO, path: Path, first: int) -> Iterator[tuple[int, bytes]]:
+    """The file's lines from where it stands, numbered from `first`, each with its newline
+    (the last may lack it: torn)."""
     try:
-        yield from enumerate(handle, 1)
+        yield from enumerate(handle, first)
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror}") from None
 

@@ -17,7 +17,7 @@ import hashlib
 import json
 from array import array
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping
 
 from ..games import CHANCE
 from ..records import GameRecord, Termination, game_places
@@ -281,6 +281,8 @@ class Tally:
         for seat, name in enumerate(names):
             row = self.players[name]
             row.games += 1
+            if places[seat] > len(row.places):  # a place past the seats (a hand-written record): kept
+                row.places.extend([0] * (places[seat] - len(row.places)))
             row.places[places[seat] - 1] += 1
             if places[seat] > 1:
                 row.losses += 1
