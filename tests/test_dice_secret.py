@@ -144,6 +144,9 @@ def test_a_record_whose_dice_are_not_the_runs_is_refused_on_resume(tmp_path: Pat
     games.write_text("\n".join([forged, *lines[1:]]) + "\n")
     capsys.readouterr()
     assert main(["run", str(pig_config(tmp_path / "mine", games=2)), "--quiet"]) == 2
+    assert "changed, removed or inserted" in capsys.readouterr().err  # the checkpoint's digest sees it first
+    (tmp_path / "mine" / "results" / "checkpoint.json").unlink()  # a forger who removes the checkpoint too
+    assert main(["run", str(pig_config(tmp_path / "mine", games=2)), "--quiet"]) == 2
     error = capsys.readouterr().err
     assert "games.jsonl:1:" in error and "is not the seed this run draws" in error, error
 

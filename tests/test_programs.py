@@ -135,6 +135,7 @@ def test_records_from_before_digests_resume_as_unknown(tmp_path: Path, monkeypat
         record["players"] = [{"name": p["name"], "command": p["command"]} for p in record["players"]]
         old.append(json.dumps(record))
     games.write_text("\n".join(old) + "\n")
+    (tmp_path / "results" / "checkpoint.json").unlink()  # an older arbiter wrote none
     (home / "book.txt").write_text("opening book, edition 2\n")
     capsys.readouterr()
     assert main(match(tmp_path)) == 0

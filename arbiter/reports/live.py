@@ -23,7 +23,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from aiohttp import web
 
@@ -34,13 +34,13 @@ from ..referee import TimeControl
 from ..tournament.config import SprtSettings
 from ..tournament.schedule import ScheduledGame
 from ..tournament.sprt import SprtTest
-from ..tournament.store import ResultsFolder
+from ..tournament.store import ResultsFolder, TournamentDescription
+from ..tournament.tally import IdSet, Tally
 from .html import GAME_FIELDS, PageData, render_page, tournament_tables
 from .entrant_keys import key_holder
 from .export import cut_log
-from .ranking import swiss_tables
-from .results import load_results
-from .standings import compute_standings, summary_json
+from .results import described_scoring, load_results, results_meta
+from .standings import standings_from_tally, summary_json
 
 LOOPBACK = "127.0.0.1"
 PUMP_S = 0.1  # how often the server thread takes in the runner's notes
@@ -51,6 +51,7 @@ LEFT_KEEP_S = 5.0  # an ended game stays in "now playing" until its record is re
 HEARTBEAT_S = 15.0  # a comment line on a quiet stream, so dead connections are noticed
 CLIENT_QUEUE = 256  # updates waiting for one browser; a browser that far behind is disconnected
 RETRY_MS = 1000  # how soon a browser reconnects after losing the stream
+RECENT_KEPT = 1000  # records kept whole for the logs' seat names (older ones are looked up in the file)
 
 
 def parse_address(text: str, option: str = "--serve") -> tuple[str, int]:
@@ -152,8 +153,11 @@ class LiveState:
 
     def _reset(self) -> None:
         self.page = PageData()
-        self.records: list[GameRecord] = []
-        self.record_ids: set[str] = set()
+        self.tally = Tally()  # the records read so far, as aggregates (remade with the scoring once the meta is read)
+        self.record_ids = IdSet()
+        self.recent: deque[GameRecord] = deque(maxlen=RECENT_KEPT)  # the latest records, for a log's seat names
+        self.sprt_test: SprtTest | None = None
+        self.description = TournamentDescription()
         self.identity_stamp: tuple[int, int] | None | str = "unread"  # the description's mtime and size
         self.meta: dict[str, Any] | None = None
         self.tables: dict[str, Any] = {}
@@ -189,26 +193,36 @@ class LiveState:
             self._read_meta()
         self._take_records(landed.records)
         if self.rate_base is None:  # the ETA counts the games that land while this server watches
-            self.rate_base = (time.monotonic(), len(self.records))
+            self.rate_base = (time.monotonic(), self.tally.records)
 
     def _read_meta(self) -> None:
-        try:
-            _, meta = load_results(self.folder)
-        except UsageError:
+        """The description (the records are the tail's): what the page says besides the games."""
+        if not self.results.holds_results():
             return  # not a results folder yet: `arbiter run` is about to prepare it
-        self.meta = meta
-        for name in meta["players_listed"]:
+        try:
+            description = self.results.read_description() or TournamentDescription()
+        except UsageError:
+            return  # being written: read at the next scan
+        self.description = description
+        if not self.tally.records:  # the records are tallied with the folder's scoring and format
+            self.tally = Tally(described_scoring(description), keep_results=description.schedule.get("format") == "swiss")
+        self.meta = results_meta(self.folder, description, self.tally)
+        for name in self.meta["players_listed"]:
             self.page.player(name)
+        self.sprt_test = self._new_sprt_test()
         self.results_dirty = True
 
     def _take_records(self, records: list[GameRecord]) -> None:
         """Put newly read records on the page, each game once (a repeated id is shown as first read)."""
         for record in records:
-            game_id = record.id if record.id is not None else str(len(self.records) + 1)
+            game_id = record.id if record.id is not None else str(self.tally.records + 1)
             if game_id in self.record_ids:
                 continue
             self.record_ids.add(game_id)
-            self.records.append(record)
+            self.tally.add(record)
+            self.recent.append(record)
+            if self.sprt_test is not None:
+                self._sprt_add(record)
             self.page.add_game(record, fallback_id=game_id)
             self.results_dirty = True
 
@@ -263,17 +277,15 @@ class LiveState:
     def _recompute(self) -> None:
         if self.meta is None:
             return
+        self.meta = results_meta(self.folder, self.description, self.tally)  # the records' part as they land
         meta = {key: value for key, value in self.meta.items() if key != "players_listed"}
-        meta["totals"] = {**meta.get("totals", {}), "played": len(self.records)}
-        if self.records:
-            meta["params"] = self.records[0].params
-        meta.update(swiss_tables(self.records, self.meta))  # the rounds and staged ranking as records land
-        standings = compute_standings(self.records, players=self.meta["players_listed"], scoring=meta["scoring"])
+        meta["totals"] = {**meta.get("totals", {}), "played": self.tally.records}
+        standings = standings_from_tally(self.tally, players=self.meta["players_listed"])
         self.tables = tournament_tables(summary_json(standings, meta))
         self.sprt = self._sprt_status()
 
-    def _sprt_status(self) -> dict[str, Any] | None:
-        """The test's LLR against its bounds, for a `format: sprt` folder."""
+    def _new_sprt_test(self) -> SprtTest | None:
+        """The test of a `format: sprt` folder, fed each record as it is read; None for others."""
         try:
             description = self.results.read_description()
             if description is None:
@@ -284,21 +296,33 @@ class LiveState:
                 return None
             settings = SprtSettings(**hypotheses, max_games=int(description.planned or 1000))
             candidate, baseline = schedule["players"]
-            test = SprtTest(settings, candidate, baseline)
-            for record in self.records:
-                test.add(record)
+            return SprtTest(settings, candidate, baseline)
         except (UsageError, ValueError, KeyError, TypeError):
             return None
+
+    def _sprt_add(self, record: GameRecord) -> None:
+        assert self.sprt_test is not None
+        try:
+            self.sprt_test.add(record)
+        except ValueError:  # not a game of the test's pair: the folder is not this test's
+            self.sprt_test = None
+
+    def _sprt_status(self) -> dict[str, Any] | None:
+        """The test's LLR against its bounds, for a `format: sprt` folder."""
+        test = self.sprt_test
+        if test is None:
+            return None
         elo = test.elo()
-        return {"candidate": candidate, "baseline": baseline, "llr": test.state.llr, "lower": test.state.lower,
-                "upper": test.state.upper, "verdict": test.verdict, "pairs": test.pairs_counted, "void_pairs": test.pairs_void,
+        return {"candidate": test.candidate, "baseline": test.baseline, "llr": test.state.llr,
+                "lower": test.state.lower, "upper": test.state.upper, "verdict": test.verdict,
+                "pairs": test.pairs_counted, "void_pairs": test.pairs_void,
                 "pentanomial": list(test.pentanomial), "elo": _finite(elo.elo), "elo_low": _finite(elo.low),
                 "elo_high": _finite(elo.high), "status": test.status_line()}
 
     def progress(self) -> dict[str, Any]:
         """Games done and planned, the ETA from the rate seen by this server, and whether it goes on."""
         planned = int((self.meta or {}).get("totals", {}).get("planned") or 0)
-        done = len(self.records)
+        done = self.tally.records
         eta_s = None
         if self.rate_base is not None and planned > done:
             since, before = self.rate_base
@@ -341,8 +365,12 @@ class LiveState:
     def seat_name(self, game_id: str, seat: int) -> str | None:
         """Who played `seat` of a game recorded or running; None for no such game or seat."""
         running = self.running.get(game_id)
-        names = running.scheduled.seats if running is not None else next(
-            (record.seat_names() for record in reversed(self.records) if record.id == game_id), ())
+        if running is not None:
+            names: Sequence[str] = running.scheduled.seats
+        else:
+            names = next((record.seat_names() for record in reversed(self.recent) if record.id == game_id), ())
+            if not names and game_id in self.record_ids:  # an older game: looked up in the file
+                names = self.results.seat_names_of(game_id)
         return names[seat] if 0 <= seat < len(names) else None
 
     def _tables_or_empty(self) -> dict[str, Any]:

@@ -61,13 +61,24 @@ def load_results(folder: Path, *, whole: bool = False, keep: bool = True) -> tup
         raise UsageError(f"{show_path(folder)} is not a results folder: it has no {results.games.name}")
     description = results.read_description() or TournamentDescription()
     schedule = description.schedule
-    scoring = description.scoring if description.scoring is not None else {"win": 1.0, "draw": 0.5, "loss": 0.0}
     store = results.store(players=schedule.get("players", []),
                           audit=partial(replay_problem, scoring=scoring_of(description.scoring)),
-                          scoring=scoring, keep_results=schedule.get("format") == "swiss")
+                          scoring=described_scoring(description), keep_results=schedule.get("format") == "swiss")
     tally = store.read(whole=whole)
     if keep:
         store.checkpoint()
+    return tally, results_meta(folder, description, tally)
+
+
+def described_scoring(description: TournamentDescription) -> dict[str, Any]:
+    """The scoring a folder's description keeps (1, 1/2, 0 when it keeps none)."""
+    return description.scoring if description.scoring is not None else {"win": 1.0, "draw": 0.5, "loss": 0.0}
+
+
+def results_meta(folder: Path, description: TournamentDescription, tally: Tally) -> dict[str, Any]:
+    """What the standings files and pages say of a tournament besides its table: its name,
+    game, format and settings from its description, and what the records' tally adds."""
+    schedule = description.schedule
     first = tally.first
     meta = {
         "name": description.name if description.name is not None else folder.name,
@@ -81,13 +92,13 @@ def load_results(folder: Path, *, whole: bool = False, keep: bool = True) -> tup
             "openings": schedule.get("openings"),
             "time": description.time,
         },
-        "scoring": scoring,
+        "scoring": described_scoring(description),
         "players_listed": schedule.get("players", []),
         "totals": {"planned": description.planned if description.planned is not None else tally.records},
         "sandbox": sandbox_status(tally, description.sandbox),
     }
     meta.update(swiss_tables(tally.results, meta))  # a Swiss tournament's rounds, and its final ranking
-    return tally, meta
+    return meta
 
 
 def report_results(folder: Path, *, anchor: str | None = None, whole: bool = False) -> str:

@@ -491,6 +491,22 @@ class ResultsFolder:
             names = []
         return [self.logs / name for name in names]
 
+    def seat_names_of(self, game_id: str) -> list[str]:
+        """The seat names of the game `game_id` as its record gives them ([] if none), found by
+        reading the file a line at a time (for the odd lookup of an old game)."""
+        wanted = json.dumps(game_id, ensure_ascii=False).encode()
+        try:
+            with open(self.games, "rb") as handle:
+                for line in handle:
+                    if wanted in line:
+                        with suppress(ValueError):
+                            record = GameRecord.from_json(json.loads(line))
+                            if record.id == game_id:
+                                return record.seat_names()
+        except OSError:
+            return []
+        return []
+
     def count_records(self) -> int:
         """How many complete records `games.jsonl` holds, counted by its lines (no record read)."""
         count = 0
