@@ -278,7 +278,8 @@ class TournamentRunner:
         self._play_batch(final_games(self.config, chosen))
 
     def _play_batch(self, games: list[ScheduledGame]) -> None:
-        self._play((g for g in games if g.id not in self.done_ids))
+        done = self.done_ids.holds_each([g.id for g in games])  # a million looked up at once
+        self._play((g for g, recorded in zip(games, done) if not recorded))
 
     def _play(self, queue: Iterator[ScheduledGame]) -> None:
         """Play games from `queue`, `concurrency` at once, until it is empty or `_decided()`."""

@@ -84,12 +84,14 @@ def balanced_cycles(groups: Sequence[tuple[str, ...]], rotations: int) -> list[l
         return (sum(before.get((x, y), 0) - before.get((y, x), 0) for x, y in pairs),
                 sum(before.get((x, y), 0) + before.get((y, x), 0) for x, y in pairs))
 
+    choices_of = [_cycle_choices(group) for group in groups]  # the same every rotation
     for _ in range(rotations):
         chosen_now = []
         for g, group in enumerate(groups):
-            choices = _cycle_choices(group)
+            choices = choices_of[g]
             fresh = [c for c in choices if c not in used[g]] or choices
-            cycle = min(fresh, key=imbalance)  # min keeps the first of equals: permutation order
+            # min keeps the first of equals: permutation order (one choice, two seats: no need to weigh it)
+            cycle = fresh[0] if len(fresh) == 1 else min(fresh, key=imbalance)
             used[g].add(cycle)
             if len(group) > 2:
                 for x, y in zip(cycle, cycle[1:] + cycle[:1]):
