@@ -247,11 +247,11 @@ def test_more_random_opening_moves_than_the_game_lasts_is_refused(tmp_path: Path
 
 def test_a_tournament_too_big_to_schedule_is_refused(tmp_path: Path) -> None:
     message = problems(tmp_path, GOOD.replace("games_per_pairing: 4", "games_per_pairing: 100000000000"))
-    assert "games_per_pairing: 100000000000 is not allowed: must be an even integer >= 2 and <= 1000000" in message
+    assert "games_per_pairing: 100000000000 is not allowed: must be an even integer >= 2 and <= 10000000" in message
     many = "players:\n" + "".join(f"  - {{name: p{i}, command: python bot.py}}\n" for i in range(50))
     message = problems(tmp_path, GOOD[:GOOD.index("players:")].replace("games_per_pairing: 4",
-                                                                      "games_per_pairing: 1000") + many)
-    assert "games_per_pairing: 1000 is not allowed: 50 players would play 1225000 games; at most 1000000" in message
+                                                                      "games_per_pairing: 10000") + many)
+    assert "games_per_pairing: 10000 is not allowed: 50 players would play 12250000 games; at most 10000000" in message
 
 
 def test_concurrency_bounds_are_the_same_in_the_file_and_on_the_command_line(tmp_path: Path) -> None:

@@ -11,8 +11,9 @@ import time
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import asdict, dataclass, replace
 from functools import partial
+from itertools import islice
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Protocol
 
 import yaml
 
@@ -30,7 +31,7 @@ from .programs import player_digests
 from .progress import Progress
 from .resume import (play_conditions, refuse_changed_conditions, refuse_changed_programs, refuse_changed_schedule,
                      sandboxed_players, schedule_identity, start_over_advice)
-from .schedule import ScheduledGame, final_games, fixed_schedule, planned_games, swiss_round
+from .schedule import ScheduledGame, each_fixed_game, final_games, planned_games, swiss_round
 from .stages import finalists
 from .tally import Tally
 from .store import GameStore, ResultsFolder, TournamentDescription, game_log_prefix, hold_results_folder
@@ -38,6 +39,9 @@ from .workers import WorkerPool
 
 if TYPE_CHECKING:
     from .cluster import Cluster
+
+
+LOOKUP_BATCH = 10_000  # scheduled games whose ids are looked up among the recorded ones at once
 
 
 class Interrupted(Exception):
@@ -240,7 +244,7 @@ class TournamentRunner:
             if self.config.final is not None:
                 self._play_final(swiss)
         else:
-            self._play_batch(fixed_schedule(self.config))
+            self._play_batch(each_fixed_game(self.config))
         self.progress.finish(self.tally)
         return RunOutcome(self.tally, self.played_now, planned, self.config.results_dir)
 
@@ -277,9 +281,15 @@ class TournamentRunner:
                            f"robin of {self.config.final.games_per_pairing} games a group")
         self._play_batch(final_games(self.config, chosen))
 
-    def _play_batch(self, games: list[ScheduledGame]) -> None:
-        done = self.done_ids.holds_each([g.id for g in games])  # a million looked up at once
-        self._play((g for g, recorded in zip(games, done) if not recorded))
+    def _play_batch(self, games: Iterable[ScheduledGame]) -> None:
+        self._play(self._unrecorded(iter(games)))
+
+    def _unrecorded(self, games: Iterator[ScheduledGame]) -> Iterator[ScheduledGame]:
+        """The games without a record, in order, looked up LOOKUP_BATCH at a time (a schedule of a
+        million, most of them recorded, is gone through in about a second)."""
+        while chunk := list(islice(games, LOOKUP_BATCH)):
+            done = self.done_ids.holds_each([g.id for g in chunk])
+            yield from (g for g, recorded in zip(chunk, done) if not recorded)
 
     def _play(self, queue: Iterator[ScheduledGame]) -> None:
         """Play games from `queue`, `concurrency` at once, until it is empty or `_decided()`."""

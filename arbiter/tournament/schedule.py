@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from itertools import combinations, islice, permutations
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from ..errors import UsageError
 from ..games import Game
@@ -64,6 +64,11 @@ def _cycle_choices(group: Sequence[str]) -> list[tuple[str, ...]]:
 
 
 def balanced_cycles(groups: Sequence[tuple[str, ...]], rotations: int) -> list[list[tuple[str, ...]]]:
+    """`each_rotation`'s cycles in one list: cycles[k][g]."""
+    return list(each_rotation(groups, rotations))
+
+
+def each_rotation(groups: Sequence[tuple[str, ...]], rotations: int) -> Iterator[list[tuple[str, ...]]]:
     """The cyclic order each group sits in, rotation by rotation: cycles[k][g].
 
     Around a table each player sits directly before the next one (the last before the first).
@@ -77,7 +82,6 @@ def balanced_cycles(groups: Sequence[tuple[str, ...]], rotations: int) -> list[l
     """
     before: dict[tuple[str, str], int] = {}  # (x, y): groups so far in which x sat directly before y
     used: list[set[tuple[str, ...]]] = [set() for _ in groups]
-    cycles: list[list[tuple[str, ...]]] = []
 
     def imbalance(cycle: tuple[str, ...]) -> tuple[int, int]:
         pairs = list(zip(cycle, cycle[1:] + cycle[:1]))
@@ -97,18 +101,24 @@ def balanced_cycles(groups: Sequence[tuple[str, ...]], rotations: int) -> list[l
                 for x, y in zip(cycle, cycle[1:] + cycle[:1]):
                     before[(x, y)] = before.get((x, y), 0) + 1
             chosen_now.append(cycle)
-        cycles.append(chosen_now)
-    return cycles
+        yield chosen_now
 
 
 def _group_games(config: TournamentConfig, game: Game[Any], groups: Sequence[tuple[str, ...]], *, per_group: int,
                  first_opening: int, stage: str | None = None, round_no: int | None = None) -> list[ScheduledGame]:
+    """`_each_group_game`'s games in one list."""
+    return list(_each_group_game(config, game, groups, per_group=per_group, first_opening=first_opening,
+                                 stage=stage, round_no=round_no))
+
+
+def _each_group_game(config: TournamentConfig, game: Game[Any], groups: Sequence[tuple[str, ...]], *, per_group: int,
+                     first_opening: int, stage: str | None = None,
+                     round_no: int | None = None) -> Iterator[ScheduledGame]:
     """Each group plays per_group / seats openings, each in one rotation of the seats: the
     turns of a cyclic order chosen by `balanced_cycles`. A fixed schedule's games are in round
     k + 1 for opening k, ids `001-a-b`; a Swiss round's are all in `round_no`, ids
     `003-o1-a-b`; a final's (`stage`) in `round_no` too, ids `final-o1-a-b`."""
-    games: list[ScheduledGame] = []
-    for k, cycles in enumerate(balanced_cycles(groups, per_group // config.seats)):
+    for k, cycles in enumerate(each_rotation(groups, per_group // config.seats)):
         opening = opening_for(config, game, first_opening + k)
         if stage is not None:
             head = f"{stage}-o{k + 1}"
@@ -118,13 +128,18 @@ def _group_games(config: TournamentConfig, game: Game[Any], groups: Sequence[tup
             head = f"{k + 1:03d}"
         for cycle in cycles:
             for seats in seat_turns(cycle):
-                games.append(ScheduledGame(id=f"{head}-{'-'.join(seats)}", round=round_no or k + 1, seats=seats,
-                                           opening=opening))
-    return games
+                yield ScheduledGame(id=f"{head}-{'-'.join(seats)}", round=round_no or k + 1, seats=seats,
+                                    opening=opening)
 
 
 def fixed_schedule(config: TournamentConfig) -> list[ScheduledGame]:
-    """The whole schedule of a round-robin or gauntlet tournament, in playing order.
+    """`each_fixed_game`'s games in one list."""
+    return list(each_fixed_game(config))
+
+
+def each_fixed_game(config: TournamentConfig) -> Iterator[ScheduledGame]:
+    """The whole schedule of a round-robin or gauntlet tournament, in playing order, one game
+    at a time (a million games are never held at once).
 
     Round k holds every group's rotation of opening k, so a stopped tournament has played
     every group about equally.
@@ -137,13 +152,16 @@ def fixed_schedule(config: TournamentConfig) -> list[ScheduledGame]:
         groups = gauntlet_groups(config.candidate, [n for n in names if n != config.candidate], config.seats)
     else:
         raise ValueError(f"{config.format} has no fixed schedule")
-    return _unique(_group_games(config, config.make_game(), groups, per_group=config.games_per_pairing,
-                                first_opening=0))
+    if any("-" in name for name in names):  # ids that could clash: checked whole, once, before any game
+        _unique(list(_each_group_game(config, config.make_game(), groups, per_group=config.games_per_pairing,
+                                      first_opening=0)))
+    return _each_group_game(config, config.make_game(), groups, per_group=config.games_per_pairing, first_opening=0)
 
 
 def _unique(games: list[ScheduledGame]) -> list[ScheduledGame]:
     """The games, refused when two share an id: names with '-' can join into the same id
-    in ways the config's pairwise check does not see with three or more seats."""
+    in ways the config's pairwise check does not see with three or more seats (without a
+    '-' in any name, an id splits back into its round and seats: no clash can happen)."""
     seen: dict[str, ScheduledGame] = {}
     for game in games:
         other = seen.setdefault(game.id, game)
