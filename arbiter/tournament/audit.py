@@ -15,12 +15,14 @@ every void game with its reason.
 """
 from __future__ import annotations
 
+import functools
+import json
 import math
 from dataclasses import fields
 from typing import Any, NamedTuple
 
 from ..chance import ChanceDice, RunSeeds
-from ..games import CHANCE, GameError, State, find_game
+from ..games import CHANCE, Game, GameError, State, find_game
 from ..records import GameRecord, Termination, game_places
 from .config import Scoring
 
@@ -33,7 +35,7 @@ def replay_problem(record: GameRecord, scoring: Scoring | None = None, seeds: Ru
     if record.termination.is_void:
         return _void_problem(record, label)
     try:
-        game = find_game(record.game, **record.params)
+        game = _rules(record.game, json.dumps(record.params, sort_keys=True))
     except (TypeError, ValueError) as exc:  # GameError is a ValueError
         return f"{label}: its game cannot be rebuilt from the record ({exc})"
     termination = record.termination
@@ -80,6 +82,14 @@ def replay_problem(record: GameRecord, scoring: Scoring | None = None, seeds: Ru
                 return f"{label}: its {key} {kept!r} are not what its result gives under the tournament's " \
                        f"scoring ({value!r})"
     return None
+
+
+@functools.lru_cache(maxsize=64)
+def _rules(name: str, params: str) -> Game[Any]:
+    """The rules of a game with these parameters (JSON), made once for every record of them: a
+    game's rules are immutable (each game is a new state), and making them is a fifth of a
+    Triangle War record's replay."""
+    return find_game(name, **json.loads(params))
 
 
 def _void_problem(record: GameRecord, label: str) -> str | None:
