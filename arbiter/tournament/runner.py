@@ -244,7 +244,7 @@ class TournamentRunner:
             if self.config.final is not None:
                 self._play_final(swiss)
         else:
-            self._play_batch(each_fixed_game(self.config))
+            self._play(each_fixed_game(self.config, recorded=self.done_ids.holds_each))
         self.progress.finish(self.tally)
         return RunOutcome(self.tally, self.played_now, planned, self.config.results_dir)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from itertools import combinations, islice, permutations
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from ..errors import UsageError
 from ..games import Game
@@ -63,6 +63,10 @@ def _cycle_choices(group: Sequence[str]) -> list[tuple[str, ...]]:
     return list(choices)
 
 
+# Which of these game ids have a record (tally.IdSet.holds_each).
+Recorded = Callable[[list[str]], list[bool]]
+
+
 def balanced_cycles(groups: Sequence[tuple[str, ...]], rotations: int) -> list[list[tuple[str, ...]]]:
     """`each_rotation`'s cycles in one list: cycles[k][g]."""
     return list(each_rotation(groups, rotations))
@@ -112,24 +116,30 @@ def _group_games(config: TournamentConfig, game: Game[Any], groups: Sequence[tup
 
 
 def _each_group_game(config: TournamentConfig, game: Game[Any], groups: Sequence[tuple[str, ...]], *, per_group: int,
-                     first_opening: int, stage: str | None = None,
-                     round_no: int | None = None) -> Iterator[ScheduledGame]:
+                     first_opening: int, stage: str | None = None, round_no: int | None = None,
+                     recorded: Recorded | None = None) -> Iterator[ScheduledGame]:
     """Each group plays per_group / seats openings, each in one rotation of the seats: the
     turns of a cyclic order chosen by `balanced_cycles`. A fixed schedule's games are in round
     k + 1 for opening k, ids `001-a-b`; a Swiss round's are all in `round_no`, ids
-    `003-o1-a-b`; a final's (`stage`) in `round_no` too, ids `final-o1-a-b`."""
+    `003-o1-a-b`; a final's (`stage`) in `round_no` too, ids `final-o1-a-b`. With `recorded`
+    (which of these ids have a record), only the games without one, and a rotation's opening
+    is drawn only when one of its games is left (a resume of a million games draws none of
+    the done ones')."""
     for k, cycles in enumerate(each_rotation(groups, per_group // config.seats)):
-        opening = opening_for(config, game, first_opening + k)
         if stage is not None:
             head = f"{stage}-o{k + 1}"
         elif round_no is not None:
             head = f"{round_no:03d}-o{k + 1}"
         else:
             head = f"{k + 1:03d}"
-        for cycle in cycles:
-            for seats in seat_turns(cycle):
-                yield ScheduledGame(id=f"{head}-{'-'.join(seats)}", round=round_no or k + 1, seats=seats,
-                                    opening=opening)
+        games = [(f"{head}-{'-'.join(seats)}", seats) for cycle in cycles for seats in seat_turns(cycle)]
+        left = [False] * len(games) if recorded is None else recorded([game_id for game_id, _ in games])
+        if all(left):
+            continue
+        opening = opening_for(config, game, first_opening + k)
+        for (game_id, seats), done in zip(games, left):
+            if not done:
+                yield ScheduledGame(id=game_id, round=round_no or k + 1, seats=seats, opening=opening)
 
 
 def fixed_schedule(config: TournamentConfig) -> list[ScheduledGame]:
@@ -137,9 +147,10 @@ def fixed_schedule(config: TournamentConfig) -> list[ScheduledGame]:
     return list(each_fixed_game(config))
 
 
-def each_fixed_game(config: TournamentConfig) -> Iterator[ScheduledGame]:
+def each_fixed_game(config: TournamentConfig, recorded: Recorded | None = None) -> Iterator[ScheduledGame]:
     """The whole schedule of a round-robin or gauntlet tournament, in playing order, one game
-    at a time (a million games are never held at once).
+    at a time (a million games are never held at once); with `recorded`, the games without a
+    record alone (`_each_group_game`).
 
     Round k holds every group's rotation of opening k, so a stopped tournament has played
     every group about equally.
@@ -155,7 +166,8 @@ def each_fixed_game(config: TournamentConfig) -> Iterator[ScheduledGame]:
     if any("-" in name for name in names):  # ids that could clash: checked whole, once, before any game
         _unique(list(_each_group_game(config, config.make_game(), groups, per_group=config.games_per_pairing,
                                       first_opening=0)))
-    return _each_group_game(config, config.make_game(), groups, per_group=config.games_per_pairing, first_opening=0)
+    return _each_group_game(config, config.make_game(), groups, per_group=config.games_per_pairing, first_opening=0,
+                            recorded=recorded)
 
 
 def _unique(games: list[ScheduledGame]) -> list[ScheduledGame]:

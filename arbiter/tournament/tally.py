@@ -91,8 +91,10 @@ class HashList:
 
 
 class IdSet:
-    """The game ids recorded so far, as `in` asks it (`scheduled.id in done`): those of the
-    records a checkpoint covers as hashes, those read or added since as strings."""
+    """The game ids recorded so far, as `in` asks it (`scheduled.id in done`): the latest
+    (up to RECENT_IDS) as strings, the others as hashes (a checkpoint's, and those folded in)."""
+
+    RECENT_IDS = 50_000
 
     def __init__(self, checked: HashList | None = None) -> None:
         self.checked = checked or HashList()
@@ -100,6 +102,9 @@ class IdSet:
 
     def add(self, game_id: str) -> None:
         self.recent.add(game_id)
+        if len(self.recent) >= self.RECENT_IDS:  # 8 bytes each from now on, not a string's hundred
+            self.checked = self.folded()
+            self.recent = set()
 
     def __contains__(self, game_id: object) -> bool:
         return isinstance(game_id, str) and (game_id in self.recent or self.checked.holds(game_id))
