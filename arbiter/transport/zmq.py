@@ -50,8 +50,8 @@ from zmq.utils import z85
 from zmq.utils.monitor import recv_monitor_message
 
 from . import SHORTAGES, TIMEOUT, BadLine, Closed, ReadResult, SendResult, decode_line
-from .endpoints import (HANDSHAKE_IVL_MS, Door, Endpoint, EndpointError, LeaseCancelled, SocketSpec, check_socket,
-                        connectable, parse_endpoint, socket_problems)
+from .endpoints import (CHECK_IN_QUIET_MS, HANDSHAKE_IVL_MS, Door, Endpoint, EndpointError, LeaseCancelled,
+                        SocketSpec, check_socket, connectable, parse_endpoint, socket_problems)
 from .keys import KeyPair, read_key_file, write_key_pair
 from .priority import REALTIME_PRIORITY, realtime_allowed
 from .process import BotProcess, LaunchError, StderrDrain
@@ -74,7 +74,6 @@ HEARTBEAT_TTL_MS = 10000  # the bot's side drops the arbiter after this long wit
 REFUSAL_LOG_INTERVAL_S = 10.0  # a peer that keeps retrying is logged once per interval
 IDLE_SERVICE_S = 0.1  # how often seats between games are looked after
 CANCEL_CHECK_MS = 50  # a wait for a remote seat looks at its game's `cancel` this often
-CHECK_IN_QUIET_MS = 1000  # at a check-in, a running bot connects well within this: later ones are waited for
 SERVICE_STEPS = 256  # messages and events taken in by one non-blocking look at a seat
 MAX_REFUSED_REMEMBERED = 1024  # refused connections remembered per seat (told `Refused` once each)
 _ZAP_ENDPOINT = "inproc://zeromq.zap.01"  # fixed by RFC 27
@@ -875,9 +874,21 @@ def close_remote_seats() -> None:
         _RUNTIME.close_remote()
 
 
+def end_runtime() -> None:
+    """End this process's ZeroMQ runtime now: its seats, its ZAP handler, its context (each
+    message still queued has LINGER_MS to leave). For a worker process, whose exit runs no
+    `atexit` handler; a later socket starts a new runtime."""
+    global _RUNTIME
+    with _RUNTIME_LOCK:
+        runtime, _RUNTIME = _RUNTIME, None
+    if runtime is not None:
+        atexit.unregister(runtime.shut)
+        runtime.shut()
+
+
 __all__ = [
     "DEFAULT_BIND", "ENV_ENDPOINT", "ENV_KEYS", "ENV_SERVER_KEY", "REFUSED", "Endpoint", "EndpointError",
     "LeaseCancelled", "RemoteChannel", "SeatCurve", "SocketSpec", "ZmqChannel", "check_in_remote_seats",
-    "check_socket", "close_remote_seats", "connectable", "launch_zmq_bot", "lease_remote_seats", "parse_endpoint",
-    "socket_problems",
+    "check_socket", "close_remote_seats", "connectable", "end_runtime", "launch_zmq_bot", "lease_remote_seats",
+    "parse_endpoint", "socket_problems",
 ]
