@@ -4,7 +4,9 @@ process playing it costs that game alone, recorded as void with its reason, whil
 bot reconnects to the replacement and plays the rest of the tournament."""
 from __future__ import annotations
 
+import io
 import json
+import multiprocessing
 import os
 import re
 import signal
@@ -18,7 +20,11 @@ from pathlib import Path
 
 import pytest
 
+from arbiter.tournament.config import load_config
+from arbiter.tournament.progress import Progress
+from arbiter.tournament.runner import run_tournament
 from referee_support import MARK, RANDOM_BOT, live_marked, new_marker
+from test_workers import Watch
 
 ROOT = Path(__file__).resolve().parents[1]
 TESTS = Path(__file__).resolve().parent
@@ -29,6 +35,8 @@ REASONS = {
     "raise": r"RulesFailed: the rules failed on purpose",
     "segfault": r"^the worker playing this game was killed by SIGSEGV$",
     "hang": r"^the worker playing this game did not finish within \d+ s \(hung\) and was killed$",
+    "descriptors": r"ran out of descriptors|Too many open files",
+    "memory": r"ran out of memory|MemoryError",
 }
 
 # The arbiter, run as `python -` so that the test can ask its process afterwards whether it
@@ -64,6 +72,41 @@ class RemoteBot:
         os.killpg(self.process.pid, signal.SIGKILL)
         self.process.wait()
         assert live_marked(self.marker) == []
+
+
+def listener_held_here(port: int) -> bool:
+    """Whether this process holds the socket listening on `port` (which someone must hold)."""
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for row in Path(table).read_text().splitlines()[1:]:
+            fields = row.split()
+            if int(fields[1].rsplit(":", 1)[1], 16) == port and fields[3] == "0A":  # LISTEN
+                inodes.add(f"socket:[{fields[9]}]")
+    assert inodes, f"nobody listens on port {port}"
+    held = set()
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            held.add(os.readlink(f"/proc/self/fd/{fd}"))
+        except OSError:
+            pass  # closed meanwhile (the listing's own descriptor)
+    return bool(inodes & held)
+
+
+class SeatWatch(Watch):
+    """A Watch that, at each turn, notes whether this process holds the remote seat's socket."""
+
+    def __init__(self, port: int) -> None:
+        super().__init__()
+        self.port = port
+        self.held: list[bool] = []
+
+    def game_started(self, scheduled, game, clocks):  # type: ignore[no-untyped-def]
+        on_turn = super().game_started(scheduled, game, clocks)
+
+        def noted(state) -> None:  # type: ignore[no-untyped-def]
+            self.held.append(listener_held_here(self.port))
+            on_turn(state)
+        return noted
 
 
 @pytest.fixture
@@ -146,3 +189,27 @@ def test_ctrl_c_stops_a_run_whose_remote_game_hangs_and_ends_the_remote_worker(
     assert "stopped:" in err, err
     assert live_marked(marker) == []  # the remote worker (hung in the rules) and the house bot are gone
     assert bot.process.poll() is None  # the student's bot keeps serving
+
+
+def test_a_watched_remote_games_moves_come_from_the_remote_worker_of_a_run_without_a_check_in(
+        tmp_path: Path, remote_bot: tuple[int, RemoteBot]) -> None:
+    # No check-in holds a remote worker for the run (as `arbiter match` plays): the pool starts
+    # its own, which waits for the bot at the first game, and ends it with the pool.
+    port, _ = remote_bot
+    marker = new_marker()
+    config = tmp_path / "watched.yaml"
+    config.write_text(
+        f"name: watched\nresults: {tmp_path / 'results'}\ngame: limit-nim\ngames_per_pairing: 2\nconcurrency: 2\n"
+        "sandbox: off\nplayers:\n"
+        f"  - {{name: house, command: python {RANDOM_BOT}, env: {{{MARK}: {marker}}}}}\n"
+        f"  - {{name: student, transport: remote, bind: 'tcp://127.0.0.1:{port}', connect_wait_ms: 60000}}\n")
+    watch = SeatWatch(port)
+    records = run_tournament(load_config(config), Progress(io.StringIO(), tty=False), watch=watch).records
+    assert [r.termination.value for r in records] == ["normal", "normal"], [r.detail for r in records]
+    assert watch.held and not any(watch.held)  # the seat's socket was the remote worker's, never this process's
+    game = load_config(config).make_game()
+    for record in records:
+        assert [game.format_move(move) for move in watch.moves[record.id]] == [m.move for m in record.moves]
+    assert sorted(watch.left) == sorted(r.id for r in records)
+    assert multiprocessing.active_children() == []  # the pool's remote worker ended with it
+    assert live_marked(marker) == []

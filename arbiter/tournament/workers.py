@@ -45,7 +45,7 @@ from ..kept_bots import KeptBots
 from ..records import GameRecord, PlayerRef, Termination
 from ..referee import CPU_CLOCK_WALL_FACTOR, QUIT_GRACE_S, TERM_GRACE_S, GameAborted, seat_log_name
 from ..transport import SHORTAGES
-from ..transport.endpoints import SocketSpec
+from ..transport.endpoints import CHECK_IN_QUIET_MS, SocketSpec
 from .pool import MACHINERY_FAILURES, GameSetup, play_setup
 from .schedule import ScheduledGame
 
@@ -418,13 +418,14 @@ class _RemoteProcess:
         threading.Thread(target=self._read, name=f"remote-worker-{number}", daemon=True).start()
 
     def open(self, key: int) -> queue.SimpleQueue[tuple[Any, ...]]:
-        """The inbox of game (or check-in) `key`: its messages, then DIED if the worker dies."""
+        """The inbox of game (or check-in) `key`: its messages, then (DIED, key, how it ended)
+        if the worker dies."""
         inbox: queue.SimpleQueue[tuple[Any, ...]] = queue.SimpleQueue()
         with self._lock:
             self._inboxes[key] = inbox
             ended = self.ended
         if ended:
-            inbox.put((DIED, key, f"the worker playing this game {self._death()}"))
+            inbox.put((DIED, key, self._death()))
         return inbox
 
     def forget(self, key: int) -> None:
@@ -480,7 +481,7 @@ class _RemoteProcess:
                     inbox.put(message)
             elif sentinel in ready:
                 break
-        why = f"the worker playing this game {self._death()}"
+        why = self._death()  # the end of a sentence
         with self._lock:
             self.ended = True
             inboxes = list(self._inboxes.items())
@@ -513,13 +514,21 @@ class RemoteWorker:
 
     def check_in(self, seats: list[tuple[str, SocketSpec]], on_wait: Callable[[list[str]], None]) -> dict[str, str]:
         """`transport.zmq.check_in_remote_seats` in the worker: {label: why} of the seats whose bot
-        never connected; `on_wait` as there. EndpointError as there; OSError if the worker dies."""
+        never connected; `on_wait` as there. EndpointError as there; OSError if the worker dies,
+        or has not answered by the longest wait, times HANG_SHARE, plus HANG_MARGIN_S."""
+        longest_s = max((max(spec.connect_wait_ms, CHECK_IN_QUIET_MS) / 1000 for _, spec in seats), default=0.0)
+        deadline = time.monotonic() + longest_s * HANG_SHARE + HANG_MARGIN_S
         process, key = self._live(), next(self._keys)
         inbox = process.open(key)
         try:
             process.send(("check_in", key, seats))
             while True:
-                message = inbox.get()
+                try:
+                    message = inbox.get(timeout=max(0.0, deadline - time.monotonic()))
+                except queue.Empty:
+                    process.kill("did not answer")
+                    raise OSError("the check-in of the remote players failed: the worker holding their seats "
+                                  "did not answer, and was killed") from None
                 if message[0] == WAITING:
                     on_wait(message[2])
                 elif message[0] == DONE:
@@ -527,10 +536,9 @@ class RemoteWorker:
                 elif message[0] == RAISED:
                     raise message[2]
                 elif message[0] == DIED:
-                    raise OSError(f"the check-in of the remote players failed: {message[2]}")
+                    raise OSError(f"the check-in of the remote players failed: the worker holding their seats "
+                                  f"{message[2]}")
         except OSError:
-            if process.ended:
-                raise
             process.kill()
             raise
         finally:
@@ -614,7 +622,7 @@ class RemoteWorker:
             elif kind == RAISED:
                 raise message[2]
             elif kind == DIED:
-                return message[2]
+                return f"the worker playing this game {message[2]}"
             elif kind == STOPPING and stop_deadline is None:
                 stop_deadline = time.monotonic() + STOP_GRACE_S
                 try:
