@@ -15,6 +15,11 @@ bots' parent-death signal and the worker's guardian end them with it), replaced 
 worker, and the game is recorded as VOID with a sentence saying what happened
 (docs/records.md).
 
+Games with a remote seat go to the one remote worker (`RemoteWorker`), which opens the
+remote players' sockets at the check-in, keeps them (its bots connected between games) and
+plays those games, several at once, each in a thread. When it dies, its running games are
+void with a sentence and a replacement opens the seats again for the next remote game.
+
 Workers come from a forkserver, which is safe beside the arbiter's threads (a plain fork
 is not) and starts each worker in milliseconds from a process that imported the referee
 once. They ignore Ctrl-C: the parent stops them.
@@ -284,8 +289,11 @@ def _serve_remote(conn: Connection) -> None:
     games = _Games()
 
     def send(message: tuple[Any, ...]) -> None:
-        with send_lock:
-            conn.send(message)
+        try:
+            with send_lock:
+                conn.send(message)
+        except OSError:  # the parent is gone (the main thread sees it too): nobody to tell
+            pass
 
     def play(key: int, task: WorkerTask, cancel: threading.Event) -> None:
         try:
@@ -308,12 +316,12 @@ def _serve_remote(conn: Connection) -> None:
                 if cancel is not None:
                     cancel.set()
                 continue
-            cancel = cancels[key] = threading.Event()
             if kind == "check_in":
                 thread = threading.Thread(target=_check_in, args=(key, message[2], send), name=f"check-in-{key}",
                                           daemon=True)
             else:
-                thread = threading.Thread(target=play, args=(key, message[2], cancel), name=f"game-{key}",
+                cancels[key] = threading.Event()
+                thread = threading.Thread(target=play, args=(key, message[2], cancels[key]), name=f"game-{key}",
                                           daemon=True)
             threads = [t for t in threads if t.is_alive()] + [thread]
             thread.start()
@@ -401,7 +409,9 @@ REMOTE_WORKER_NAME = f"{WORKER_NAME}remote-"  # and its number: the remote worke
 
 class _RemoteProcess:
     """One remote worker process and the parent's end of its pipe: a thread reads its
-    messages into each game's inbox, and tells every game still in it when it dies."""
+    messages into each game's inbox and, when it dies, reaps it (that thread alone waits on
+    the process: two waiters of a forkserver's child can misread its exit status) and tells
+    every game still in it."""
 
     def __init__(self, context: Any, number: int) -> None:
         here, there = context.Pipe()
@@ -410,7 +420,9 @@ class _RemoteProcess:
         self.process.start()
         there.close()
         self.conn: Connection = here
-        self.ended = False  # the reader has told every game it died: a new game needs a new one
+        self.ended = False  # reaped, and every game in it told: a new game needs a new worker
+        self._gone = threading.Event()  # set with `ended`
+        self._why = ""  # how it ended, the end of a sentence
         self._because: str | None = None  # why the parent ended it, for the games it costs
         self._lock = threading.Lock()
         self._sending = threading.Lock()
@@ -423,9 +435,8 @@ class _RemoteProcess:
         inbox: queue.SimpleQueue[tuple[Any, ...]] = queue.SimpleQueue()
         with self._lock:
             self._inboxes[key] = inbox
-            ended = self.ended
-        if ended:
-            inbox.put((DIED, key, self._death()))
+            if self.ended:
+                inbox.put((DIED, key, self._why))
         return inbox
 
     def forget(self, key: int) -> None:
@@ -446,16 +457,16 @@ class _RemoteProcess:
             inbox.put((STOPPING, key))
 
     def kill(self, because: str | None = None) -> None:
-        """End the worker at once (the bots of its games end with it); the games still in it
-        are told it `because` (the end of a sentence) or how it died."""
+        """End the worker at once (the bots of its games end with it) and wait until it is
+        reaped; the games still in it are told `because` (the end of a sentence) or how it died."""
         if because is not None and self._because is None:
             self._because = because
-        if self.process.exitcode is None:
+        if not self._gone.is_set():
             try:
                 os.kill(self.process.pid, signal.SIGKILL)  # type: ignore[arg-type]
             except ProcessLookupError:
                 pass
-        self.process.join()
+        self._gone.wait()
 
     def close(self) -> None:
         """Ask the worker to end its games and close the seats; killed after CLOSE_GRACE_S."""
@@ -463,7 +474,7 @@ class _RemoteProcess:
             self.send(("close",))
         except OSError:
             pass
-        self.process.join(CLOSE_GRACE_S)
+        self._gone.wait(CLOSE_GRACE_S)
         self.kill("was ended with the run")
 
     def _read(self) -> None:
@@ -481,20 +492,18 @@ class _RemoteProcess:
                     inbox.put(message)
             elif sentinel in ready:
                 break
-        why = self._death()  # the end of a sentence
+        self.process.join(1.0)
+        if self.process.exitcode is None:  # its pipe is closed, yet it runs: of no use to anyone
+            os.kill(self.process.pid, signal.SIGKILL)  # type: ignore[arg-type]
+            self.process.join()
+        conn.close()
         with self._lock:
+            self._why = self._because or _death_words(self.process.exitcode)
             self.ended = True
             inboxes = list(self._inboxes.items())
+        self._gone.set()
         for key, inbox in inboxes:
-            inbox.put((DIED, key, why))
-        self.process.join()
-        conn.close()
-
-    def _death(self) -> str:
-        if self._because is not None:
-            return self._because
-        self.process.join(1.0)
-        return _death_words(self.process.exitcode)
+            inbox.put((DIED, key, self._why))
 
 
 class RemoteWorker:
@@ -617,7 +626,7 @@ class RemoteWorker:
                 raise GameAborted("the game was cancelled")
             elif kind == VOID:
                 if message[3]:  # short of descriptors or memory: so is every game in it
-                    process.kill(f"was ended because another game in it ran out of something: {message[2]}")
+                    process.kill("was ended because another game in it ran out of descriptors or memory")
                 return message[2]
             elif kind == RAISED:
                 raise message[2]
