@@ -213,3 +213,28 @@ def test_a_watched_remote_games_moves_come_from_the_remote_worker_of_a_run_witho
     assert sorted(watch.left) == sorted(r.id for r in records)
     assert multiprocessing.active_children() == []  # the pool's remote worker ended with it
     assert live_marked(marker) == []
+
+
+def test_ctrl_c_during_the_check_in_exits_130_and_ends_the_remote_worker_and_its_seats(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from arbiter.cli import main
+
+    port = free_port()  # no bot ever connects: the check-in waits a minute for it
+    config = tmp_path / "absent.yaml"
+    config.write_text(
+        f"name: absent\nresults: {tmp_path / 'results'}\ngame: limit-nim\nsandbox: off\nplayers:\n"
+        f"  - {{name: house, command: python {RANDOM_BOT}}}\n"
+        f"  - {{name: student, transport: remote, bind: 'tcp://127.0.0.1:{port}', connect_wait_ms: 60000}}\n")
+    note = Progress.note
+
+    def pressed(self: Progress, message: str) -> None:  # Ctrl-C as the check-in says whom it waits for
+        note(self, message)
+        if message.startswith("waiting up to 60 s"):
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(Progress, "note", pressed)
+    assert main(["run", str(config)]) == 130
+    assert capsys.readouterr().err.endswith("arbiter run: interrupted\n")
+    assert multiprocessing.active_children() == []  # the remote worker ended
+    with socket.socket() as seat:  # and its seat's socket with it
+        seat.bind(("127.0.0.1", port))
