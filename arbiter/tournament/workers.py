@@ -50,7 +50,7 @@ from ..kept_bots import KeptBots
 from ..records import GameRecord, PlayerRef, Termination
 from ..referee import CPU_CLOCK_WALL_FACTOR, QUIT_GRACE_S, TERM_GRACE_S, GameAborted, seat_log_name
 from ..transport import SHORTAGES
-from ..transport.endpoints import CHECK_IN_QUIET_MS, SocketSpec
+from ..transport.endpoints import CHECK_IN_QUIET_MS, LeaseCancelled, SocketSpec
 from .pool import MACHINERY_FAILURES, GameSetup, play_setup
 from .schedule import ScheduledGame
 
@@ -302,6 +302,12 @@ def _serve_remote(conn: Connection) -> None:
         finally:
             cancels.pop(key, None)
 
+    def check_in(key: int, seats: list[tuple[str, SocketSpec]], cancel: threading.Event) -> None:
+        try:
+            _check_in(key, seats, send, cancel)
+        finally:
+            cancels.pop(key, None)
+
     try:
         while True:
             try:
@@ -316,18 +322,18 @@ def _serve_remote(conn: Connection) -> None:
                 if cancel is not None:
                     cancel.set()
                 continue
+            cancel = cancels[key] = threading.Event()
             if kind == "check_in":
-                thread = threading.Thread(target=_check_in, args=(key, message[2], send), name=f"check-in-{key}",
+                thread = threading.Thread(target=check_in, args=(key, message[2], cancel), name=f"check-in-{key}",
                                           daemon=True)
             else:
-                cancels[key] = threading.Event()
-                thread = threading.Thread(target=play, args=(key, message[2], cancels[key]), name=f"game-{key}",
+                thread = threading.Thread(target=play, args=(key, message[2], cancel), name=f"game-{key}",
                                           daemon=True)
             threads = [t for t in threads if t.is_alive()] + [thread]
             thread.start()
     finally:
         for cancel in list(cancels.values()):
-            cancel.set()  # each game tells its bots `Quit` and hands its seats back
+            cancel.set()  # each game tells its bots `Quit` and hands its seats back; a check-in stops waiting
         ends = time.monotonic() + STOP_GRACE_S
         for thread in threads:
             thread.join(max(0.0, ends - time.monotonic()))
@@ -336,12 +342,15 @@ def _serve_remote(conn: Connection) -> None:
             end_runtime()  # the seats, with a moment for a last `Quit` to leave (no atexit in a worker)
 
 
-def _check_in(key: int, seats: list[tuple[str, SocketSpec]], send: Callable[[tuple[Any, ...]], None]) -> None:
-    """Open the remote seats and wait for their bots (`check_in_remote_seats`), telling the
-    parent whom it waits for: (DONE, key, {label: why} of those that never came)."""
+def _check_in(key: int, seats: list[tuple[str, SocketSpec]], send: Callable[[tuple[Any, ...]], None],
+              cancel: threading.Event) -> None:
+    """Open the remote seats and wait for their bots (`check_in_remote_seats`) until `cancel`,
+    telling the parent whom it waits for: (DONE, key, {label: why} of those that never came)."""
     from ..transport.zmq import check_in_remote_seats  # ZeroMQ is loaded here, never in the arbiter's process
     try:
-        absent = check_in_remote_seats(seats, on_wait=lambda labels: send((WAITING, key, labels)))
+        absent = check_in_remote_seats(seats, on_wait=lambda labels: send((WAITING, key, labels)), cancel=cancel)
+    except LeaseCancelled:  # the worker is closing: nobody waits for the answer
+        return
     except Exception as exc:  # EndpointError: the parent words it; anything else is the arbiter's
         send((RAISED, key, _picklable(exc)))
         return

@@ -806,15 +806,17 @@ def _no_bot(seat: ZmqChannel, spec: SocketSpec, wait_ms: int) -> str:
 
 
 def check_in_remote_seats(seats: Sequence[tuple[str, SocketSpec]], *,
-                          on_wait: Callable[[list[str]], None] | None = None) -> dict[str, str]:
+                          on_wait: Callable[[list[str]], None] | None = None,
+                          cancel: threading.Event | None = None) -> dict[str, str]:
     """Open the remote seats and wait until a bot owns each; {label: why} for the seats no bot came to.
 
     Each is waited for up to its `connect_wait_ms`, at least CHECK_IN_QUIET_MS (a running bot
     needs a moment to connect to a seat just opened), after which `on_wait` is told the labels
-    still waited for. The seats stay open for the games. EndpointError as `lease_remote_seats`.
+    still waited for. The seats stay open for the games. EndpointError as `lease_remote_seats`;
+    LeaseCancelled once `cancel` is set (looked at every CANCEL_CHECK_MS), holding no lease.
     """
     started = time.monotonic()
-    leases = lease_remote_seats([(label, replace(spec, connect_wait_ms=0)) for label, spec in seats])
+    leases = lease_remote_seats([(label, replace(spec, connect_wait_ms=0)) for label, spec in seats], cancel=cancel)
     absent: dict[str, str] = {}
     try:
         waiting = []
@@ -822,13 +824,13 @@ def check_in_remote_seats(seats: Sequence[tuple[str, SocketSpec]], *,
             if lease.seat is None:  # its socket could not be set up
                 assert lease._unavailable is not None
                 absent[label] = lease._unavailable.why
-            elif not lease.seat._wait_for_owner(started + CHECK_IN_QUIET_MS / 1000, None):
+            elif not lease.seat._wait_for_owner(started + CHECK_IN_QUIET_MS / 1000, cancel):
                 waiting.append((label, spec, lease.seat))
         if waiting and on_wait is not None:
             on_wait([label for label, _, _ in waiting])
         for label, spec, seat in waiting:
             wait_ms = max(spec.connect_wait_ms, CHECK_IN_QUIET_MS)
-            if not seat._wait_for_owner(started + wait_ms / 1000, None):
+            if not seat._wait_for_owner(started + wait_ms / 1000, cancel):
                 absent[label] = _no_bot(seat, spec, wait_ms)
     finally:
         for lease in leases:
