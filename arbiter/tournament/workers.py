@@ -210,13 +210,22 @@ def _play_task(task: WorkerTask, games: _Games, cancel: threading.Event, say: Ca
         return _answer_to(exc)
 
 
-def _take_place(task: WorkerTask) -> None:
+def _take_place(task: WorkerTask | _Place) -> None:
     """Stand where the arbiter stands: its working folder and environment, as they are now."""
     if os.getcwd() != task.cwd:
         os.chdir(task.cwd)
     if os.environ != task.environ:
         os.environ.clear()
         os.environ.update(task.environ)
+
+
+@dataclass(frozen=True)
+class _Place:
+    """Where the arbiter stands (as a `WorkerTask` says it): for a check-in, whose seats'
+    files and `ipc://` paths may be relative to the working folder."""
+
+    cwd: str
+    environ: dict[str, str]
 
 
 def _ignore(signum: int, frame: Any) -> None:
@@ -302,9 +311,9 @@ def _serve_remote(conn: Connection) -> None:
         finally:
             cancels.pop(key, None)
 
-    def check_in(key: int, seats: list[tuple[str, SocketSpec]], cancel: threading.Event) -> None:
+    def check_in(key: int, seats: list[tuple[str, SocketSpec]], place: _Place, cancel: threading.Event) -> None:
         try:
-            _check_in(key, seats, send, cancel)
+            _check_in(key, seats, place, send, cancel)
         finally:
             cancels.pop(key, None)
 
@@ -324,7 +333,7 @@ def _serve_remote(conn: Connection) -> None:
                 continue
             cancel = cancels[key] = threading.Event()
             if kind == "check_in":
-                thread = threading.Thread(target=check_in, args=(key, message[2], cancel), name=f"check-in-{key}",
+                thread = threading.Thread(target=check_in, args=(key, *message[2:], cancel), name=f"check-in-{key}",
                                           daemon=True)
             else:
                 thread = threading.Thread(target=play, args=(key, message[2], cancel), name=f"game-{key}",
@@ -342,12 +351,14 @@ def _serve_remote(conn: Connection) -> None:
             end_runtime()  # the seats, with a moment for a last `Quit` to leave (no atexit in a worker)
 
 
-def _check_in(key: int, seats: list[tuple[str, SocketSpec]], send: Callable[[tuple[Any, ...]], None],
+def _check_in(key: int, seats: list[tuple[str, SocketSpec]], place: _Place, send: Callable[[tuple[Any, ...]], None],
               cancel: threading.Event) -> None:
     """Open the remote seats and wait for their bots (`check_in_remote_seats`) until `cancel`,
     telling the parent whom it waits for: (DONE, key, {label: why} of those that never came)."""
     from ..transport.zmq import check_in_remote_seats  # ZeroMQ is loaded here, never in the arbiter's process
     try:
+        with _PLACE_LOCK:
+            _take_place(place)
         absent = check_in_remote_seats(seats, on_wait=lambda labels: send((WAITING, key, labels)), cancel=cancel)
     except LeaseCancelled:  # the worker is closing: nobody waits for the answer
         return
@@ -539,7 +550,7 @@ class RemoteWorker:
         process, key = self._live(), next(self._keys)
         inbox = process.open(key)
         try:
-            process.send(("check_in", key, seats))
+            process.send(("check_in", key, seats, _Place(os.getcwd(), dict(os.environ))))
             while True:
                 try:
                     message = inbox.get(timeout=max(0.0, deadline - time.monotonic()))
@@ -676,9 +687,11 @@ class _History:
 
 class WorkerPool:
     """`slots` worker processes, each played through by one thread of this process that
-    sends it a game and waits for its record (pool.GamePool). `setup` makes a scheduled
-    game's GameSetup; `watch` (the live page) sees each game's start, turns and end; `note`
-    tells the user what a worker says (a kept bot that ends after each game)."""
+    sends it a game and waits for its record (pool.GamePool); a game with a remote seat goes
+    to the run's `RemoteWorker` instead (or, outside `remote_worker_for_run`, the pool's own).
+    `setup` makes a scheduled game's GameSetup; `watch` (the live page) sees each game's
+    start, turns and end; `note` tells the user what a worker says (a kept bot that ends after
+    each game)."""
 
     def __init__(self, slots: int, game: Game[Any], params: dict[str, Any],
                  setup: Callable[[ScheduledGame], GameSetup], log_dir: Path, *,
