@@ -194,7 +194,8 @@ _PLACE_LOCK = threading.Lock()  # a remote worker's games start in threads of th
 def _play_task(task: WorkerTask, games: _Games, cancel: threading.Event, say: Callable[[tuple[Any, ...]], None],
                kept: KeptBots | None) -> tuple[Any, ...]:
     """Play one task; the answer for the parent: (DONE, record), (ABORTED,), (VOID, why,
-    short: whether the worker ran out of something) or (RAISED, exception). `say` sends the parent the game's turns (when watched) as it goes."""
+    short: whether the worker ran out of something) or (RAISED, exception). `say` sends the
+    parent the game's turns (when watched) as it goes."""
     try:  # not the game's failure: the arbiter's (the parent raises it, ending the run)
         with _PLACE_LOCK:
             _take_place(task)
