@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import io
 import json
-import multiprocessing
 import os
 import re
 import signal
@@ -24,7 +23,7 @@ from arbiter.tournament.config import load_config
 from arbiter.tournament.progress import Progress
 from arbiter.tournament.runner import run_tournament
 from referee_support import MARK, RANDOM_BOT, live_marked, new_marker
-from test_workers import Watch
+from test_workers import Watch, live_workers
 
 ROOT = Path(__file__).resolve().parents[1]
 TESTS = Path(__file__).resolve().parent
@@ -211,7 +210,7 @@ def test_a_watched_remote_games_moves_come_from_the_remote_worker_of_a_run_witho
     for record in records:
         assert [game.format_move(move) for move in watch.moves[record.id]] == [m.move for m in record.moves]
     assert sorted(watch.left) == sorted(r.id for r in records)
-    assert multiprocessing.active_children() == []  # the pool's remote worker ended with it
+    assert live_workers() == []  # the pool's remote worker ended with it
     assert live_marked(marker) == []
 
 
@@ -235,6 +234,6 @@ def test_ctrl_c_during_the_check_in_exits_130_and_ends_the_remote_worker_and_its
     monkeypatch.setattr(Progress, "note", pressed)
     assert main(["run", str(config)]) == 130
     assert capsys.readouterr().err.endswith("arbiter run: interrupted\n")
-    assert multiprocessing.active_children() == []  # the remote worker ended
+    assert live_workers() == []  # the remote worker ended
     with socket.socket() as seat:  # and its seat's socket with it
         seat.bind(("127.0.0.1", port))

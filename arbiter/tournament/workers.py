@@ -20,16 +20,14 @@ remote players' sockets at the check-in, keeps them (its bots connected between 
 plays those games, several at once, each in a thread. When it dies, its running games are
 void with a sentence and a replacement opens the seats again for the next remote game.
 
-Workers come from a forkserver, which is safe beside the arbiter's threads (a plain fork
-is not) and starts each worker in milliseconds from a process that imported the referee
-once. They ignore Ctrl-C: the parent stops them.
+Workers are forked by the arbiter's zygote (zygote.py), which is safe beside the arbiter's
+threads (a plain fork is not) and starts each worker in milliseconds from a process that
+imported the referee once. They ignore Ctrl-C: the parent stops them.
 """
 from __future__ import annotations
 
 import itertools
-import multiprocessing
 import os
-from multiprocessing import spawn
 import pickle
 import queue
 import re
@@ -53,6 +51,7 @@ from ..transport import SHORTAGES
 from ..transport.endpoints import CHECK_IN_QUIET_MS, LeaseCancelled, SocketSpec
 from .pool import MACHINERY_FAILURES, GameSetup, play_setup
 from .schedule import ScheduledGame
+from .zygote import WorkerProcess, Zygote
 
 # A game still running this long after the longest it could take by its clocks is hung
 # (its rules in an endless loop, a worker stuck in native code): `game_deadline_s`. The
@@ -74,7 +73,7 @@ class WorkerTask:
     """One game as a worker gets it: the game (`games.game_spec`, so that a worker finds a
     game from a user's module too), its parameters, how it is played, where the logs go,
     whether its turns are forwarded for the live page, and the arbiter's working folder and
-    environment now (what its bots start from: a worker's were the forkserver's, taken once
+    environment now (what its bots start from: a worker's were the zygote's, taken once
     per process)."""
 
     game: str
@@ -100,29 +99,24 @@ def game_deadline_s(setup: GameSetup) -> float:
     return longest_s * HANG_SHARE + HANG_MARGIN_S
 
 
-WORKER_NAME = "arbiter-worker-"  # and its number: each worker process's name
+_ZYGOTE: Zygote | None = None
+_ZYGOTE_LOCK = threading.Lock()
 
 
-def _context() -> Any:
-    """The forkserver, its workers importing the referee once (in the server), not per worker."""
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload([__name__])
-    if spawn.get_preparation_data is not _without_main:
-        _without_main.original = spawn.get_preparation_data  # type: ignore[attr-defined]
-        spawn.get_preparation_data = _without_main
-    return context
+def fork_worker(role: str) -> tuple[WorkerProcess, Connection]:
+    """A new worker process playing `role` (ROLES) and this process's end of its connection,
+    forked by this process's zygote (zygote.py), started on first use and again if it died."""
+    global _ZYGOTE
+    with _ZYGOTE_LOCK:
+        if _ZYGOTE is None or not _ZYGOTE.alive():
+            _ZYGOTE = Zygote()
+        zygote = _ZYGOTE
+    return zygote.fork(role)
 
 
-def _without_main(name: str) -> dict[str, Any]:
-    """What multiprocessing tells a new process to prepare, less the arbiter's main module for
-    a game worker: a worker needs none, and would otherwise run the script the arbiter was
-    started from again (the `arbiter` command's, a benchmark's) or fail on one it cannot
-    find (`python -` reads it from its input). Other processes get all of it."""
-    data = _without_main.original(name)  # type: ignore[attr-defined]
-    if name.startswith(WORKER_NAME):
-        data.pop("init_main_from_path", None)
-        data.pop("init_main_from_name", None)
-    return data
+def zygote_pid() -> int | None:
+    """The pid of this process's zygote, if it has started one (benchmarks measure its tree)."""
+    return _ZYGOTE.pid if _ZYGOTE is not None else None
 
 
 # ---- the worker's side ----------------------------------------------------------------------
@@ -374,12 +368,8 @@ def _check_in(key: int, seats: list[tuple[str, SocketSpec]], place: _Place, send
 class _Worker:
     """One worker process and the parent's end of its pipe."""
 
-    def __init__(self, context: Any, number: int) -> None:
-        here, there = context.Pipe()
-        self.process = context.Process(target=_serve, args=(there,), name=f"{WORKER_NAME}{number}", daemon=True)
-        self.process.start()
-        there.close()
-        self.conn: Connection = here
+    def __init__(self) -> None:
+        self.process, self.conn = fork_worker("game")
         self._sending = threading.Lock()  # its pool thread and a stop from the main thread both write
 
     def send(self, message: tuple[Any, ...]) -> None:
@@ -425,22 +415,13 @@ def _death_words(code: int | None) -> str:
     return f"exited with status {code}"
 
 
-REMOTE_WORKER_NAME = f"{WORKER_NAME}remote-"  # and its number: the remote worker's process name
-
-
 class _RemoteProcess:
-    """One remote worker process and the parent's end of its pipe: a thread reads its
-    messages into each game's inbox and, when it dies, reaps it (that thread alone waits on
-    the process: two waiters of a forkserver's child can misread its exit status) and tells
-    every game still in it."""
+    """One remote worker process and the parent's end of its connection: a thread reads its
+    messages into each game's inbox and, when it dies, learns how and tells every game still
+    in it."""
 
-    def __init__(self, context: Any, number: int) -> None:
-        here, there = context.Pipe()
-        self.process = context.Process(target=_serve_remote, args=(there,), name=f"{REMOTE_WORKER_NAME}{number}",
-                                       daemon=True)
-        self.process.start()
-        there.close()
-        self.conn: Connection = here
+    def __init__(self, number: int) -> None:
+        self.process, self.conn = fork_worker("remote")
         self.ended = False  # reaped, and every game in it told: a new game needs a new worker
         self._gone = threading.Event()  # set with `ended`
         self._why = ""  # how it ended, the end of a sentence
@@ -536,7 +517,6 @@ class RemoteWorker:
     (each game for up to its players' `connect_wait_ms`, as after any lost connection)."""
 
     def __init__(self) -> None:
-        self._context = _context()
         self._lock = threading.Lock()
         self._process: _RemoteProcess | None = None
         self._started = 0
@@ -615,7 +595,7 @@ class RemoteWorker:
         with self._lock:
             if self._process is None or self._process.ended:
                 self._started += 1
-                self._process = _RemoteProcess(self._context, self._started)
+                self._process = _RemoteProcess(self._started)
             return self._process
 
     def _await(self, process: _RemoteProcess, key: int, inbox: queue.SimpleQueue[tuple[Any, ...]],
@@ -707,11 +687,9 @@ class WorkerPool:
         self._watch = watch
         self._note = note
         self._noted: set[str] = set()  # each worker says it once: the run too
-        self._context = _context()
         self._here = threading.local()  # the thread's own worker
         self._lock = threading.Lock()
         self._workers: list[_Worker] = []  # every live one, to close them
-        self._started = 0
         self._stopped = threading.Event()
         self._busy: set[_Worker] = set()
         self._remote: RemoteWorker | None = None  # where its games with a remote seat are played
@@ -755,10 +733,7 @@ class WorkerPool:
         if worker is None or worker.process.exitcode is not None:
             if worker is not None:
                 self._retire(worker, kill=True)
-            with self._lock:
-                self._started += 1
-                number = self._started
-            worker = self._here.worker = _Worker(self._context, number)
+            worker = self._here.worker = _Worker()
             with self._lock:
                 self._workers.append(worker)
         return worker
@@ -903,5 +878,8 @@ class WorkerPool:
             chance_seed=setup.chance_seed,
         )
 
+
+# What a forked worker does (zygote.py): a local game worker, or the remote worker.
+ROLES: dict[str, Callable[[Connection], None]] = {"game": _serve, "remote": _serve_remote}
 
 __all__ = ["HANG_MARGIN_S", "RemoteWorker", "WorkerPool", "WorkerTask", "game_deadline_s", "remote_worker_for_run"]
