@@ -101,6 +101,7 @@ def game_deadline_s(setup: GameSetup) -> float:
 
 _ZYGOTE: Zygote | None = None
 _ZYGOTE_LOCK = threading.Lock()
+_OUT_OF_STEP: list[Zygote] = []  # kept open: each still reports how the workers it forked end
 
 
 def fork_worker(role: str) -> tuple[WorkerProcess, Connection]:
@@ -109,6 +110,8 @@ def fork_worker(role: str) -> tuple[WorkerProcess, Connection]:
     global _ZYGOTE
     with _ZYGOTE_LOCK:
         if _ZYGOTE is None or not _ZYGOTE.alive():
+            if _ZYGOTE is not None and _ZYGOTE.process.poll() is None:
+                _OUT_OF_STEP.append(_ZYGOTE)
             _ZYGOTE = Zygote()
         zygote = _ZYGOTE
     return zygote.fork(role)

@@ -68,6 +68,7 @@ class Zygote:
         here, there = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self._control = here
         self._lock = threading.Lock()
+        self._broken = False
         with there:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", __name__, str(there.fileno())], pass_fds=(there.fileno(),),
@@ -86,8 +87,12 @@ class Zygote:
         try:
             request = pickle.dumps((role, list(sys.path)))
             with self._lock:
-                socket.send_fds(self._control, [request], [there.fileno(), status_w])
-                answer = self._control.recv(_CODE.size)
+                try:
+                    socket.send_fds(self._control, [request], [there.fileno(), status_w])
+                    answer = self._control.recv(_CODE.size)
+                except BaseException:  # Ctrl-C between the two: an answer may be left for the next request
+                    self._broken = True
+                    raise
             if len(answer) != _CODE.size:
                 raise OSError("the workers' zygote has ended")
         except BaseException:
@@ -100,8 +105,9 @@ class Zygote:
         return WorkerProcess(_CODE.unpack(answer)[0], status_r), Connection(here.detach())
 
     def alive(self) -> bool:
-        """Whether the zygote still runs."""
-        return self.process.poll() is None
+        """Whether the zygote still runs and answers in step (a new one is started otherwise;
+        this one exits once its socket is closed, when the arbiter exits)."""
+        return not self._broken and self.process.poll() is None
 
 
 # ---- the zygote's side ----------------------------------------------------------------------
