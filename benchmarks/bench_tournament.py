@@ -22,10 +22,10 @@ so load that comes and goes hits them alike; rates are medians over the repeats.
 
 Beside each rate, the CPU time a game cost (`getrusage`, medians over the repeats): the bots'
 and the game workers' (with their boxes: every reaped child of this process, and the
-forkserver's tree the workers run in: the referee's own work is in this column since games
+zygote's tree the workers run in: the referee's own work is in this column since games
 are played in worker processes) and this process's own (the arbiter that schedules and
 records; for the floor, the harness's threads), and the cores they kept busy on average.
-The forkserver the workers come from is started before the first timed run (its start, a
+The zygote the workers come from is started before the first timed run (its start, a
 cost once per command like the arbiter's own imports, is printed in the heading). Where both
 sides keep every core busy, the ratio of rates is the ratio of CPU a game.
 """
@@ -167,8 +167,8 @@ class CpuUse:
         return self
 
 
-def start_forkserver() -> float:
-    """Start the forkserver the game workers come from (workers.py), before the first timed
+def start_zygote() -> float:
+    """Start the zygote the game workers come from (workers.py, zygote.py), before the first timed
     run, as this process's imports of the arbiter are: once per command, not per game.
     Returns the seconds it took (0 for an arbiter from before the workers)."""
     try:
@@ -176,16 +176,16 @@ def start_forkserver() -> float:
     except ImportError:
         return 0.0
     started = time.perf_counter()
-    workers._Worker(workers._context(), 0).close()  # the server up, its preload imported, a worker forked
+    workers._Worker().close()  # the zygote up, its imports done, a worker forked
     return time.perf_counter() - started
 
 
 def _worker_tree_s() -> float:
     """The CPU seconds of the game workers and their bots so far: the tournament's workers are
-    children of multiprocessing's forkserver (never reaped by this process), which reaps each
-    worker, and each worker its bots: the forkserver's own and its reaped children's times."""
-    from multiprocessing import forkserver
-    pid = getattr(forkserver._forkserver, "_forkserver_pid", None)  # None until the first run
+    children of the workers' zygote (never reaped by this process), which reaps each worker,
+    and each worker its bots: the zygote's own and its reaped children's times."""
+    from arbiter.tournament import workers
+    pid = workers.zygote_pid()  # None until the first run
     if pid is None:
         return 0.0
     try:
@@ -218,7 +218,7 @@ def main() -> None:
         elapsed, records = tournament_run(Path(tmp), args.games, concurrency, **options)
         return elapsed
 
-    forkserver_s = start_forkserver()
+    zygote_s = start_zygote()
     with tempfile.TemporaryDirectory() as tmp:
         for _ in range(args.repeats):
             for concurrency in (1, 2):
@@ -230,7 +230,7 @@ def main() -> None:
                     timed("tournament, boxed", concurrency, lambda: tournament(concurrency, sandbox=True))
     print(f"random vs random, dots-and-triangles rows=4, {args.games} games per run, {args.repeats} runs of each, "
           f"medians; Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}"
-          + (f"; the workers' forkserver took {forkserver_s:.2f} s to start, before the timed runs" if forkserver_s else ""))
+          + (f"; the workers' zygote took {zygote_s:.2f} s to start, before the timed runs" if zygote_s else ""))
     print("| run | concurrency | games/s | / floor | bots' and workers' CPU a game | the arbiter's (floor: the harness's) "
           "CPU a game | cores busy |")
     print("|---|---:|---:|---:|---:|---:|---:|")

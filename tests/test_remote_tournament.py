@@ -185,7 +185,8 @@ def test_the_check_in_lets_the_tournament_start_once_a_late_bot_connects(tmp_pat
         if message.startswith("waiting"):
             bots.serve(alice)  # alice's bot starts only now
 
-    check_in_remote_players(load_config(contest(tmp_path, alice, bob, alice_wait_ms=60000)), note)
+    with check_in_remote_players(load_config(contest(tmp_path, alice, bob, alice_wait_ms=60000)), note):
+        pass
     assert len(notes) == 2 and notes[-1] == "every remote player is connected", notes
     assert notes[0].startswith("waiting up to 60 s for remote players to connect: ")
     assert f"alice (tcp://127.0.0.1:{alice})" in notes[0]

@@ -65,8 +65,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"arbiter run: {line}", file=sys.stderr)  # even with --quiet
     elif line:
         progress.note(line)
-    check_in_remote_players(config, progress.note, fresh=args.fresh)  # before any game, or refuse to start
-    with served(args, config.results_dir, progress.note, [p.name for p in config.players]) as watch:
+    # Before any game, or refuse to start; the remote seats then stay with the run's remote worker.
+    with check_in_remote_players(config, progress.note, fresh=args.fresh), \
+            served(args, config.results_dir, progress.note, [p.name for p in config.players]) as watch:
         if config.format == "sprt":  # a release check, not a tournament: its own report and exit codes
             return run_sprt_config(config, fresh=args.fresh, backup=args.backup, quiet=args.quiet,
                                    again=f"arbiter run {args.config}", watch=watch)

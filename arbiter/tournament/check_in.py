@@ -1,25 +1,34 @@
 """The check-in before a tournament: every remote player with games left must have its bot
-connected, or the tournament does not start (rather than record each of its games as a crash)."""
+connected, or the tournament does not start (rather than record each of its games as a crash).
+The seats are opened, and kept for the run, by the run's remote worker (workers.py), never
+in the arbiter's own process."""
 from __future__ import annotations
 
-from typing import Callable
+from contextlib import contextmanager
+from typing import Callable, Iterator
 
 from ..errors import UsageError
 from ..referee import PlayerSpec
+from ..transport.endpoints import CHECK_IN_QUIET_MS, EndpointError
 from .config import TournamentConfig
 from .schedule import fixed_schedule, planned_games
 from .store import ResultsFolder
+from .workers import remote_worker_for_run
 
 
-def check_in_remote_players(config: TournamentConfig, note: Callable[[str], None], *, fresh: bool = False) -> None:
-    """Wait until the bot of every remote player with games left is connected, each for up to its
-    `connect_wait_ms`; UsageError naming those that never connected. `note` is told who is waited for."""
+@contextmanager
+def check_in_remote_players(config: TournamentConfig, note: Callable[[str], None], *,
+                            fresh: bool = False) -> Iterator[None]:
+    """For the run inside it: a remote worker that holds the remote seats, once the bot of every
+    remote player with games left is connected, each waited for up to its `connect_wait_ms`;
+    UsageError naming those that never connected. `note` is told who is waited for."""
     if not any(p.transport == "remote" for p in config.players):
+        yield
         return
-    from ..transport.zmq import CHECK_IN_QUIET_MS, EndpointError, check_in_remote_seats  # loads ZeroMQ: only here
     recorded = set() if fresh else {r.id for r in ResultsFolder(config.results_dir).store().load()}
     players = {f"remote player {p.name}": p for p in remote_players_due(config, recorded)}
     if not players:
+        yield
         return
     waited: list[str] = []
 
@@ -29,17 +38,19 @@ def check_in_remote_players(config: TournamentConfig, note: Callable[[str], None
         who = ", ".join(f"{players[label].name} ({_endpoint(players[label])})" for label in labels)
         note(f"waiting up to {wait_ms / 1000:g} s for remote players to connect: {who}")
 
-    try:
-        absent = check_in_remote_seats([(label, p.socket) for label, p in players.items()], on_wait=waiting)
-    except EndpointError as exc:
-        raise UsageError(f"remote players: {exc}") from None
-    if absent:
-        why = "; ".join(f"{players[label].name}: {reason}" for label, reason in absent.items())
-        raise UsageError(f"the tournament was not started: {len(absent)} remote player"
-                         f"{'s' if len(absent) > 1 else ''} never connected ({why}). Start their bots "
-                         "(docs/remote-bots.md, step 4) or raise their connect_wait_ms, and run the command again")
-    if waited:
-        note("every remote player is connected")
+    with remote_worker_for_run() as worker:
+        try:
+            absent = worker.check_in([(label, p.socket) for label, p in players.items()], on_wait=waiting)
+        except EndpointError as exc:
+            raise UsageError(f"remote players: {exc}") from None
+        if absent:
+            why = "; ".join(f"{players[label].name}: {reason}" for label, reason in absent.items())
+            raise UsageError(f"the tournament was not started: {len(absent)} remote player"
+                             f"{'s' if len(absent) > 1 else ''} never connected ({why}). Start their bots "
+                             "(docs/remote-bots.md, step 4) or raise their connect_wait_ms, and run the command again")
+        if waited:
+            note("every remote player is connected")
+        yield
 
 
 def remote_players_due(config: TournamentConfig, recorded_ids: set[str]) -> list[PlayerSpec]:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from .keys import KeyFileError, is_z85_key, read_key_file
 
 DEFAULT_CONNECT_WAIT_MS = 10000  # how long a game waits for a remote bot that is not connected
+CHECK_IN_QUIET_MS = 1000  # at a check-in, a running bot connects well within this: later ones are waited for
 DOOR_BACKLOG = 1  # connections the kernel holds for a seat before the arbiter takes them
 HANDSHAKE_IVL_MS = 3000  # remote seats: a connection that has not finished its handshake by then is dropped
 DOOR_CROWD = 16  # remote seats: connections taken within HANDSHAKE_IVL_MS past which the door shuts

@@ -50,8 +50,8 @@ from zmq.utils import z85
 from zmq.utils.monitor import recv_monitor_message
 
 from . import SHORTAGES, TIMEOUT, BadLine, Closed, ReadResult, SendResult, decode_line
-from .endpoints import (HANDSHAKE_IVL_MS, Door, Endpoint, EndpointError, LeaseCancelled, SocketSpec, check_socket,
-                        connectable, parse_endpoint, socket_problems)
+from .endpoints import (CHECK_IN_QUIET_MS, HANDSHAKE_IVL_MS, Door, Endpoint, EndpointError, LeaseCancelled,
+                        SocketSpec, check_socket, connectable, parse_endpoint, socket_problems)
 from .keys import KeyPair, read_key_file, write_key_pair
 from .priority import REALTIME_PRIORITY, realtime_allowed
 from .process import BotProcess, LaunchError, StderrDrain
@@ -74,7 +74,6 @@ HEARTBEAT_TTL_MS = 10000  # the bot's side drops the arbiter after this long wit
 REFUSAL_LOG_INTERVAL_S = 10.0  # a peer that keeps retrying is logged once per interval
 IDLE_SERVICE_S = 0.1  # how often seats between games are looked after
 CANCEL_CHECK_MS = 50  # a wait for a remote seat looks at its game's `cancel` this often
-CHECK_IN_QUIET_MS = 1000  # at a check-in, a running bot connects well within this: later ones are waited for
 SERVICE_STEPS = 256  # messages and events taken in by one non-blocking look at a seat
 MAX_REFUSED_REMEMBERED = 1024  # refused connections remembered per seat (told `Refused` once each)
 _ZAP_ENDPOINT = "inproc://zeromq.zap.01"  # fixed by RFC 27
@@ -807,15 +806,17 @@ def _no_bot(seat: ZmqChannel, spec: SocketSpec, wait_ms: int) -> str:
 
 
 def check_in_remote_seats(seats: Sequence[tuple[str, SocketSpec]], *,
-                          on_wait: Callable[[list[str]], None] | None = None) -> dict[str, str]:
+                          on_wait: Callable[[list[str]], None] | None = None,
+                          cancel: threading.Event | None = None) -> dict[str, str]:
     """Open the remote seats and wait until a bot owns each; {label: why} for the seats no bot came to.
 
     Each is waited for up to its `connect_wait_ms`, at least CHECK_IN_QUIET_MS (a running bot
     needs a moment to connect to a seat just opened), after which `on_wait` is told the labels
-    still waited for. The seats stay open for the games. EndpointError as `lease_remote_seats`.
+    still waited for. The seats stay open for the games. EndpointError as `lease_remote_seats`;
+    LeaseCancelled once `cancel` is set (looked at every CANCEL_CHECK_MS), holding no lease.
     """
     started = time.monotonic()
-    leases = lease_remote_seats([(label, replace(spec, connect_wait_ms=0)) for label, spec in seats])
+    leases = lease_remote_seats([(label, replace(spec, connect_wait_ms=0)) for label, spec in seats], cancel=cancel)
     absent: dict[str, str] = {}
     try:
         waiting = []
@@ -823,13 +824,13 @@ def check_in_remote_seats(seats: Sequence[tuple[str, SocketSpec]], *,
             if lease.seat is None:  # its socket could not be set up
                 assert lease._unavailable is not None
                 absent[label] = lease._unavailable.why
-            elif not lease.seat._wait_for_owner(started + CHECK_IN_QUIET_MS / 1000, None):
+            elif not lease.seat._wait_for_owner(started + CHECK_IN_QUIET_MS / 1000, cancel):
                 waiting.append((label, spec, lease.seat))
         if waiting and on_wait is not None:
             on_wait([label for label, _, _ in waiting])
         for label, spec, seat in waiting:
             wait_ms = max(spec.connect_wait_ms, CHECK_IN_QUIET_MS)
-            if not seat._wait_for_owner(started + wait_ms / 1000, None):
+            if not seat._wait_for_owner(started + wait_ms / 1000, cancel):
                 absent[label] = _no_bot(seat, spec, wait_ms)
     finally:
         for lease in leases:
@@ -875,9 +876,21 @@ def close_remote_seats() -> None:
         _RUNTIME.close_remote()
 
 
+def end_runtime() -> None:
+    """End this process's ZeroMQ runtime now: its seats, its ZAP handler, its context (each
+    message still queued has LINGER_MS to leave). For a worker process, whose exit runs no
+    `atexit` handler; a later socket starts a new runtime."""
+    global _RUNTIME
+    with _RUNTIME_LOCK:
+        runtime, _RUNTIME = _RUNTIME, None
+    if runtime is not None:
+        atexit.unregister(runtime.shut)
+        runtime.shut()
+
+
 __all__ = [
     "DEFAULT_BIND", "ENV_ENDPOINT", "ENV_KEYS", "ENV_SERVER_KEY", "REFUSED", "Endpoint", "EndpointError",
     "LeaseCancelled", "RemoteChannel", "SeatCurve", "SocketSpec", "ZmqChannel", "check_in_remote_seats",
-    "check_socket", "close_remote_seats", "connectable", "launch_zmq_bot", "lease_remote_seats", "parse_endpoint",
-    "socket_problems",
+    "check_socket", "close_remote_seats", "connectable", "end_runtime", "launch_zmq_bot", "lease_remote_seats",
+    "parse_endpoint", "socket_problems",
 ]
