@@ -83,6 +83,13 @@ def open_file(page: Any, path: Path, fragment: str = "") -> Any:
     return page
 
 
+def list_drawn(page: Any) -> Any:
+    """Wait until the games list has drawn the page of rows last asked for (it loads them from
+    the report's games folder: the table is aria-busy meanwhile)."""
+    page.wait_for_selector('#games-table[aria-busy="false"]')
+    return page
+
+
 def save_screenshot(page: Any, tmp_path: Path, name: str, *, full_page: bool = False) -> Path:
     path = tmp_path / name
     page.screenshot(path=str(path), full_page=full_page)
@@ -235,6 +242,7 @@ def test_a_timeout_game_shows_its_termination(page, tournament):
     offender = timeout.players[timeout.offender].name
     open_file(page, tournament["report"])
     page.select_option("#filter-termination", "timeout")
+    list_drawn(page)
     assert page.locator("#games-table tbody tr").count() == 1
     assert f"timeout ({offender})" in page.inner_text("#games-table tbody tr")
     page.click("#games-table tbody tr")
@@ -249,6 +257,7 @@ def test_filtering_by_player_lists_only_their_games(page, tournament):
     open_file(page, tournament["report"])
     name = "<b>delta</b>"
     page.select_option("#filter-player", label=name)
+    list_drawn(page)
     rows = page.locator("#games-table tbody tr")
     expected = [r.id for r in tournament["records"] if name in [p.name for p in r.players]]
     assert [rows.nth(i).get_attribute("data-game") for i in range(rows.count())] == expected

@@ -12,6 +12,8 @@ import html
 import json
 import math
 import re
+import shutil
+import tempfile
 from importlib import resources
 from pathlib import Path
 from typing import Any, Iterable
@@ -20,7 +22,7 @@ from ..errors import UsageError
 from ..games import CHANCE
 from ..records import GameRecord, Termination
 from ..tournament.progress import ordinal
-from ..tournament.store import ResultsFolder
+from ..tournament.store import ResultsFolder, write_whole
 from .board_geometry import Board, board_for
 
 # One game as the page reads it; `frames` is present only for boards of kind `text`.
@@ -43,6 +45,17 @@ GAME_FIELDS = (
     "duration_s",  # float
     "frames",  # text boards only: the ASCII picture after each move
 )
+
+
+GAME_INDEX = {name: i for i, name in enumerate(GAME_FIELDS)}
+# One row of the games list (a report's `list-K.js`): what the list shows, without the moves.
+LIST_FIELDS = ("id", "round", "players", "scores", "winner", "termination", "offender", "moves", "duration_s")
+GAMES_FOLDER = "report-games"  # beside report.html: one folder per written report, the page names its own
+PARTIAL_PREFIX = ".partial-"  # a games folder still being written (or left by a report that stopped)
+ROWS_PER_CHUNK = 1000  # list rows per list file, and positions per filter file (about 60 KB)
+GAMES_PER_CHUNK = 100  # games with their moves per games file (about 100 to 300 KB)
+ID_BUCKETS = 256  # ids files: a game's address (#game=ID) loads one of them to find the game
+ID_FLUSH = 256  # ids held per bucket before they are appended to its file
 
 
 class ReportError(UsageError):
@@ -132,21 +145,100 @@ def _seat_char(seat: int) -> str:
     return "0123456789abcdefghijklmnopqrstuvwxyz"[seat]
 
 
-def tournament_page_data(summary: dict[str, Any], records: Iterable[GameRecord],
-                         listed: Iterable[str] = ()) -> dict[str, Any]:
-    """The data of a tournament report: summary.json's tables plus every game, encoded.
+class GameChunks:
+    """A report's games written as small script files (docs/report.md, The games folder), one
+    game at a time: the list's rows, the games with their moves, the filters' positions and the
+    ids' positions, each in chunks of a fixed size, so that the page loads only what it shows."""
 
-    `listed` is the config's order of the players (tournament.json's): a player's colour
-    follows its place in data.players, and the live page lists them in that order too, so a
-    player has one colour on both pages whatever the standings. Players not listed follow
-    in standings order."""
-    for key in ("name", "players"):
-        if key not in summary:
-            raise ReportError(f"summary.json has no {key!r} key; is it a tournament summary?")
-    page = PageData([*listed, *(p["name"] for p in summary["players"])])
-    for number, record in enumerate(records, 1):
-        page.add_game(record, fallback_id=str(number))
-    return {**tournament_tables(summary), **page.to_json()}
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.count = 0
+        self._rows: list[list[Any]] = []
+        self._games: list[list[Any]] = []
+        self._views: dict[str, list[int]] = {}
+        self._view_counts: dict[str, int] = {}
+        self._ids: list[list[str]] = [[] for _ in range(ID_BUCKETS)]
+        self._term_index = {t.value: i for i, t in enumerate(Termination)}
+
+    def add(self, entry: list[Any]) -> None:
+        """Take one encoded game (`GAME_FIELDS`) at the next position, writing each chunk it fills."""
+        position = self.count
+        self.count += 1
+        self._rows.append(list_row(entry))
+        if len(self._rows) == ROWS_PER_CHUNK:
+            self._write(f"list-{position // ROWS_PER_CHUNK}", self._rows)
+            self._rows = []
+        self._games.append(entry)
+        if len(self._games) == GAMES_PER_CHUNK:
+            self._write(f"games-{position // GAMES_PER_CHUNK}", self._games)
+            self._games = []
+        ending = f"e{self._term_index[entry[GAME_INDEX['termination']]]}"
+        players = dict.fromkeys(entry[GAME_INDEX["players"]])  # a player in two seats: listed once
+        for view in (ending, *(f"p{p}" for p in players), *(f"p{p}{ending}" for p in players)):
+            self._note(view, position)
+        bucket = self._ids[id_bucket(str(entry[GAME_INDEX["id"]]))]
+        bucket.append(f"{json.dumps(str(entry[GAME_INDEX['id']]))}:{position},")
+        if len(bucket) >= ID_FLUSH:
+            self._flush_ids()
+
+    def _note(self, view: str, position: int) -> None:
+        positions = self._views.setdefault(view, [])
+        positions.append(position)
+        if len(positions) == ROWS_PER_CHUNK:
+            seen = self._view_counts.get(view, 0)
+            self._write(f"{view}-{seen // ROWS_PER_CHUNK}", positions)
+            self._view_counts[view] = seen + len(positions)
+            self._views[view] = []
+
+    def _flush_ids(self) -> None:
+        # A bucket's file grows as ids come: an object literal whose members each end in a comma
+        # (JavaScript allows the last one), closed by `finish`.
+        for number, bucket in enumerate(self._ids):
+            if bucket:
+                with open(self.folder / f"ids-{number}.js", "a", encoding="utf-8") as handle:
+                    handle.write("".join(bucket))
+                bucket.clear()
+
+    def finish(self) -> dict[str, Any]:
+        """Write what is left and return what the page needs to find every chunk."""
+        if self._rows:
+            self._write(f"list-{(self.count - 1) // ROWS_PER_CHUNK}", self._rows)
+        if self._games:
+            self._write(f"games-{(self.count - 1) // GAMES_PER_CHUNK}", self._games)
+        for view, positions in self._views.items():
+            seen = self._view_counts.get(view, 0)
+            if positions:
+                self._write(f"{view}-{seen // ROWS_PER_CHUNK}", positions)
+            self._view_counts[view] = seen + len(positions)
+        self._flush_ids()
+        for number in range(ID_BUCKETS):
+            with open(self.folder / f"ids-{number}.js", "a+", encoding="utf-8") as handle:
+                handle.seek(0)
+                members = handle.read()
+                handle.seek(0)
+                handle.truncate()
+                handle.write(f"arbiterChunk({json.dumps(f'ids-{number}')},{{{members}}});\n")
+        return {"total": self.count, "list_fields": list(LIST_FIELDS), "rows_per_chunk": ROWS_PER_CHUNK,
+                "games_per_chunk": GAMES_PER_CHUNK, "id_buckets": ID_BUCKETS, "views": self._view_counts}
+
+    def _write(self, name: str, payload: Any) -> None:
+        text = json.dumps(payload, separators=(",", ":"), allow_nan=False)
+        (self.folder / f"{name}.js").write_text(f"arbiterChunk({json.dumps(name)},{text});\n", encoding="utf-8")
+
+
+def list_row(entry: list[Any]) -> list[Any]:
+    """What the games list shows of an encoded game (`LIST_FIELDS`): no moves."""
+    return [entry[GAME_INDEX["id"]], entry[GAME_INDEX["round"]], entry[GAME_INDEX["players"]],
+            entry[GAME_INDEX["scores"]], entry[GAME_INDEX["winner"]], entry[GAME_INDEX["termination"]],
+            entry[GAME_INDEX["offender"]], len(entry[GAME_INDEX["seats"]]), entry[GAME_INDEX["duration_s"]]]
+
+
+def id_bucket(game_id: str) -> int:
+    """Which ids file holds a game id: FNV-1a (32 bits) of its UTF-8 bytes, as page.js computes it."""
+    digest = 0x811C9DC5
+    for byte in game_id.encode("utf-8"):
+        digest = ((digest ^ byte) * 0x01000193) & 0xFFFFFFFF
+    return digest % ID_BUCKETS
 
 
 def tournament_tables(summary: dict[str, Any]) -> dict[str, Any]:
@@ -353,7 +445,8 @@ def render_page(data: dict[str, Any], title: str) -> str:
 
 
 def write_tournament_report(results_dir: Path) -> Path:
-    """Write `report.html` into a results folder from its games.jsonl and summary.json."""
+    """Write `report.html` and its games folder into a results folder, from its summary.json
+    and its games.jsonl read one record at a time."""
     folder = ResultsFolder(Path(results_dir))
     summary_path = folder.summary
     try:
@@ -362,15 +455,57 @@ def write_tournament_report(results_dir: Path) -> Path:
         raise ReportError(f"cannot read {summary_path}: {exc.strerror}") from None
     except ValueError as exc:
         raise ReportError(f"{summary_path}: not valid JSON ({exc})") from None
-    records = folder.store().load()
     description = folder.read_description()
     listed = description.schedule.get("players", []) if description is not None else []
-    data = tournament_page_data(summary, records, listed)
-    path = folder.report
+    return write_report_page(folder.report, summary, folder.store().records(), listed,
+                             f"{summary.get('name', '')} · arbiter report")
+
+
+def write_report_page(path: Path, summary: dict[str, Any], records: Iterable[GameRecord],
+                      listed: Iterable[str], title: str) -> Path:
+    """Write a tournament's page at `path` and its games, in chunks, into `report-games/` beside it.
+
+    The records are read once, one at a time, and each game is written out as it is read: what
+    is held is one chunk of each kind, never the games. `listed` is the config's order of the
+    players (tournament.json's): a player's colour follows its place in data.players, and the
+    live page lists them in that order too, so a player has one colour on both pages whatever
+    the standings. Players not listed follow in standings order."""
+    for key in ("name", "players"):
+        if key not in summary:
+            raise ReportError(f"summary.json has no {key!r} key; is it a tournament summary?")
+    page = PageData([*listed, *(p["name"] for p in summary["players"])])
+    path = Path(path)
+    games_root = path.with_name(GAMES_FOLDER)
     try:
-        path.write_text(render_page(data, f"{summary['name']} · arbiter report"), encoding="utf-8")
+        games_root.mkdir(exist_ok=True)
+        # A new folder of its own: the page on disk points at the old one, whole, until it is replaced.
+        partial = Path(tempfile.mkdtemp(prefix=PARTIAL_PREFIX, dir=games_root))
     except OSError as exc:
-        raise ReportError(f"cannot write {path}: {exc.strerror}") from None
+        raise ReportError(f"cannot write {games_root}: {exc.strerror}") from None
+    try:
+        chunks = GameChunks(partial)
+        for number, record in enumerate(records, 1):
+            chunks.add(page.encode_game(record, fallback_id=str(number)))
+        index = chunks.finish()
+        done = partial.with_name(partial.name.removeprefix(PARTIAL_PREFIX))
+        partial.rename(done)
+    except OSError as exc:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise ReportError(f"cannot write {partial}: {exc.strerror}") from None
+    except BaseException:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
+    index["folder"] = f"{GAMES_FOLDER}/{done.name}"
+    data = {**tournament_tables(summary), **page.to_json(), "chunks": index}
+    try:
+        write_whole(path, render_page(data, title))
+    except BaseException:
+        shutil.rmtree(done, ignore_errors=True)
+        raise
+    # Only now is the old folder unused (and any left by a report that stopped half way).
+    for old in games_root.iterdir():
+        if old != done:
+            shutil.rmtree(old, ignore_errors=True)
     return path
 
 
