@@ -99,10 +99,14 @@ class PageData:
         """One game as the page reads it (`GAME_FIELDS`), its players and board added if new."""
         board_index = self.board(record.game, record.params)
         board = self.boards[board_index]
-        texts = [m.move for m in record.moves]
+        moves = record.moves
+        texts = [m.move for m in moves]
         forced = 0
-        while forced < len(record.moves) and record.moves[forced].forced:
+        while forced < len(moves) and moves[forced].forced:
             forced += 1
+        encode = board.encode
+        # List comprehensions, not generators, in the joins: a report encodes every game.
+        seats = [_SEAT_CHARS.get(m.seat) or _seat_char(m.seat) for m in moves]
         entry: list[Any] = [
             record.id if record.id is not None else fallback_id,
             record.round,
@@ -115,9 +119,9 @@ class PageData:
             record.detail,
             record.outcome,
             forced,
-            "".join(_seat_char(m.seat) for m in record.moves),
-            ",".join(str(board.encode(text)) for text in texts),
-            ",".join(str(round(m.wall_ms)) for m in record.moves),
+            "".join(seats),
+            ",".join([str(encode(text)) for text in texts]),
+            ",".join([str(round(m.wall_ms)) for m in moves]),
             record.started_at,
             round(record.duration_s, 3),
         ]
@@ -135,6 +139,9 @@ class PageData:
             "boards": [board.to_json() for board in self.boards],
             "games": self.games,
         }
+
+
+_SEAT_CHARS = {CHANCE: "*", **{seat: char for seat, char in enumerate("0123456789abcdefghijklmnopqrstuvwxyz")}}
 
 
 def _seat_char(seat: int) -> str:
