@@ -1,10 +1,14 @@
-"""The self-contained HTML report: standings, crosstable, rating chart, games list and viewer.
+"""The HTML report: standings, crosstable, rating chart, games list and viewer.
 
-The page is one file with its CSS, JavaScript and data inline (no network). Python computes
-the data (`tournament_page_data`, `game_page_data`); `page.js` draws it. Each game is one
-compact array (fields named in `GAME_FIELDS`): moves are indices into its board's move table
-(see `board_geometry`), seats one base-36 character per move, times whole milliseconds. The
-page decodes a game only when it is opened, so a 10,000-game report stays quick.
+A game's page (`write_game_page`) is one file with its CSS, JavaScript and data inline (no
+network). A tournament's page (`write_tournament_report`) is the same page with its tables
+inline and its games in a folder beside it (`report-games/`, written by `GameChunks` while the
+records are read one at a time), which the page loads a chunk at a time as it shows them
+(docs/report.md, The games folder). Python computes the data (`tournament_tables`,
+`PageData`); `page.js` draws it. Each game is one compact array (fields named in
+`GAME_FIELDS`): moves are indices into its board's move table (see `board_geometry`), seats
+one base-36 character per move, times whole milliseconds. The page decodes a game only when it
+is opened.
 """
 from __future__ import annotations
 
