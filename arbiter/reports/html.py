@@ -60,6 +60,7 @@ ROWS_PER_CHUNK = 1000  # list rows per list file, and positions per filter file 
 GAMES_PER_CHUNK = 100  # games with their moves per games file (about 100 to 300 KB)
 ID_BUCKETS = 256  # ids files: a game's address (#game=ID) loads one of them to find the game
 ID_FLUSH = 256  # ids held per bucket before they are appended to its file
+CHUNK_NAME = re.compile(r"(list|games|ids|p\d+|e\d+|p\d+e\d+)-(\d+)")  # what a chunk file is called
 
 
 class ReportError(UsageError):
@@ -211,7 +212,7 @@ class GameChunks:
                 bucket.clear()
 
     def finish(self) -> dict[str, Any]:
-        """Write what is left and return what the page needs to find every chunk."""
+        """Write what is left and return what the page needs to find every chunk (`index`)."""
         if self._rows:
             self._write(f"list-{(self.count - 1) // ROWS_PER_CHUNK}", self._rows)
         if self._games:
@@ -221,20 +222,54 @@ class GameChunks:
             if positions:
                 self._write(f"{view}-{seen // ROWS_PER_CHUNK}", positions)
             self._view_counts[view] = seen + len(positions)
+            self._views[view] = []
         self._flush_ids()
         for number in range(ID_BUCKETS):
-            with open(self.folder / f"ids-{number}.js", "a+", encoding="utf-8") as handle:
-                handle.seek(0)
-                members = handle.read()
-                handle.seek(0)
-                handle.truncate()
-                handle.write(f"arbiterChunk({json.dumps(f'ids-{number}')},{{{members}}});\n")
+            path = self.folder / f"ids-{number}.js"
+            members = path.read_text(encoding="utf-8") if path.exists() else ""
+            path.write_text(_ids_script(number, members), encoding="utf-8")
+        return self.index()
+
+    def index(self) -> dict[str, Any]:
+        """What the page needs to find every chunk: counts, chunk sizes, and each filter's count."""
+        views = {view: self._view_counts.get(view, 0) + len(positions) for view, positions in self._views.items()}
         return {"total": self.count, "list_fields": list(LIST_FIELDS), "rows_per_chunk": ROWS_PER_CHUNK,
-                "games_per_chunk": GAMES_PER_CHUNK, "id_buckets": ID_BUCKETS, "views": self._view_counts}
+                "games_per_chunk": GAMES_PER_CHUNK, "id_buckets": ID_BUCKETS, "views": views}
+
+    def text(self, name: str) -> str | None:
+        """The script of one chunk as it stands, written or not (the live page serves these as
+        games arrive, before `finish`); None for a name that is no chunk."""
+        match = CHUNK_NAME.fullmatch(name)
+        if match is None:
+            return None
+        kind, number = match.group(1), int(match.group(2))
+        if kind == "ids":
+            if number >= ID_BUCKETS:
+                return None
+            path = self.folder / f"ids-{number}.js"
+            written = path.read_text(encoding="utf-8") if path.exists() else ""
+            return _ids_script(number, written + "".join(self._ids[number]))
+        per = GAMES_PER_CHUNK if kind == "games" else ROWS_PER_CHUNK
+        held = self._rows if kind == "list" else self._games if kind == "games" else self._views.get(kind, [])
+        written = self.count - len(held) if kind in ("list", "games") else self._view_counts.get(kind, 0)
+        if number < written // per:
+            return (self.folder / f"{name}.js").read_text(encoding="utf-8")
+        if number == written // per and held:
+            return _chunk_script(name, held)
+        return None
 
     def _write(self, name: str, payload: Any) -> None:
-        text = json.dumps(payload, separators=(",", ":"), allow_nan=False)
-        (self.folder / f"{name}.js").write_text(f"arbiterChunk({json.dumps(name)},{text});\n", encoding="utf-8")
+        (self.folder / f"{name}.js").write_text(_chunk_script(name, payload), encoding="utf-8")
+
+
+def _chunk_script(name: str, payload: Any) -> str:
+    """A chunk file's text: a call that hands its payload to the page (page.js, arbiterChunk)."""
+    return f"arbiterChunk({json.dumps(name)},{json.dumps(payload, separators=(',', ':'), allow_nan=False)});\n"
+
+
+def _ids_script(number: int, members: str) -> str:
+    # The members each end in a comma, which a JavaScript object literal allows after the last.
+    return f"arbiterChunk({json.dumps(f'ids-{number}')},{{{members}}});\n"
 
 
 def list_row(entry: list[Any]) -> list[Any]:

@@ -103,7 +103,15 @@
   // A chunk file calls arbiterChunk(name, payload) as it runs; its <script> is then removed.
   const chunkWaiting = new Map();  // name -> resolve
   const chunkCache = new Map();  // name -> promise of its payload, the most recently used last
+  // The live page reads its chunks anew after each update, and falls back on the last copy
+  // when its server has gone (the run has ended): the page keeps showing what it showed.
+  const staleChunks = new Map();
   const CHUNKS_KEPT = 48;
+  function chunksChanged() {
+    for (const [name, loaded] of chunkCache) staleChunks.set(name, loaded);
+    while (staleChunks.size > CHUNKS_KEPT) staleChunks.delete(staleChunks.keys().next().value);
+    chunkCache.clear();
+  }
   window.arbiterChunk = (name, payload) => {
     const resolve = chunkWaiting.get(name);
     if (resolve) { chunkWaiting.delete(name); resolve(payload); }
@@ -116,7 +124,13 @@
       chunkWaiting.set(name, resolve);
       // A <script>, not fetch(): a browser refuses fetch() of a file opened from disk.
       const script = h("script", { src });
-      const fail = (why) => { script.remove(); if (chunkWaiting.delete(name)) reject(new Error(why)); };
+      const fail = (why) => {
+        script.remove();
+        if (!chunkWaiting.delete(name)) return;
+        const stale = staleChunks.get(name);
+        if (stale) stale.then(resolve, () => reject(new Error(why)));
+        else reject(new Error(why));
+      };
       script.addEventListener("load", () => fail(`${src} does not hold ${name}`));
       script.addEventListener("error", () => fail(`cannot read ${src}: the report was rewritten or moved without its ${data.chunks.folder.split("/")[0]} folder; reload the page`));
       document.head.append(script);
@@ -138,7 +152,8 @@
     const per = data.chunks.rows_per_chunk;
     const files = [...new Set(positions.map((p) => Math.floor(p / per)))];
     const loaded = new Map(await Promise.all(files.map(async (k) => [k, await loadChunk(`list-${k}`)])));
-    return positions.map((p) => loaded.get(Math.floor(p / per))[p % per]);
+    // A row missing from its chunk is one a stale copy lacks (the live page's server has gone).
+    return positions.map((p) => loaded.get(Math.floor(p / per))[p % per]).filter((row) => row !== undefined);
   }
   const chunkedGames = {
     total: () => data.chunks.total,
@@ -165,7 +180,8 @@
       return (await loadChunk(`games-${Math.floor(position / per)}`))[position % per];
     },
   };
-  const source = data.chunks ? chunkedGames : inlineGames;
+  // The live page's data is replaced by each snapshot: which source answers is asked each time.
+  const gameSource = () => (data.chunks ? chunkedGames : inlineGames);
 
   const splitInts = (text) => (text === "" ? [] : text.split(",").map(Number));
   function decodeGame(entry) {
@@ -229,7 +245,7 @@
       const t = data.tournament;
       header.replaceChildren(
         h("h1", { text: t.name }),
-        h("div", { class: "subtitle", text: `${t.game} ${paramText(t.params)} · ${t.format} · ${source.total()} games` }),
+        h("div", { class: "subtitle", text: `${t.game} ${paramText(t.params)} · ${t.format} · ${gameSource().total()} games` }),
       );
       const boxed = (t.sandbox || {}).line;  // standings.txt's sandbox line (docs/security.md)
       if (boxed && boxed.startsWith("WARNING")) header.append(h("div", { class: "warning", id: "sandbox-warning", text: boxed }));
@@ -391,7 +407,7 @@
   const gamesListState = { player: "", ending: "", page: 0 };  // kept when the live page redraws the list
   let listReady = null;  // the first page of the list drawn (the page is ready after it)
   function renderGamesList() {
-    const counts = source.endingCounts();
+    const counts = gameSource().endingCounts();
     const terminations = data.terminations.filter((t) => counts[t]);
     const playerSelect = h("select", { id: "filter-player" }, h("option", { value: "", text: "all" }),
       data.players.map((name, i) => h("option", { value: String(i), text: name })));
@@ -435,7 +451,7 @@
       const pages = Math.max(1, Math.ceil(selection.count / GAMES_PER_PAGE));
       page = Math.max(0, Math.min(page, pages - 1));
       gamesListState.page = page;
-      shown.textContent = `${selection.count} of ${source.total()} games`;
+      shown.textContent = `${selection.count} of ${gameSource().total()} games`;
       pageInput.value = String(page + 1);
       pageInput.max = String(pages);
       pageCount.textContent = `of ${pages}`;
@@ -459,7 +475,7 @@
     function filter() {
       gamesListState.player = playerSelect.value;
       gamesListState.ending = endingSelect.value;
-      selection = source.selection(playerSelect.value, endingSelect.value);
+      selection = gameSource().selection(playerSelect.value, endingSelect.value);
     }
     const refilter = () => { filter(); page = 0; draw(); };
     const turn = (to) => () => { page = to(); draw(); };
@@ -812,7 +828,7 @@
     if (current && current.game.id === id) { overlay.hidden = false; return; }
     let entry, failure = null;
     try {
-      entry = await source.game(id);
+      entry = await gameSource().game(id);
     } catch (error) {
       failure = error.message;
     }
@@ -941,17 +957,15 @@
       data.live = { ...data.live, ...own };  // an entrant's page keeps its link's key
     }
     else {
-      // New games start at games_from; a snapshot may already hold some of them, and a gap means
-      // updates were lost: a new connection starts again from a snapshot.
-      if ("games_from" in message && message.games_from > data.games.length) { reconnect(); return; }
       for (const key of ["page", "tournament", "seats", "standings", "crosstable", "crosstable_counts", "head_to_head", "boards", "players",
-        "rounds", "ranking", "final_top", "final_round"]) {
+        "rounds", "ranking", "final_top", "final_round", "chunks"]) {
         if (key in message) data[key] = message[key];
       }
-      if (message.games) data.games.push(...message.games.slice(data.games.length - message.games_from));
       data.live = { ...data.live, ...message.live };
     }
-    games = data.games;
+    // New games may be in any chunk a page has kept (the last of each kind grows): read them anew.
+    if (whole || "chunks" in message) chunksChanged();
+    games = data.games || [];
     gameIndexById = null;
     live.received += 1;
     if (whole || "standings" in message) renderTournament();
