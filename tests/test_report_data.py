@@ -397,3 +397,25 @@ def test_a_report_that_fails_half_way_leaves_the_old_page_and_its_games_whole(tm
     assert (folder / "report.html").read_text() == old
     assert [p.name for p in (folder / "report-games").iterdir()] == [page_json(old)["chunks"]["folder"].split("/")[1]]
     assert len(chunked_games(folder, page_json(old))) == 6
+
+
+def test_a_chunk_as_it_stands_is_what_the_finished_folder_will_hold_so_far(tmp_path, small_chunks):
+    # The live page serves chunks while games arrive (GameChunks.text), before `finish`.
+    folder = write_sample_tournament(tmp_path / "t", players=("a", "b", "c"), games_per_pairing=3, timeouts=1)
+    records = read_records(folder)  # 9 games
+    page = html.PageData(["a", "b", "c"])
+    chunks = html.GameChunks(tmp_path / "chunks")
+    (tmp_path / "chunks").mkdir()
+    for count, record in enumerate(records, 1):
+        chunks.add(page.encode_game(record, fallback_id=str(count)))
+        rows = [row for k in range(-(-count // 4)) for row in json.loads(
+            re.fullmatch(r'arbiterChunk\("list-\d+",(.*)\);\n', chunks.text(f"list-{k}"), re.S).group(1))]
+        assert [row[0] for row in rows] == [r.id for r in records[:count]]
+        assert chunks.text(f"list-{-(-count // 4)}") is None  # nothing past the last game
+        assert chunks.index()["total"] == count
+    held = {name: chunks.text(name) for name in ("list-2", "games-4", "e0-1", f"ids-{id_bucket(records[-1].id)}")}
+    chunks.finish()
+    for name, text in held.items():
+        assert text == (tmp_path / "chunks" / f"{name}.js").read_text() == chunks.text(name), name
+    for name in ("list-x", "../list-0", "ids-256", "games-5", "p9-0"):
+        assert chunks.text(name) is None, name

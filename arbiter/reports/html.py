@@ -171,6 +171,7 @@ class GameChunks:
         self._view_counts: dict[str, int] = {}
         self._ids: list[list[str]] = [[] for _ in range(ID_BUCKETS)]
         self._term_index = {t.value: i for i, t in enumerate(Termination)}
+        self._finished = False  # the ids files are whole scripts only once finished
 
     def add(self, entry: list[Any]) -> None:
         """Take one encoded game (`GAME_FIELDS`) at the next position, writing each chunk it fills."""
@@ -228,6 +229,7 @@ class GameChunks:
             path = self.folder / f"ids-{number}.js"
             members = path.read_text(encoding="utf-8") if path.exists() else ""
             path.write_text(_ids_script(number, members), encoding="utf-8")
+        self._finished = True
         return self.index()
 
     def index(self) -> dict[str, Any]:
@@ -248,7 +250,7 @@ class GameChunks:
                 return None
             path = self.folder / f"ids-{number}.js"
             written = path.read_text(encoding="utf-8") if path.exists() else ""
-            return _ids_script(number, written + "".join(self._ids[number]))
+            return written if self._finished else _ids_script(number, written + "".join(self._ids[number]))
         per = GAMES_PER_CHUNK if kind == "games" else ROWS_PER_CHUNK
         held = self._rows if kind == "list" else self._games if kind == "games" else self._views.get(kind, [])
         written = self.count - len(held) if kind in ("list", "games") else self._view_counts.get(kind, 0)
