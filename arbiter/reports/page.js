@@ -101,7 +101,7 @@
   };
 
   // A chunk file calls arbiterChunk(name, payload) as it runs; its <script> is then removed.
-  const chunkWaiting = new Map();  // name -> resolve
+  const chunkWaiting = new Map();  // name -> the resolve functions of the loads waiting for it
   const chunkCache = new Map();  // name -> promise of its payload, the most recently used last
   // The live page reads its chunks anew after each update, and falls back on the last copy
   // when its server has gone (the run has ended): the page keeps showing what it showed.
@@ -113,26 +113,33 @@
     chunkCache.clear();
   }
   window.arbiterChunk = (name, payload) => {
-    const resolve = chunkWaiting.get(name);
-    if (resolve) { chunkWaiting.delete(name); resolve(payload); }
+    const waiting = chunkWaiting.get(name) || new Set();
+    chunkWaiting.delete(name);
+    for (const resolve of waiting) resolve(payload);
+    waiting.clear();  // answered: their scripts' load events find nothing left to fail
   };
   function loadChunk(name) {
     const cached = chunkCache.get(name);
     if (cached) { chunkCache.delete(name); chunkCache.set(name, cached); return cached; }
     const src = `${data.chunks.folder}/${name}.js`;
     const loaded = new Promise((resolve, reject) => {
-      chunkWaiting.set(name, resolve);
+      // Two loads of one name may overlap (the live page reloads after an update): the first
+      // script to run answers both.
+      const waiting = chunkWaiting.get(name) || new Set();
+      chunkWaiting.set(name, waiting.add(resolve));
       // A <script>, not fetch(): a browser refuses fetch() of a file opened from disk.
       const script = h("script", { src });
       const fail = (why) => {
         script.remove();
-        if (!chunkWaiting.delete(name)) return;
+        if (!waiting.delete(resolve)) return;  // answered
         const stale = staleChunks.get(name);
         if (stale) stale.then(resolve, () => reject(new Error(why)));
         else reject(new Error(why));
       };
+      const gone = data.live ? "the live page's server has stopped"
+        : `the report was rewritten, or moved without its ${data.chunks.folder.split("/")[0]} folder; reload the page`;
       script.addEventListener("load", () => fail(`${src} does not hold ${name}`));
-      script.addEventListener("error", () => fail(`cannot read ${src}: the report was rewritten or moved without its ${data.chunks.folder.split("/")[0]} folder; reload the page`));
+      script.addEventListener("error", () => fail(`cannot read ${src}: ${gone}`));
       document.head.append(script);
     });
     loaded.catch(() => chunkCache.delete(name));
