@@ -154,14 +154,24 @@
     return digest % data.chunks.id_buckets;
   }
   const range = (from, to) => Array.from({ length: Math.max(0, to - from) }, (_, i) => from + i);
+  // Where the games listed lately are in games.jsonl: a game opened from the list needs no ids file.
+  const listedAt = new Map();  // id -> position
   // The rows at the given positions of games.jsonl, from the list files that hold them.
   async function rowsAt(positions) {
     const per = data.chunks.rows_per_chunk;
     const files = [...new Set(positions.map((p) => Math.floor(p / per)))];
     const loaded = new Map(await Promise.all(files.map(async (k) => [k, await loadChunk(`list-${k}`)])));
-    // A row missing from its chunk is one a stale copy lacks (the live page's server has gone).
-    return positions.map((p) => loaded.get(Math.floor(p / per))[p % per]).filter((row) => row !== undefined);
+    if (listedAt.size > 10 * GAMES_PER_PAGE) listedAt.clear();
+    const rows = [];
+    for (const p of positions) {
+      const row = loaded.get(Math.floor(p / per))[p % per];
+      if (row === undefined) continue;  // one a stale copy lacks (the live page's server has gone)
+      listedAt.set(String(row[L.id]), p);
+      rows.push(row);
+    }
+    return rows;
   }
+  const gamesFile = (position) => `games-${Math.floor(position / data.chunks.games_per_chunk)}`;
   const chunkedGames = {
     total: () => data.chunks.total,
     endingCounts: () => Object.fromEntries(data.terminations.map((t, i) => [t, data.chunks.views[`e${i}`] || 0]).filter(([, n]) => n)),
@@ -181,10 +191,14 @@
       };
     },
     async game(id) {
-      const position = (await loadChunk(`ids-${idBucket(id)}`))[id];
+      const position = listedAt.has(id) ? listedAt.get(id) : (await loadChunk(`ids-${idBucket(id)}`))[id];
       if (position === undefined) return undefined;
-      const per = data.chunks.games_per_chunk;
-      return (await loadChunk(`games-${Math.floor(position / per)}`))[position % per];
+      const game = (await loadChunk(gamesFile(position)))[position % data.chunks.games_per_chunk];
+      return game !== undefined && String(game[F.id]) === id ? game : undefined;
+    },
+    // A game about to be opened (the pointer is on its row): its moves are read ahead.
+    prefetch(id) {
+      if (listedAt.has(id)) loadChunk(gamesFile(listedAt.get(id))).catch(() => {});
     },
   };
   // The live page's data is replaced by each snapshot: which source answers is asked each time.
@@ -444,7 +458,8 @@
       const fault = g[L.termination] !== "normal" && !isVoid;
       const offender = g[L.offender];
       const ending = fault && offender !== null ? `${g[L.termination]} (${names[offender]})` : g[L.termination];
-      return h("tr", { "data-game": id, onclick: () => openGame(id) },
+      const source = gameSource();
+      return h("tr", { "data-game": id, onclick: () => openGame(id), onpointerenter: source.prefetch ? () => source.prefetch(id) : null },
         h("td", { class: "text" }, h("a", { href: `#game=${encodeURIComponent(id)}`, text: id })),
         h("td", { text: g[L.round] ?? "" }),
         h("td", { class: "text" }, names.map((n, seat) => [seat ? " vs " : "", swatch(colors[seat]), n])),
