@@ -419,3 +419,23 @@ def test_a_chunk_as_it_stands_is_what_the_finished_folder_will_hold_so_far(tmp_p
         assert text == (tmp_path / "chunks" / f"{name}.js").read_text() == chunks.text(name), name
     for name in ("list-x", "../list-0", "ids-256", "games-5", "p9-0"):
         assert chunks.text(name) is None, name
+
+
+def test_a_full_disk_half_way_says_so_and_leaves_the_old_report_whole(tmp_path, small_chunks, monkeypatch):
+    import errno
+    from pathlib import Path
+
+    folder = write_sample_tournament(tmp_path / "t", players=("a", "b", "c"), games_per_pairing=2)
+    old = write_tournament_report(folder).read_text()
+    write_text = Path.write_text
+
+    def full(self, *args, **kwargs):
+        if self.name == "games-1.js":
+            raise OSError(errno.ENOSPC, "No space left on device", str(self))
+        return write_text(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "write_text", full)
+    with pytest.raises(ReportError, match=r"games-1\.js: No space left on device \(its disk is full"):
+        write_tournament_report(folder)
+    assert (folder / "report.html").read_text() == old
+    assert [p.name for p in (folder / "report-games").iterdir()] == [page_json(old)["chunks"]["folder"].split("/")[1]]

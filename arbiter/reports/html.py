@@ -12,6 +12,7 @@ is opened.
 """
 from __future__ import annotations
 
+import errno
 import html
 import json
 import math
@@ -538,8 +539,10 @@ def write_report_page(path: Path, summary: dict[str, Any], records: Iterable[Gam
         done = partial.with_name(partial.name.removeprefix(PARTIAL_PREFIX))
         partial.rename(done)
     except OSError as exc:
-        shutil.rmtree(partial, ignore_errors=True)
-        raise ReportError(f"cannot write {partial}: {exc.strerror}") from None
+        shutil.rmtree(partial, ignore_errors=True)  # on a full disk, what it holds is room
+        full = " (its disk is full: free some space there and run the command again)" \
+            if exc.errno in (errno.ENOSPC, errno.EDQUOT) else ""
+        raise ReportError(f"cannot write {exc.filename or partial}: {exc.strerror}{full}") from None
     except BaseException:
         shutil.rmtree(partial, ignore_errors=True)
         raise
