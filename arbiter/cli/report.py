@@ -16,7 +16,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--anchor", default=None, help="rate this player 0 (default: the mean rating is 0)")
     parser.add_argument("--html", action="store_true",
                         help="also write report.html: standings, crosstable, rating chart and a viewer "
-                             "for every game, its games in report-games/ beside it (docs/report.md)")
+                             "for every game, in one self-contained file (docs/report.md)")
     parser.set_defaults(func=run)
 
 
