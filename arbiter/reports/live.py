@@ -22,6 +22,7 @@ import shutil
 import tempfile
 import threading
 import time
+import weakref
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -150,7 +151,7 @@ class LiveState:
         # snapshot (its games and running games index boards of the page data just replaced).
         self.restarted = False
         self.tail = self.results.store().tail()
-        self.games_dir: Path | None = None
+        self._remove_games: weakref.finalize | None = None
         self._reset()
 
     def _reset(self) -> None:
@@ -158,8 +159,10 @@ class LiveState:
         # The games list's chunks, as the report's (html.GameChunks), served at /games/NAME.js: the
         # page's first paint carries none of the games. Full chunks wait in a folder of their own.
         self.close()
-        self.games_dir = Path(tempfile.mkdtemp(prefix="arbiter-live-games-"))
-        self.chunks = GameChunks(self.games_dir)
+        games_dir = Path(tempfile.mkdtemp(prefix="arbiter-live-games-"))
+        # Removed by `close`, or when this state is dropped or the interpreter exits, whichever is first.
+        self._remove_games = weakref.finalize(self, shutil.rmtree, games_dir, ignore_errors=True)
+        self.chunks = GameChunks(games_dir)
         self.records: list[GameRecord] = []
         self.record_ids: set[str] = set()
         self.identity_stamp: tuple[int, int] | None | str = "unread"  # the description's mtime and size
@@ -351,8 +354,8 @@ class LiveState:
 
     def close(self) -> None:
         """Remove the games list's chunks (the server has stopped, or the folder is read anew)."""
-        if self.games_dir is not None:
-            shutil.rmtree(self.games_dir, ignore_errors=True)
+        if self._remove_games is not None:
+            self._remove_games()
 
     def seat_name(self, game_id: str, seat: int) -> str | None:
         """Who played `seat` of a game recorded or running; None for no such game or seat."""
