@@ -76,6 +76,7 @@ class PageData:
         self._player_index: dict[str, int] = {}
         self.boards: list[Board] = []
         self._board_index: dict[str, int] = {}
+        self._last_board: tuple[str, dict[str, Any], int] | None = None
         self.games: list[list[Any]] = []
         for name in players:
             self.player(name)
@@ -90,11 +91,15 @@ class PageData:
 
     def board(self, game: str, params: dict[str, Any]) -> int:
         """The index of the board for a game and its parameters, building it on first sight."""
+        last = self._last_board
+        if last is not None and last[0] == game and last[1] == params:
+            return last[2]  # a tournament's games share one board: no key to make for each
         key = json.dumps([game, params], sort_keys=True, default=str)
         index = self._board_index.get(key)
         if index is None:
             index = self._board_index[key] = len(self.boards)
             self.boards.append(board_for(game, params))
+        self._last_board = (game, params, index)
         return index
 
     def add_game(self, record: GameRecord, fallback_id: str) -> None:
