@@ -625,10 +625,11 @@ def test_arbiter_run_plays_sandboxed_round_robins_that_replay_and_show_their_boa
     if ranked:
         assert ratings["reference"][0] > max(high for name, (low, high) in ratings.items() if name != "reference"), \
             ratings
-    # The boards: OpenSpiel's picture of every position, step by step, in the report's data.
+    # The boards: OpenSpiel's picture of every position, step by step, in the report's games.
     page = (results / "report.html").read_text()
+    games = "".join(path.read_text() for path in (results / "report-games").rglob("games-*.js"))
     first = find_game(game, **params).new_state()
-    assert '"kind":"text"' in page and json.dumps(first.render())[1:-1] in page
+    assert '"kind":"text"' in page and json.dumps(first.render())[1:-1] in games
 
 
 CHECKED = [

@@ -7,7 +7,7 @@ import json
 import re
 import time
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import pytest
 
@@ -102,6 +102,13 @@ def serve(folder: Path) -> Iterator[Any]:
         server.stop()
 
 
+def chunk_payload(text: str) -> Any:
+    """What a chunk of the games list hands the page: `arbiterChunk("NAME",PAYLOAD);`."""
+    match = re.fullmatch(r'arbiterChunk\("[^"]+",(.*)\);\n', text, re.S)
+    assert match, text[:200]
+    return json.loads(match.group(1))
+
+
 def get(port: int, path: str, method: str = "GET", host: str | None = None) -> tuple[int, str]:
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
     connection.request(method, path, headers={"Host": host} if host else {})
@@ -118,7 +125,16 @@ def test_the_page_is_the_report_page_with_the_folders_standings_and_a_stream_to_
     data = json.loads(re.search(r'<script id="report-data" type="application/json">(.*?)</script>', body).group(1))
     summary = json.loads((folder / "summary.json").read_text())
     assert [(p["name"], p["points"]) for p in data["standings"]] == [(p["name"], p["points"]) for p in summary["players"]]
-    assert len(data["games"]) == 6 and data["live"]["events"] == "events"
+    assert data["live"]["events"] == "events"
+    # The first paint carries no game: the games list reads its rows from /games/ as it shows them.
+    assert data["games"] == [] and data["chunks"]["total"] == 6 and data["chunks"]["folder"] == "games"
+    status, chunk = get(port, "/games/list-0.js")
+    assert status == 200 and [row[0] for row in chunk_payload(chunk)] == [f"g{n:05d}" for n in range(1, 7)]
+    first = GameRecord.from_json(json.loads((folder / "games.jsonl").read_text().splitlines()[0]))
+    games = chunk_payload(get(port, "/games/games-0.js")[1])
+    assert [g[0] for g in games] == [f"g{n:05d}" for n in range(1, 7)] and games[0][13].count(",") == len(first.moves) - 1
+    for missing in ("/games/list-1.js", "/games/list-x.js", "/games/..%2Fsummary.json.js", "/games/ids-256.js"):
+        assert get(port, missing)[0] == 404, missing
     assert data["live"]["progress"] == {"done": 6, "planned": 6, "eta_s": None, "running": 0, "source": "folder",
                                         "ended": False, "sprt": False}
 
@@ -156,18 +172,17 @@ def test_records_that_land_are_pushed_with_the_recomputed_standings(serve, folde
     _, port = serve()
     stream = Stream(port)
     name, snapshot = stream.next()
-    assert name == "snapshot" and len(snapshot["games"]) == 2
+    assert name == "snapshot" and snapshot["chunks"]["total"] == 2
     with games.open("a") as file:
         file.write(lines[2])
         file.write(lines[3][:40])  # a record half written: not read until its line is complete
-    update = stream.until(lambda m: "games" in m)
-    # Games are sent from `games_from` on (the page keeps those it has): here the third game.
-    assert update["games_from"] <= 2 and [g[0] for g in update["games"]][2 - update["games_from"]:] == ["g00003"]
+    update = stream.until(lambda m: "chunks" in m and m["chunks"]["total"] == 3)
+    # The update says how many games there are; their rows are in the chunks, read anew.
+    assert [row[0] for row in chunk_payload(get(port, "/games/list-0.js")[1])] == ["g00001", "g00002", "g00003"]
     with games.open("a") as file:
         file.write(lines[3][40:] + "".join(lines[4:]))
-    update = stream.until(lambda m: "games" in m)
-    assert [g[0] for g in update["games"]][-3:] == ["g00004", "g00005", "g00006"]
-    assert update["games_from"] + len(update["games"]) == 6
+    update = stream.until(lambda m: "chunks" in m and m["chunks"]["total"] == 6)
+    assert [row[0] for row in chunk_payload(get(port, "/games/list-0.js")[1])][-3:] == ["g00004", "g00005", "g00006"]
     expected = compute_standings([GameRecord.from_json(json.loads(line)) for line in lines], players=["alpha", "beta", "gamma"],
                                  scoring=SCORING)
     assert [(p["name"], p["points"]) for p in update["standings"]] == [(p.name, p.points) for p in expected.players]
@@ -250,8 +265,7 @@ def test_a_browser_opening_the_page_takes_no_update_from_one_already_watching(se
     watching.next()
     games.write_text("".join(lines))
     assert get(port, "/")[0] == 200  # reads the new records at once, for its own snapshot
-    update = watching.until(lambda m: "games" in m)
-    assert update["games_from"] <= 2 and update["games_from"] + len(update["games"]) == 6
+    watching.until(lambda m: "chunks" in m and m["chunks"]["total"] == 6)
     watching.close()
 
 
@@ -274,24 +288,25 @@ class PageModel:
     """What a browser's page holds, taken in from its event stream as page.js takes it in: a
     snapshot replaces everything, an update replaces the tables it carries and adds games."""
 
-    def __init__(self) -> None:
+    def __init__(self, chunk: Callable[[str], str | None]) -> None:
         self.data: dict[str, Any] = {}
+        self.chunk = chunk  # the server's answer to /games/NAME.js
 
     def accept(self, name: str, message: dict[str, Any]) -> None:
         if name == "snapshot":
             self.data = message
             return
-        for key in ("page", "tournament", "standings", "boards", "players"):
+        for key in ("page", "tournament", "standings", "boards", "players", "chunks"):
             if key in message:
                 self.data[key] = message[key]
-        if "games" in message:
-            assert message["games_from"] <= len(self.data["games"])
-            self.data["games"] += message["games"][len(self.data["games"]) - message["games_from"]:]
         self.data["live"] = {**self.data["live"], **message["live"]}
 
     def unknown_boards(self) -> list[int]:
         """Board indices the page's games and running games name that its boards lack."""
-        entries = self.data["games"] + [r["entry"] for r in self.data["live"].get("running", [])]
+        chunks = self.data["chunks"]
+        games = [entry for k in range(-(-chunks["total"] // chunks["games_per_chunk"]))
+                 for entry in chunk_payload(self.chunk(f"games-{k}") or "")]
+        entries = games + [r["entry"] for r in self.data["live"].get("running", [])]
         return [entry[2] for entry in entries if not 0 <= entry[2] < len(self.data["boards"])]
 
 
@@ -302,7 +317,8 @@ def test_a_page_watching_a_run_that_prepares_its_folder_never_names_a_board_it_w
     folder = tmp_path / "ladder"
     folder.mkdir()
     feed = RunFeed()
-    state, page = LiveState(folder, feed=feed, logs=False), PageModel()
+    state = LiveState(folder, feed=feed, logs=False)
+    page = PageModel(lambda name: state.chunks.text(name))
     state.scan()
     page.accept("snapshot", state.snapshot())
     game = find_game("dots-and-triangles", rows=4)
@@ -327,7 +343,7 @@ def test_a_folder_started_again_sends_every_page_a_new_snapshot(serve, folder, t
     _, port = serve(feed=RunFeed())
     stream = Stream(port)
     name, first = stream.next()
-    assert name == "snapshot" and len(first["games"]) == 6
+    assert name == "snapshot" and first["chunks"]["total"] == 6
     # As `--fresh` leaves it: another tournament's description, and its records from the start.
     other = write_sample_tournament(tmp_path / "other", players=("delta", "eps"), games_per_pairing=1, seed=4)
     ResultsFolder(folder).write_description(TournamentDescription(name="ladder", planned=1))
@@ -335,7 +351,9 @@ def test_a_folder_started_again_sends_every_page_a_new_snapshot(serve, folder, t
     name, again = stream.next()
     while name != "snapshot":
         name, again = stream.next()
-    assert len(again["games"]) == 1
+    assert again["chunks"]["total"] == 1
+    assert [row[0] for row in chunk_payload(get(port, "/games/list-0.js")[1])] == [
+        json.loads(line)["id"] for line in (other / "games.jsonl").read_text().splitlines()]
     stream.close()
 
 

@@ -104,6 +104,15 @@ def test_a_tournament_is_watched_live_from_start_to_finish(page, tmp_path):
             return advanced;
         }""", timeout=WAIT_MS)
         save_screenshot(page, tmp_path, "live.png")
+        # A recorded game opens in the viewer while the run goes on (its moves read from the server).
+        page.wait_for_selector('#games-table[aria-busy="false"] tbody tr', timeout=WAIT_MS)
+        page.locator("#games-table tbody tr >> nth=0").click()
+        page.wait_for_selector("#viewer-overlay:not([hidden])")
+        # The viewer opens on the final position, as in the report.
+        assert page.locator("svg#board line.edge.drawn").count() == page.locator("#move-list li[data-ply]").count() > 0
+        page.click("#btn-first")
+        assert page.locator("svg#board line.edge.drawn").count() == 0
+        page.keyboard.press("Escape")
         page.wait_for_function("document.getElementById('live-status').textContent.includes('finished')",
                                timeout=WAIT_MS)
         # The standings changed as records landed: the page saw the count grow to all 6 games.
@@ -116,16 +125,12 @@ def test_a_tournament_is_watched_live_from_start_to_finish(page, tmp_path):
     finally:
         run.stop()
     assert run.process.returncode == 0
-    # The page's final standings are standings.txt's, cell for cell; every game opens in the viewer.
+    # The page's final standings are standings.txt's, cell for cell; its server has gone, and the
+    # games list still shows the games it had read (the last copy of each chunk).
     assert page_standings_rows(page) == standings_txt_rows(tmp_path / "results" / "standings.txt")
     assert page.inner_text("#progress-text") == "6 of 6 games recorded"
-    assert page.locator("#games-table tbody tr").count() == 6
-    page.locator("#games-table tbody tr >> nth=0").click()
-    page.wait_for_selector("#viewer-overlay:not([hidden])")
-    # The viewer opens on the final position, as in the report.
-    assert page.locator("svg#board line.edge.drawn").count() == page.locator("#move-list li[data-ply]").count()
-    page.click("#btn-first")
-    assert page.locator("svg#board line.edge.drawn").count() == 0
+    page.wait_for_selector('#games-table[aria-busy="false"]')
+    assert page.locator("#games-table tbody tr").count() >= 1
 
 
 def free_port() -> int:

@@ -83,6 +83,13 @@ def open_file(page: Any, path: Path, fragment: str = "") -> Any:
     return page
 
 
+def list_drawn(page: Any) -> Any:
+    """Wait until the games list has drawn the page of rows last asked for (it loads them from
+    the report's games folder: the table is aria-busy meanwhile)."""
+    page.wait_for_selector('#games-table[aria-busy="false"]')
+    return page
+
+
 def save_screenshot(page: Any, tmp_path: Path, name: str, *, full_page: bool = False) -> Path:
     path = tmp_path / name
     page.screenshot(path=str(path), full_page=full_page)
@@ -235,6 +242,7 @@ def test_a_timeout_game_shows_its_termination(page, tournament):
     offender = timeout.players[timeout.offender].name
     open_file(page, tournament["report"])
     page.select_option("#filter-termination", "timeout")
+    list_drawn(page)
     assert page.locator("#games-table tbody tr").count() == 1
     assert f"timeout ({offender})" in page.inner_text("#games-table tbody tr")
     page.click("#games-table tbody tr")
@@ -249,6 +257,7 @@ def test_filtering_by_player_lists_only_their_games(page, tournament):
     open_file(page, tournament["report"])
     name = "<b>delta</b>"
     page.select_option("#filter-player", label=name)
+    list_drawn(page)
     rows = page.locator("#games-table tbody tr")
     expected = [r.id for r in tournament["records"] if name in [p.name for p in r.players]]
     assert [rows.nth(i).get_attribute("data-game") for i in range(rows.count())] == expected
@@ -407,3 +416,107 @@ def test_a_position_drawn_as_text_is_set_as_large_as_the_board_area_allows(page,
     open_file(page, tmp_path / "g.html")
     size = page.eval_on_selector("#board-text", "pre => parseFloat(getComputedStyle(pre).fontSize)")
     assert size >= 24  # a 3 x 3 picture fills the area, not the page's 15 px text
+
+
+# --- a report whose games are in many chunks ---------------------------------------------------
+
+CHUNKED = ("ann", "bob", "cid", "dan")
+
+
+@pytest.fixture(scope="module")
+def chunked(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """60 games in chunks of 7 rows and 3 games, some ids with a space, a slash and letters
+    beyond ASCII (the page finds a game's ids file by a hash of its UTF-8 bytes, as Python does)."""
+    from unittest import mock
+
+    from arbiter.reports import html
+
+    folder = write_sample_tournament(tmp_path_factory.mktemp("results") / "chunked", players=CHUNKED,
+                                     games_per_pairing=10, opening=2, timeouts=3, seed=3)
+    lines = [json.loads(line) for line in (folder / "games.jsonl").read_text().splitlines()]
+    for number in (5, 52, 58):
+        lines[number]["id"] = f"Spiel {number}/ü·ß"
+    (folder / "games.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    with mock.patch.object(html, "ROWS_PER_CHUNK", 7), mock.patch.object(html, "GAMES_PER_CHUNK", 3):
+        report = write_tournament_report(folder)
+    records = [GameRecord.from_json(line) for line in lines]
+    return {"folder": folder, "report": report, "records": records}
+
+
+def listed_ids(page: Any) -> list[str]:
+    rows = page.locator("#games-table tbody tr")
+    return [rows.nth(i).get_attribute("data-game") for i in range(rows.count())]
+
+
+def chunk_requests(page: Any) -> list[str]:
+    """The names of the games folder's files the page asks for, as it asks."""
+    asked: list[str] = []
+    page.on("request", lambda request: asked.append(request.url.rsplit("/", 1)[1]) if "/report-games/" in request.url else None)
+    return asked
+
+
+def test_the_games_list_pages_through_chunks_and_loads_no_moves_until_a_game_is_opened(page, chunked):
+    records = chunked["records"]
+    asked = chunk_requests(page)
+    list_drawn(open_file(page, chunked["report"]))
+    assert listed_ids(page) == [r.id for r in records[:50]]
+    assert page.inner_text("#games-count") == "60 of 60 games" and page.inner_text("#games-pages") == "of 2"
+    assert not any(name.startswith("games-") for name in asked)  # the list needs no moves
+    page.click("#games-next")
+    list_drawn(page)
+    assert listed_ids(page) == [r.id for r in records[50:]]
+    assert page.input_value("#games-page") == "2" and page.is_disabled("#games-last")
+    # A game of a late chunk: its moves arrive when it is opened, and only its chunk is read.
+    record = records[58]
+    page.click(f'#games-table tr[data-game="{record.id}"]')
+    page.locator("#viewer-overlay").wait_for(state="visible")
+    assert [name for name in asked if name.startswith("games-")] == [f"games-{58 // 3}.js"]
+    assert page.inner_text("#viewer h2") == f"Game {record.id}"
+    texts = page.eval_on_selector_all("#move-list li[data-ply] > span:nth-child(2)",
+                                      "items => items.map(i => i.firstChild.nextSibling.textContent)")
+    assert texts == [m.move for m in record.moves]
+    assert drawn_edges(page) == len(record.moves) and seat_scores(page) == record.scores
+
+
+def test_filters_across_chunks_list_a_players_games_of_one_ending(page, chunked):
+    records = chunked["records"]
+    list_drawn(open_file(page, chunked["report"]))
+    page.select_option("#filter-player", label="cid")
+    list_drawn(page)
+    mine = [r.id for r in records if "cid" in r.seat_names()]
+    assert listed_ids(page) == mine and page.inner_text("#games-count") == f"{len(mine)} of 60 games"
+    page.select_option("#filter-termination", "timeout")
+    list_drawn(page)
+    expected = [r.id for r in records if "cid" in r.seat_names() and r.termination.value == "timeout"]
+    assert expected and listed_ids(page) == expected
+    page.select_option("#filter-player", "")
+    list_drawn(page)
+    assert listed_ids(page) == [r.id for r in records if r.termination.value == "timeout"]
+
+
+def test_a_game_opens_by_its_id_typed_or_in_the_address_and_an_unknown_id_says_so(page, chunked):
+    record = chunked["records"][52]
+    open_file(page, chunked["report"], f"#game={record.id}")  # an id with a space, a slash and ü·ß
+    assert page.locator("#viewer-overlay").is_visible()
+    assert page.inner_text("#viewer h2") == f"Game {record.id}" and drawn_edges(page) == len(record.moves)
+    page.keyboard.press("Escape")
+    other = chunked["records"][5]
+    page.fill("#goto-game", other.id)
+    page.press("#goto-game", "Enter")
+    page.locator("#viewer-overlay").wait_for(state="visible")
+    assert page.inner_text("#viewer h2") == f"Game {other.id}" and seat_scores(page) == other.scores
+    page.keyboard.press("Escape")
+    page.fill("#goto-game", "g99999")
+    page.press("#goto-game", "Enter")
+    page.locator("#games-problem").wait_for(state="visible")
+    assert page.inner_text("#games-problem") == "No game has the id g99999."
+    assert page.locator("#viewer-overlay").is_hidden()
+
+
+def test_a_page_without_its_games_folder_says_what_is_missing(page, chunked, tmp_path):
+    alone = tmp_path / "report.html"
+    shutil.copyfile(chunked["report"], alone)  # copied without report-games/
+    list_drawn(open_file(page, alone))
+    assert page.locator("#games-table tbody tr").count() == 0
+    assert "report-games folder" in page.inner_text("#games-problem")
+    assert page.locator("#standings-table tbody tr").count() == len(CHUNKED)  # the tables are in the page

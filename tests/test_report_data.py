@@ -9,17 +9,20 @@ from dataclasses import replace
 
 import pytest
 
+from arbiter.errors import UsageError
 from arbiter.games import find_game
 from arbiter.records import GameRecord, Termination
 from arbiter.reports.board_geometry import board_for, text_board
+from arbiter.reports import html
 from arbiter.reports.html import (
     GAME_FIELDS,
+    LIST_FIELDS,
     ReportError,
     game_page_data,
+    id_bucket,
     overview_rows,
-    render_page,
-    tournament_page_data,
     write_game_page,
+    write_report_page,
     write_tournament_report,
 )
 from report_samples import play_random_game, write_sample_tournament
@@ -171,25 +174,22 @@ def test_a_timeout_keeps_its_offender_detail_and_recorded_scores():
 def test_games_of_a_tournament_share_one_board_and_one_player_list(tmp_path):
     folder = write_sample_tournament(tmp_path / "t", players=("a", "b", "c"), games_per_pairing=2)
     summary = json.loads((folder / "summary.json").read_text())
-    records = [GameRecord.from_json(json.loads(line)) for line in (folder / "games.jsonl").read_text().splitlines()]
-    data = tournament_page_data(summary, records)
-    assert len(data["boards"]) == 1 and len(data["games"]) == 6
+    records = read_records(folder)
+    data = page_json(write_tournament_report(folder).read_text())
+    assert len(data["boards"]) == 1 and data["chunks"]["total"] == 6
     assert data["players"] == [p["name"] for p in summary["players"]]  # rank order
     assert data["standings"] == summary["players"] and data["crosstable"] == summary["crosstable"]
-    assert [g[GAME_FIELDS.index("id")] for g in data["games"]] == [r.id for r in records]
-
+    assert [g[GAME_FIELDS.index("id")] for g in chunked_games(folder, data)] == [r.id for r in records]
 
 
 @pytest.mark.parametrize("seats, counts", [(2, "points"), (3, "finished_ahead")])
 def test_the_page_gets_the_seat_count_and_what_the_crosstable_counts(tmp_path, seats, counts):
     folder = write_sample_tournament(tmp_path / "t", players=("a", "b", "c", "d"), game_name="dots-and-boxes",
                                      params={"rows": 1, "cols": 2}, games_per_pairing=seats, seats=seats)
-    summary = json.loads((folder / "summary.json").read_text())
-    records = [GameRecord.from_json(json.loads(line)) for line in (folder / "games.jsonl").read_text().splitlines()]
-    data = tournament_page_data(summary, records)
+    data = page_json(write_tournament_report(folder).read_text())
     assert data["seats"] == seats and data["crosstable_counts"] == counts
     players = data["game_fields"].index("players")
-    assert {len(g[players]) for g in data["games"]} == {seats}
+    assert {len(g[players]) for g in chunked_games(folder, data)} == {seats}
     assert all(len(p["places"]) == seats for p in data["standings"])
 
 
@@ -210,6 +210,30 @@ def test_the_page_is_self_contained_and_its_data_reads_back(tmp_path):
     assert data["page"] == "tournament" and data["standings"] == json.loads((folder / "summary.json").read_text())["players"]
 
 
+def read_records(folder) -> list[GameRecord]:
+    return [GameRecord.from_json(json.loads(line)) for line in (folder / "games.jsonl").read_text().splitlines()]
+
+
+def read_chunk(path) -> tuple[str, object]:
+    """A games-folder file's name and payload: `arbiterChunk("NAME",PAYLOAD);` (an ids file's
+    object ends its members with commas, as JavaScript allows)."""
+    match = re.fullmatch(r'arbiterChunk\("([^"]+)",(.*)\);\n', path.read_text(), re.S)
+    assert match, f"{path} is not a chunk"
+    return match.group(1), json.loads(re.sub(r",}$", "}", match.group(2)))
+
+
+def chunked_games(folder, data: dict) -> list[list]:
+    """Every game of a written report, in order, read back from its games folder."""
+    games_dir = folder / data["chunks"]["folder"]
+    count = -(-data["chunks"]["total"] // data["chunks"]["games_per_chunk"])
+    games = []
+    for number in range(count):
+        name, payload = read_chunk(games_dir / f"games-{number}.js")
+        assert name == f"games-{number}"
+        games += payload
+    return games
+
+
 def test_names_cannot_break_out_of_the_data_script(tmp_path):
     hostile = '</script><script>alert("x")</script><!--'
     record = play_random_game("dots-and-triangles", {"rows": 3}, [hostile, "{{data}}"], random.Random(1))
@@ -219,10 +243,10 @@ def test_names_cannot_break_out_of_the_data_script(tmp_path):
     assert "<title>&lt;/script&gt;" in page
 
 
-def test_infinite_interval_ends_become_null():
+def test_infinite_interval_ends_become_null(tmp_path):
     summary = {"name": "t", "players": [{"name": "a", "rating": 200.0, "rating_low": 12.0,
                                         "rating_high": float("inf")}]}
-    page = render_page(tournament_page_data(summary, []), "t")
+    page = write_report_page(tmp_path / "report.html", summary, [], [], "t").read_text()
     assert page_json(page)["standings"][0]["rating_high"] is None
 
 
@@ -230,7 +254,7 @@ def test_a_torn_last_line_is_ignored(tmp_path):
     folder = write_sample_tournament(tmp_path / "t", players=("a", "b"), games_per_pairing=2)
     with open(folder / "games.jsonl", "a") as handle:
         handle.write('{"game": "dots-and-tri')
-    assert len(page_json(write_tournament_report(folder).read_text())["games"]) == 2
+    assert page_json(write_tournament_report(folder).read_text())["chunks"]["total"] == 2
 
 
 def test_a_folder_without_summary_is_an_error_naming_it(tmp_path):
@@ -247,7 +271,7 @@ def test_arbiter_report_html_writes_the_page_from_the_recomputed_summary(tmp_pat
     assert f"wrote {folder / 'report.html'}" in capsys.readouterr().out
     data = page_json((folder / "report.html").read_text())
     assert data["standings"] == json.loads((folder / "summary.json").read_text())["players"]
-    assert len(data["games"]) == 6
+    assert len(chunked_games(folder, data)) == 6
 
 
 def test_the_tournament_card_of_a_three_seat_swiss_says_its_settings_in_words():
@@ -266,3 +290,152 @@ def test_the_tournament_card_of_a_three_seat_swiss_says_its_settings_in_words():
         ["Games", "3 of 24 planned games played, 1 ended by a fault."],
         ["Sandbox", "Every launched bot ran sandboxed in every game (bubblewrap, uid 61000)."],
     ]
+
+
+# --- the games folder: a report split into its page and chunks ------------------------------
+
+@pytest.fixture
+def small_chunks(monkeypatch):
+    """Chunks of a few games, so that a small tournament spans many files."""
+    monkeypatch.setattr(html, "ROWS_PER_CHUNK", 4)
+    monkeypatch.setattr(html, "GAMES_PER_CHUNK", 2)
+
+
+def test_the_page_holds_no_game_and_its_folder_holds_every_game_in_chunks(tmp_path, small_chunks):
+    folder = write_sample_tournament(tmp_path / "t", players=("a", "b", "c", "d"), games_per_pairing=2, timeouts=2)
+    records = read_records(folder)  # 12 games
+    page = write_tournament_report(folder).read_text()
+    data = page_json(page)
+    assert data["games"] == [] and data["chunks"]["total"] == 12
+    for entry in chunked_games(folder, data):  # no move list of any game is in the page
+        moves = entry[GAME_FIELDS.index("moves")]
+        assert len(moves) > 10 and moves not in page
+    files = sorted(path.name for path in (folder / data["chunks"]["folder"]).iterdir())
+    assert [f for f in files if f.startswith("games-")] == sorted(f"games-{k}.js" for k in range(6))
+    assert [f for f in files if f.startswith("list-")] == ["list-0.js", "list-1.js", "list-2.js"]
+    # The list's rows have no moves, only their count; they follow games.jsonl's order.
+    rows = [row for k in range(3) for row in read_chunk(folder / data["chunks"]["folder"] / f"list-{k}.js")[1]]
+    assert data["chunks"]["list_fields"] == list(LIST_FIELDS) and len(rows[0]) == len(LIST_FIELDS)
+    assert [(r[0], r[LIST_FIELDS.index("moves")]) for r in rows] == [(r.id, len(r.moves)) for r in records]
+    decoded = [decode(data, entry) for entry in chunked_games(folder, data)]
+    assert [g["texts"] for g in decoded] == [[m.move for m in r.moves] for r in records]
+
+
+def test_each_filter_lists_the_positions_of_its_games_and_each_id_its_position(tmp_path, small_chunks):
+    folder = write_sample_tournament(tmp_path / "t", players=("a", "b", "c", "d"), games_per_pairing=2, timeouts=2)
+    records = read_records(folder)
+    data = page_json(write_tournament_report(folder).read_text())
+    games_dir = folder / data["chunks"]["folder"]
+    endings = [t.value for t in Termination]
+
+    def view(name: str) -> list[int]:
+        count = data["chunks"]["views"].get(name, 0)
+        return [p for k in range(-(-count // 4)) for p in read_chunk(games_dir / f"{name}-{k}.js")[1]]
+
+    for index, player in enumerate(data["players"]):
+        mine = [n for n, r in enumerate(records) if player in r.seat_names()]
+        assert view(f"p{index}") == mine and data["chunks"]["views"][f"p{index}"] == len(mine)
+        timeouts = [n for n in mine if records[n].termination is Termination.TIMEOUT]
+        assert view(f"p{index}e{endings.index('timeout')}") == timeouts
+    assert view(f"e{endings.index('timeout')}") == [10, 11]
+    ids = {}
+    for bucket in range(data["chunks"]["id_buckets"]):
+        ids.update(read_chunk(games_dir / f"ids-{bucket}.js")[1])
+    assert ids == {r.id: n for n, r in enumerate(records)}
+    assert all(id_bucket(r.id) == next(b for b in range(256) if r.id in read_chunk(games_dir / f"ids-{b}.js")[1])
+               for r in records)
+
+
+def test_the_writer_writes_each_chunk_while_it_reads_and_keeps_no_game(tmp_path, small_chunks):
+    folder = write_sample_tournament(tmp_path / "t", players=("a", "b", "c", "d"), games_per_pairing=2)
+    records = read_records(folder)
+    summary = json.loads((folder / "summary.json").read_text())
+    seen_before: list[set[str]] = []
+    kept: list[int] = []
+    real_encode = html.PageData.encode_game
+
+    def encode(self, record, fallback_id):
+        kept.append(len(self.games))  # the page's data never collects the games
+        return real_encode(self, record, fallback_id)
+
+    def one_at_a_time():
+        for number, record in enumerate(records):
+            (partial,) = (tmp_path / "report-games").glob(".partial-*")
+            seen_before.append({path.name for path in partial.iterdir()})
+            yield record
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(html.PageData, "encode_game", encode)
+        write_report_page(tmp_path / "report.html", summary, one_at_a_time(), [], "t")
+    # Before the 7th record is read, the first three games chunks are on disk (two games each).
+    assert {"games-0.js", "games-1.js", "games-2.js"} <= seen_before[6]
+    assert "list-1.js" in seen_before[8] and "list-1.js" not in seen_before[7]
+    assert kept == [0] * len(records)
+
+
+def test_a_rewritten_report_leaves_one_games_folder_the_one_its_page_names(tmp_path, small_chunks):
+    folder = write_sample_tournament(tmp_path / "t", players=("a", "b", "c", "d"), games_per_pairing=2)
+    first = page_json(write_tournament_report(folder).read_text())["chunks"]["folder"]
+    (folder / "report-games" / ".partial-left-by-a-crash").mkdir()  # a report that stopped half way
+    lines = (folder / "games.jsonl").read_text().splitlines(keepends=True)
+    (folder / "games.jsonl").write_text("".join(lines[:3]))  # fewer games: fewer chunks
+    data = page_json(write_tournament_report(folder).read_text())
+    assert data["chunks"]["folder"] != first and data["chunks"]["total"] == 3
+    assert [p.name for p in (folder / "report-games").iterdir()] == [data["chunks"]["folder"].split("/")[1]]
+    files = sorted(p.name for p in (folder / data["chunks"]["folder"]).iterdir() if not p.name.startswith("ids-"))
+    assert files == ["e0-0.js", "games-0.js", "games-1.js", "list-0.js"] + sorted(
+        f"{view}-0.js" for view in data["chunks"]["views"] if view.startswith("p"))
+
+
+def test_a_report_that_fails_half_way_leaves_the_old_page_and_its_games_whole(tmp_path, small_chunks):
+    folder = write_sample_tournament(tmp_path / "t", players=("a", "b", "c"), games_per_pairing=2)
+    old = write_tournament_report(folder).read_text()
+    with open(folder / "games.jsonl", "a") as handle:  # a bad line before a good one: the reader refuses it
+        handle.write("not a record\n" + (folder / "games.jsonl").read_text().splitlines()[0] + "\n")
+    with pytest.raises(UsageError, match="games.jsonl:7"):
+        write_tournament_report(folder)
+    assert (folder / "report.html").read_text() == old
+    assert [p.name for p in (folder / "report-games").iterdir()] == [page_json(old)["chunks"]["folder"].split("/")[1]]
+    assert len(chunked_games(folder, page_json(old))) == 6
+
+
+def test_a_chunk_as_it_stands_is_what_the_finished_folder_will_hold_so_far(tmp_path, small_chunks):
+    # The live page serves chunks while games arrive (GameChunks.text), before `finish`.
+    folder = write_sample_tournament(tmp_path / "t", players=("a", "b", "c"), games_per_pairing=3, timeouts=1)
+    records = read_records(folder)  # 9 games
+    page = html.PageData(["a", "b", "c"])
+    chunks = html.GameChunks(tmp_path / "chunks")
+    (tmp_path / "chunks").mkdir()
+    for count, record in enumerate(records, 1):
+        chunks.add(page.encode_game(record, fallback_id=str(count)))
+        rows = [row for k in range(-(-count // 4)) for row in json.loads(
+            re.fullmatch(r'arbiterChunk\("list-\d+",(.*)\);\n', chunks.text(f"list-{k}"), re.S).group(1))]
+        assert [row[0] for row in rows] == [r.id for r in records[:count]]
+        assert chunks.text(f"list-{-(-count // 4)}") is None  # nothing past the last game
+        assert chunks.index()["total"] == count
+    held = {name: chunks.text(name) for name in ("list-2", "games-4", "e0-1", f"ids-{id_bucket(records[-1].id)}")}
+    chunks.finish()
+    for name, text in held.items():
+        assert text == (tmp_path / "chunks" / f"{name}.js").read_text() == chunks.text(name), name
+    for name in ("list-x", "../list-0", "ids-256", "games-5", "p9-0"):
+        assert chunks.text(name) is None, name
+
+
+def test_a_full_disk_half_way_says_so_and_leaves_the_old_report_whole(tmp_path, small_chunks, monkeypatch):
+    import errno
+    from pathlib import Path
+
+    folder = write_sample_tournament(tmp_path / "t", players=("a", "b", "c"), games_per_pairing=2)
+    old = write_tournament_report(folder).read_text()
+    write_text = Path.write_text
+
+    def full(self, *args, **kwargs):
+        if self.name == "games-1.js":
+            raise OSError(errno.ENOSPC, "No space left on device", str(self))
+        return write_text(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "write_text", full)
+    with pytest.raises(ReportError, match=r"games-1\.js: No space left on device \(its disk is full"):
+        write_tournament_report(folder)
+    assert (folder / "report.html").read_text() == old
+    assert [p.name for p in (folder / "report-games").iterdir()] == [page_json(old)["chunks"]["folder"].split("/")[1]]

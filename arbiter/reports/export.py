@@ -18,7 +18,7 @@ from typing import Any, Sequence
 from ..errors import UsageError
 from ..records import GameRecord
 from ..tournament.store import ResultsFolder
-from .html import render_page, tournament_page_data
+from .html import write_report_page
 from .results import load_results
 from .standings import standings_from_tally, summary_json
 
@@ -40,7 +40,7 @@ def export_entrants(results_dir: Path, to: Path, *, log_chars: int = LOG_CHARS,
                     only: Sequence[str] = ()) -> list[EntrantExport]:
     """Write `to/NAME/` for every player of the results folder (or those in `only`): its games
     (`games.jsonl`), its own logs cut at `log_chars` characters each (`logs/`) and `report.html`
-    (the standings, and the viewer of its games alone). UsageError for an unknown name or an
+    with its `report-games/` (the standings, and the viewer of its games alone). UsageError for an unknown name or an
     unwritable folder. The results folder is read, once, and nothing is written there."""
     tally, meta = load_results(results_dir, keep=False)
     config_order = meta.pop("players_listed")
@@ -81,8 +81,7 @@ def _export_one(name: str, records: Sequence[GameRecord], summary: dict[str, Any
         own.append(dataclasses.replace(record, logs=logs))
     lines = "".join(json.dumps(record.to_json(), separators=(",", ":")) + "\n" for record in own)
     (target / "games.jsonl").write_text(lines, encoding="utf-8")
-    page = tournament_page_data(summary, own, listed)
-    (target / "report.html").write_text(render_page(page, f"{summary['name']} · {name}'s games"), encoding="utf-8")
+    write_report_page(target / "report.html", summary, own, listed, f"{summary['name']} · {name}'s games")
     return EntrantExport(name, target, len(own), copied)
 
 

@@ -18,8 +18,11 @@ import json
 import math
 import os
 import re
+import shutil
+import tempfile
 import threading
 import time
+import weakref
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,7 +39,7 @@ from ..tournament.schedule import ScheduledGame
 from ..tournament.sprt import SprtTest
 from ..tournament.store import ResultsFolder, TournamentDescription
 from ..tournament.tally import IdSet, Tally
-from .html import GAME_FIELDS, PageData, render_page, tournament_tables
+from .html import GAME_FIELDS, GameChunks, PageData, render_page, tournament_tables
 from .entrant_keys import key_holder
 from .export import cut_log
 from .results import described_scoring, load_results, results_meta
@@ -149,10 +152,18 @@ class LiveState:
         # snapshot (its games and running games index boards of the page data just replaced).
         self.restarted = False
         self.tail = self.results.store().tail()
+        self._remove_games: weakref.finalize | None = None
         self._reset()
 
     def _reset(self) -> None:
         self.page = PageData()
+        # The games list's chunks, as the report's (html.GameChunks), served at /games/NAME.js: the
+        # page's first paint carries none of the games. Full chunks wait in a folder of their own.
+        self.close()
+        games_dir = Path(tempfile.mkdtemp(prefix="arbiter-live-games-"))
+        # Removed by `close`, or when this state is dropped or the interpreter exits, whichever is first.
+        self._remove_games = weakref.finalize(self, shutil.rmtree, games_dir, ignore_errors=True)
+        self.chunks = GameChunks(games_dir)
         self.tally = Tally()  # the records read so far, as aggregates (remade with the scoring once the meta is read)
         self.record_ids = IdSet()
         self.recent: deque[GameRecord] = deque(maxlen=RECENT_KEPT)  # the latest records, for a log's seat names
@@ -165,7 +176,6 @@ class LiveState:
         self.rate_base: tuple[float, int] | None = None  # (when, records then): for the ETA
         self.boards_sent = -1
         self.players_sent = -1
-        self.games_sent = 0
         self.results_dirty = True
         self.running_dirty = True
 
@@ -223,7 +233,7 @@ class LiveState:
             self.recent.append(record)
             if self.sprt_test is not None:
                 self._sprt_add(record)
-            self.page.add_game(record, fallback_id=game_id)
+            self.chunks.add(self.page.encode_game(record, fallback_id=game_id))
             self.results_dirty = True
 
     # -- the runner's notes --
@@ -360,7 +370,16 @@ class LiveState:
         # The updates' cursors stay: streams already open still need what is news to them.
         self._recompute()
         running = self._running_json()  # first: a running game may add its board to the page's
-        return {**self._tables_or_empty(), **self.page.to_json(), "live": self._live(running)}
+        return {**self._tables_or_empty(), **self.page.to_json(), "chunks": self._chunks_index(),
+                "live": self._live(running)}
+
+    def _chunks_index(self) -> dict[str, Any]:
+        return {**self.chunks.index(), "folder": "games"}
+
+    def close(self) -> None:
+        """Remove the games list's chunks (the server has stopped, or the folder is read anew)."""
+        if self._remove_games is not None:
+            self._remove_games()
 
     def seat_name(self, game_id: str, seat: int) -> str | None:
         """Who played `seat` of a game recorded or running; None for no such game or seat."""
@@ -383,11 +402,10 @@ class LiveState:
 
     def _live(self, running: list[dict[str, Any]]) -> dict[str, Any]:
         return {"events": "events", "logs": self.logs, "progress": self.progress(), "sprt": self.sprt,
-                "running": running, "games_total": len(self.page.games)}
+                "running": running, "games_total": self.chunks.count}
 
     def nothing_sent(self) -> None:
         """Nobody is watching: nothing is news (whoever connects starts from a snapshot)."""
-        self.games_sent = len(self.page.games)
         self.boards_sent, self.players_sent = len(self.page.boards), len(self.page.players)
         self.results_dirty = self.running_dirty = False
 
@@ -402,9 +420,7 @@ class LiveState:
             self._recompute()
             self.results_dirty = False
             message.update(self.tables)
-            message["games_from"] = self.games_sent
-            message["games"] = self.page.games[self.games_sent:]
-            self.games_sent = len(self.page.games)
+            message["chunks"] = self._chunks_index()  # the page reloads the chunks it shows
         running = self._running_json() if send_running else None
         if send_running:
             self.running_dirty = False
@@ -490,6 +506,7 @@ class LiveServer:
         app.router.add_get("/", self._page)
         app.router.add_get("/events", self._events)
         app.router.add_get("/logs/{game}/{seat}", self._log)
+        app.router.add_get("/games/{name}.js", self._chunk)
         app.router.add_get("/favicon.ico", _no_content)
         runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=1.0)
         await runner.setup()
@@ -508,6 +525,7 @@ class LiveServer:
         await self._stopping.wait()
         pump.cancel()
         await runner.cleanup()
+        self.state.close()
 
     async def _pump(self) -> None:
         last_scan = last_results = last_running = 0.0
@@ -618,6 +636,13 @@ class LiveServer:
         finally:
             self.clients.discard(client)
         return response
+
+    async def _chunk(self, request: web.Request) -> web.Response:
+        """One chunk of the games list, as the report's games folder holds it (html.GameChunks)."""
+        text = self.state.chunks.text(request.match_info["name"])
+        if text is None:
+            return web.Response(status=404, text="no such chunk of the games list\n")
+        return web.Response(text=text, content_type="text/javascript")
 
     async def _log(self, request: web.Request) -> web.Response:
         entrant = self._entrant(request)

@@ -67,12 +67,143 @@
   const paramText = (params) => Object.entries(params || {}).filter(([, v]) => v !== null).map(([k, v]) => `${k}=${paramValue(v)}`).join(" ");
 
   // ---- games: decoded lazily ----------------------------------------------------------
-  let games = data.games;
+  // A game page and the live page carry their games inline (data.games); a tournament report
+  // keeps them in its games folder (data.chunks, html.GameChunks) as small script files, each
+  // loaded the first time it is needed: a page of the games list, or an opened game.
+  let games = data.games || [];
   let gameIndexById = null;
   function gameIndex(id) {
     if (!gameIndexById) gameIndexById = new Map(games.map((g, i) => [String(g[F.id]), i]));
     return gameIndexById.get(id);
   }
+  const LIST_FIELDS = ["id", "round", "players", "scores", "winner", "termination", "offender", "moves", "duration_s"];
+  const L = Object.fromEntries(LIST_FIELDS.map((name, i) => [name, i]));  // a row of the games list
+  const listRow = (g) => [g[F.id], g[F.round], g[F.players], g[F.scores], g[F.winner], g[F.termination], g[F.offender],
+    g[F.seats].length, g[F.duration_s]];
+  // A filter of the games list as the games folder names it: `p3` (player 3), `e1` (the second
+  // termination of data.terminations), `p3e1` (both); "" for every game.
+  const viewName = (player, ending) => `${player === "" ? "" : `p${player}`}${ending === "" ? "" : `e${data.terminations.indexOf(ending)}`}`;
+
+  // Games carried inline: every question is answered from data.games at once.
+  const inlineGames = {
+    total: () => games.length,
+    endingCounts() {
+      const counts = {};
+      for (const g of games) counts[g[F.termination]] = (counts[g[F.termination]] || 0) + 1;
+      return counts;
+    },
+    selection(player, ending) {
+      const p = player === "" ? null : Number(player);
+      const chosen = games.filter((g) => (p === null || g[F.players].includes(p)) && (ending === "" || g[F.termination] === ending));
+      return { count: chosen.length, rows: async (from, to) => chosen.slice(from, to).map(listRow) };
+    },
+    game: async (id) => games[gameIndex(id)],
+  };
+
+  // A chunk file calls arbiterChunk(name, payload) as it runs; its <script> is then removed.
+  const chunkWaiting = new Map();  // name -> the resolve functions of the loads waiting for it
+  const chunkCache = new Map();  // name -> promise of its payload, the most recently used last
+  // The live page reads its chunks anew after each update, and falls back on the last copy
+  // when its server has gone (the run has ended): the page keeps showing what it showed.
+  const staleChunks = new Map();
+  const CHUNKS_KEPT = 48;
+  function chunksChanged() {
+    for (const [name, loaded] of chunkCache) staleChunks.set(name, loaded);
+    while (staleChunks.size > CHUNKS_KEPT) staleChunks.delete(staleChunks.keys().next().value);
+    chunkCache.clear();
+  }
+  window.arbiterChunk = (name, payload) => {
+    const waiting = chunkWaiting.get(name) || new Set();
+    chunkWaiting.delete(name);
+    for (const resolve of waiting) resolve(payload);
+    waiting.clear();  // answered: their scripts' load events find nothing left to fail
+  };
+  function loadChunk(name) {
+    const cached = chunkCache.get(name);
+    if (cached) { chunkCache.delete(name); chunkCache.set(name, cached); return cached; }
+    const src = `${data.chunks.folder}/${name}.js`;
+    const loaded = new Promise((resolve, reject) => {
+      // Two loads of one name may overlap (the live page reloads after an update): the first
+      // script to run answers both.
+      const waiting = chunkWaiting.get(name) || new Set();
+      chunkWaiting.set(name, waiting.add(resolve));
+      // A <script>, not fetch(): a browser refuses fetch() of a file opened from disk.
+      const script = h("script", { src });
+      const fail = (why) => {
+        script.remove();
+        if (!waiting.delete(resolve)) return;  // answered
+        const stale = staleChunks.get(name);
+        if (stale) stale.then(resolve, () => reject(new Error(why)));
+        else reject(new Error(why));
+      };
+      const gone = data.live ? "the live page's server has stopped"
+        : `the report was rewritten, or moved without its ${data.chunks.folder.split("/")[0]} folder; reload the page`;
+      script.addEventListener("load", () => fail(`${src} does not hold ${name}`));
+      script.addEventListener("error", () => fail(`cannot read ${src}: ${gone}`));
+      document.head.append(script);
+    });
+    loaded.catch(() => chunkCache.delete(name));
+    chunkCache.set(name, loaded);
+    while (chunkCache.size > CHUNKS_KEPT) chunkCache.delete(chunkCache.keys().next().value);
+    return loaded;
+  }
+  // Which ids file holds a game id: FNV-1a of its UTF-8 bytes, as html.id_bucket computes it.
+  function idBucket(id) {
+    let digest = 0x811c9dc5;
+    for (const byte of new TextEncoder().encode(id)) digest = Math.imul(digest ^ byte, 0x01000193) >>> 0;
+    return digest % data.chunks.id_buckets;
+  }
+  const range = (from, to) => Array.from({ length: Math.max(0, to - from) }, (_, i) => from + i);
+  // Where the games listed lately are in games.jsonl: a game opened from the list needs no ids file.
+  const listedAt = new Map();  // id -> position
+  // The rows at the given positions of games.jsonl, from the list files that hold them.
+  async function rowsAt(positions) {
+    const per = data.chunks.rows_per_chunk;
+    const files = [...new Set(positions.map((p) => Math.floor(p / per)))];
+    const loaded = new Map(await Promise.all(files.map(async (k) => [k, await loadChunk(`list-${k}`)])));
+    if (listedAt.size > 10 * GAMES_PER_PAGE) listedAt.clear();
+    const rows = [];
+    for (const p of positions) {
+      const row = loaded.get(Math.floor(p / per))[p % per];
+      if (row === undefined) continue;  // one a stale copy lacks (the live page's server has gone)
+      listedAt.set(String(row[L.id]), p);
+      rows.push(row);
+    }
+    return rows;
+  }
+  const gamesFile = (position) => `games-${Math.floor(position / data.chunks.games_per_chunk)}`;
+  const chunkedGames = {
+    total: () => data.chunks.total,
+    endingCounts: () => Object.fromEntries(data.terminations.map((t, i) => [t, data.chunks.views[`e${i}`] || 0]).filter(([, n]) => n)),
+    selection(player, ending) {
+      const view = viewName(player, ending);
+      if (view === "") return { count: data.chunks.total, rows: (from, to) => rowsAt(range(from, Math.min(to, data.chunks.total))) };
+      const count = data.chunks.views[view] || 0, per = data.chunks.rows_per_chunk;
+      return {
+        count,
+        async rows(from, to) {
+          to = Math.min(to, count);
+          if (from >= to) return [];
+          const files = range(Math.floor(from / per), Math.floor((to - 1) / per) + 1);
+          const positions = (await Promise.all(files.map((k) => loadChunk(`${view}-${k}`)))).flat();
+          return rowsAt(positions.slice(from - files[0] * per, to - files[0] * per));
+        },
+      };
+    },
+    async game(id) {
+      const position = listedAt.has(id) ? listedAt.get(id) : (await loadChunk(`ids-${idBucket(id)}`))[id];
+      if (position === undefined) return undefined;
+      const game = (await loadChunk(gamesFile(position)))[position % data.chunks.games_per_chunk];
+      return game !== undefined && String(game[F.id]) === id ? game : undefined;
+    },
+    // A game about to be opened (the pointer is on its row): its moves are read ahead.
+    prefetch(id) {
+      if (listedAt.has(id)) loadChunk(gamesFile(listedAt.get(id))).catch(() => {});
+    },
+  };
+  // The live page's data is replaced by each snapshot: which source answers is asked each time.
+  const gameSource = () => (data.chunks ? chunkedGames : inlineGames);
+
   const splitInts = (text) => (text === "" ? [] : text.split(",").map(Number));
   function decodeGame(entry) {
     const board = data.boards[entry[F.board]];
@@ -135,7 +266,7 @@
       const t = data.tournament;
       header.replaceChildren(
         h("h1", { text: t.name }),
-        h("div", { class: "subtitle", text: `${t.game} ${paramText(t.params)} · ${t.format} · ${games.length} games` }),
+        h("div", { class: "subtitle", text: `${t.game} ${paramText(t.params)} · ${t.format} · ${gameSource().total()} games` }),
       );
       const boxed = (t.sandbox || {}).line;  // standings.txt's sandbox line (docs/security.md)
       if (boxed && boxed.startsWith("WARNING")) header.append(h("div", { class: "warning", id: "sandbox-warning", text: boxed }));
@@ -291,74 +422,108 @@
   }
 
   // ---- games list ---------------------------------------------------------------------
+  // One page of rows at a time, asked of the games' source (inline or the games folder); the
+  // table says aria-busy while a page is on its way, and a page that arrives after another was
+  // asked for is dropped.
   const gamesListState = { player: "", ending: "", page: 0 };  // kept when the live page redraws the list
+  let listReady = null;  // the first page of the list drawn (the page is ready after it)
   function renderGamesList() {
-    const present = [...new Set(games.map((g) => g[F.termination]))];
-    const terminations = data.terminations.filter((t) => present.includes(t));
-    const count = (t) => games.reduce((n, g) => n + (g[F.termination] === t), 0);
+    const counts = gameSource().endingCounts();
+    const terminations = data.terminations.filter((t) => counts[t]);
     const playerSelect = h("select", { id: "filter-player" }, h("option", { value: "", text: "all" }),
       data.players.map((name, i) => h("option", { value: String(i), text: name })));
     const endingSelect = h("select", { id: "filter-termination" }, h("option", { value: "", text: "all" }),
-      terminations.map((t) => h("option", { value: t, text: `${t} (${count(t)})` })));
+      terminations.map((t) => h("option", { value: t, text: `${t} (${counts[t]})` })));
     const shown = h("span", { id: "games-count", class: "note" });
     const tbody = h("tbody");
-    const pageLabel = h("span", { class: "note" });
-    const prev = h("button", { type: "button", text: "◀ previous page" });
-    const next = h("button", { type: "button", text: "next page ▶" });
+    const table = h("table", { class: "data", id: "games-table", "aria-busy": "true" });
+    const problem = h("p", { class: "note warning", id: "games-problem", hidden: true });
+    const pageInput = h("input", { type: "number", id: "games-page", min: 1, value: 1, "aria-label": "page" });
+    const pageCount = h("span", { class: "note", id: "games-pages" });
+    const first = h("button", { type: "button", id: "games-first", text: "|◀" });
+    const prev = h("button", { type: "button", id: "games-prev", text: "◀ previous page" });
+    const next = h("button", { type: "button", id: "games-next", text: "next page ▶" });
+    const last = h("button", { type: "button", id: "games-last", text: "▶|" });
+    const idInput = h("input", { type: "search", id: "goto-game", placeholder: "game id", "aria-label": "game id", size: 10 });
+    const idForm = h("form", { class: "goto", id: "goto-form" }, h("label", {}, "Open game", idInput), h("button", { type: "submit", text: "open" }));
     let page = gamesListState.page;
-    let selected = games;
+    let selection = null;
+    let asked = 0;
 
     function row(g) {
-      const id = String(g[F.id]);
-      const names = g[F.players].map(playerName);
-      const colors = gameColors(g[F.players]);
-      const isVoid = g[F.termination] === "void";
-      const fault = g[F.termination] !== "normal" && !isVoid;
-      const offender = g[F.offender];
-      const ending = fault && offender !== null ? `${g[F.termination]} (${names[offender]})` : g[F.termination];
-      const moveCount = g[F.seats].length;
-      return h("tr", { "data-game": id, onclick: () => openGame(id) },
+      const id = String(g[L.id]);
+      const names = g[L.players].map(playerName);
+      const colors = gameColors(g[L.players]);
+      const isVoid = g[L.termination] === "void";
+      const fault = g[L.termination] !== "normal" && !isVoid;
+      const offender = g[L.offender];
+      const ending = fault && offender !== null ? `${g[L.termination]} (${names[offender]})` : g[L.termination];
+      const source = gameSource();
+      return h("tr", { "data-game": id, onclick: () => openGame(id), onpointerenter: source.prefetch ? () => source.prefetch(id) : null },
         h("td", { class: "text" }, h("a", { href: `#game=${encodeURIComponent(id)}`, text: id })),
-        h("td", { text: g[F.round] ?? "" }),
+        h("td", { text: g[L.round] ?? "" }),
         h("td", { class: "text" }, names.map((n, seat) => [seat ? " vs " : "", swatch(colors[seat]), n])),
-        h("td", { text: scoreText(g[F.scores]) }),
-        h("td", { class: "text", text: isVoid ? "none (void)" : g[F.winner] === null ? winnerText(names, g[F.scores], null, offender) : names[g[F.winner]] }),
+        h("td", { text: scoreText(g[L.scores]) }),
+        h("td", { class: "text", text: isVoid ? "none (void)" : g[L.winner] === null ? winnerText(names, g[L.scores], null, offender) : names[g[L.winner]] }),
         h("td", { class: fault ? "text ending-fault" : isVoid ? "text ending-void" : "text", text: ending }),
-        h("td", { text: moveCount }),
-        h("td", { text: pyFixed(g[F.duration_s], 2) + " s" }));
+        h("td", { text: g[L.moves] }),
+        h("td", { text: pyFixed(g[L.duration_s], 2) + " s" }));
     }
-    function draw() {
-      const pages = Math.max(1, Math.ceil(selected.length / GAMES_PER_PAGE));
-      page = Math.min(page, pages - 1);
-      tbody.replaceChildren(...selected.slice(page * GAMES_PER_PAGE, (page + 1) * GAMES_PER_PAGE).map(row));
-      shown.textContent = `${selected.length} of ${games.length} games`;
-      pageLabel.textContent = `page ${page + 1} of ${pages}`;
+    async function draw() {
+      const pages = Math.max(1, Math.ceil(selection.count / GAMES_PER_PAGE));
+      page = Math.max(0, Math.min(page, pages - 1));
       gamesListState.page = page;
-      prev.disabled = page === 0;
-      next.disabled = page >= pages - 1;
+      shown.textContent = `${selection.count} of ${gameSource().total()} games`;
+      pageInput.value = String(page + 1);
+      pageInput.max = String(pages);
+      pageCount.textContent = `of ${pages}`;
+      first.disabled = prev.disabled = page === 0;
+      next.disabled = last.disabled = page >= pages - 1;
+      const token = ++asked;
+      table.setAttribute("aria-busy", "true");
+      let rows, failure = null;
+      try {
+        rows = await selection.rows(page * GAMES_PER_PAGE, (page + 1) * GAMES_PER_PAGE);
+      } catch (error) {
+        rows = [];
+        failure = error.message;
+      }
+      if (token !== asked) return;
+      tbody.replaceChildren(...rows.map(row));
+      problem.hidden = failure === null;
+      problem.textContent = failure || "";
+      table.setAttribute("aria-busy", "false");
     }
     function filter() {
-      const player = playerSelect.value === "" ? null : Number(playerSelect.value);
-      const ending = endingSelect.value;
       gamesListState.player = playerSelect.value;
-      gamesListState.ending = ending;
-      selected = games.filter((g) => (player === null || g[F.players].includes(player)) && (ending === "" || g[F.termination] === ending));
+      gamesListState.ending = endingSelect.value;
+      selection = gameSource().selection(playerSelect.value, endingSelect.value);
     }
     const refilter = () => { filter(); page = 0; draw(); };
+    const turn = (to) => () => { page = to(); draw(); };
     playerSelect.addEventListener("change", refilter);
     endingSelect.addEventListener("change", refilter);
-    prev.addEventListener("click", () => { page -= 1; draw(); });
-    next.addEventListener("click", () => { page += 1; draw(); });
+    first.addEventListener("click", turn(() => 0));
+    prev.addEventListener("click", turn(() => page - 1));
+    next.addEventListener("click", turn(() => page + 1));
+    last.addEventListener("click", turn(() => Infinity));
+    pageInput.addEventListener("change", turn(() => (Number(pageInput.value) || 1) - 1));
+    idForm.addEventListener("submit", (event) => {
+      event.preventDefault();
+      if (idInput.value.trim()) openGame(idInput.value.trim());
+    });
     playerSelect.value = gamesListState.player;
     endingSelect.value = gamesListState.ending;
     filter();
-    draw();
+    listReady = draw();
     const head = ["Game", "Round", "Players", "Score", "Winner", "Ending", "Moves", "Time"];
+    table.append(h("thead", {}, h("tr", {}, head.map((label, i) => h("th", { class: [0, 2, 4, 5].includes(i) ? "text" : null, text: label })))), tbody);
     return card("games", "Games",
-      h("div", { class: "filters" }, h("label", {}, "Player", playerSelect), h("label", {}, "Ending", endingSelect), shown),
-      h("div", { class: "scroll-x" }, h("table", { class: "data", id: "games-table" },
-        h("thead", {}, h("tr", {}, head.map((label, i) => h("th", { class: [0, 2, 4, 5].includes(i) ? "text" : null, text: label })))), tbody)),
-      h("div", { class: "pager" }, prev, pageLabel, next));
+      h("div", { class: "filters" }, h("label", {}, "Player", playerSelect), h("label", {}, "Ending", endingSelect), shown,
+        h("span", { class: "spacer" }), idForm),
+      problem,
+      h("div", { class: "scroll-x" }, table),
+      h("div", { class: "pager" }, first, prev, h("label", { class: "note" }, "page ", pageInput), pageCount, next, last));
   }
 
   // ---- board drawing: one module per board kind -----------------------------------------
@@ -589,8 +754,8 @@
     container.append(panel);
   }
 
-  function showGame(index) {
-    const game = decodeGame(games[index]);
+  function showGame(entry) {
+    const game = decodeGame(entry);
     viewer.title.textContent = data.page === "tournament" ? `Game ${game.id}` : `${game.board.game} ${paramText(game.board.params)}`;
     viewer.meta.textContent = [game.round !== null && game.round !== undefined ? `round ${game.round}` : "",
       game.startedAt ? `started ${game.startedAt}` : "", `${pyFixed(game.durationS, 2)} s`].filter(Boolean).join(" · ");
@@ -626,7 +791,7 @@
       if (i < game.forced) item.classList.add("forced");
       return item;
     }), h("li", { class: "end", text: `end: ${endingText(game)}` }));
-    current = { game, view, ply: 0, index };
+    current = { game, view, ply: 0 };
     goTo(game.moves.length);  // opens on the final position: how the game ended; Home goes to the start
   }
 
@@ -674,11 +839,31 @@
     history.pushState(null, "", location.pathname + location.search);
     route();
   }
-  function route() {
+  // Which game the address names is looked up (in the games folder, a chunk to load), then shown;
+  // an address naming no game says so in the games list and leaves the viewer closed.
+  let routed = 0;
+  async function route() {
+    const token = ++routed;
     const match = /^#game=(.*)$/.exec(location.hash);
-    const index = match ? gameIndex(decodeURIComponent(match[1])) : undefined;
-    if (index === undefined) { overlay.hidden = true; current = null; return; }
-    if (!current || current.index !== index) showGame(index);
+    if (!match) { overlay.hidden = true; current = null; return; }
+    const id = decodeURIComponent(match[1]);
+    if (current && current.game.id === id) { overlay.hidden = false; return; }
+    let entry, failure = null;
+    try {
+      entry = await gameSource().game(id);
+    } catch (error) {
+      failure = error.message;
+    }
+    if (token !== routed) return;
+    const problem = document.getElementById("games-problem");
+    if (entry === undefined) {
+      overlay.hidden = true;
+      current = null;
+      if (problem) { problem.hidden = false; problem.textContent = failure || `No game has the id ${id}.`; }
+      return;
+    }
+    if (problem) problem.hidden = true;
+    showGame(entry);
     overlay.hidden = false;
     viewer.next.focus();
   }
@@ -794,17 +979,15 @@
       data.live = { ...data.live, ...own };  // an entrant's page keeps its link's key
     }
     else {
-      // New games start at games_from; a snapshot may already hold some of them, and a gap means
-      // updates were lost: a new connection starts again from a snapshot.
-      if ("games_from" in message && message.games_from > data.games.length) { reconnect(); return; }
       for (const key of ["page", "tournament", "seats", "standings", "crosstable", "crosstable_counts", "head_to_head", "boards", "players",
-        "rounds", "ranking", "final_top", "final_round"]) {
+        "rounds", "ranking", "final_top", "final_round", "chunks"]) {
         if (key in message) data[key] = message[key];
       }
-      if (message.games) data.games.push(...message.games.slice(data.games.length - message.games_from));
       data.live = { ...data.live, ...message.live };
     }
-    games = data.games;
+    // New games may be in any chunk a page has kept (the last of each kind grows): read them anew.
+    if (whole || "chunks" in message) chunksChanged();
+    games = data.games || [];
     gameIndexById = null;
     live.received += 1;
     if (whole || "standings" in message) renderTournament();
@@ -853,7 +1036,9 @@
     document.body.append(overlay);
     window.addEventListener("hashchange", route);
     window.addEventListener("popstate", route);  // Back and Forward across opened games
-    route();
+    // Ready (for a reader, and for the tests' and the benchmark's wait) once the first page of
+    // the games list and the game the address names are drawn.
+    Promise.all([listReady, route()]).then(() => { document.body.dataset.ready = "true"; });
     if (data.live) {
       connect();
       setInterval(tickClocks, 200);
@@ -861,7 +1046,7 @@
   } else {
     renderHeader();
     buildViewer(main, false);
-    showGame(0);
+    showGame(games[0]);
+    document.body.dataset.ready = "true";
   }
-  document.body.dataset.ready = "true";
 })();
