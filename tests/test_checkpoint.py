@@ -119,3 +119,14 @@ def test_report_audit_replays_every_record(played, capsys) -> None:
     _, folder, _ = played
     assert main(["report", "--audit", str(folder.path)]) == 0
     assert "10" in capsys.readouterr().out
+
+
+def test_fresh_moves_the_checkpoint_and_the_reports_games_into_the_backup(played) -> None:
+    from arbiter.reports.html import write_tournament_report
+    _, folder, _ = played
+    report_results(folder.path)
+    write_tournament_report(folder.path)
+    assert (folder.path / "report-games").is_dir()
+    kept = folder.prepare(fresh=True)
+    assert kept is not None and (kept / CHECKPOINT_FILE).is_file() and (kept / "report-games").is_dir()
+    assert not (folder.path / CHECKPOINT_FILE).exists() and not (folder.path / "report-games").exists()

@@ -16,7 +16,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--anchor", default=None, help="rate this player 0 (default: the mean rating is 0)")
     parser.add_argument("--html", action="store_true",
                         help="also write report.html: standings, crosstable, rating chart and a viewer "
-                             "for every game, in one self-contained file (docs/report.md)")
+                             "for every game, whose games are in report-games/ beside it (docs/report.md)")
     parser.add_argument("--audit", action="store_true",
                         help="replay every record again, those the checkpoint covers too (without it, they are "
                              "checked by the digest of their bytes and only later records are replayed; "

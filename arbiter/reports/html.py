@@ -27,7 +27,7 @@ from ..errors import UsageError
 from ..games import CHANCE
 from ..records import GameRecord, Termination
 from ..tournament.progress import ordinal
-from ..tournament.store import ResultsFolder, write_whole
+from ..tournament.store import REPORT_GAMES_FOLDER, ResultsFolder, write_whole
 from .board_geometry import Board, board_for
 
 # One game as the page reads it; `frames` is present only for boards of kind `text`.
@@ -55,7 +55,7 @@ GAME_FIELDS = (
 GAME_INDEX = {name: i for i, name in enumerate(GAME_FIELDS)}
 # One row of the games list (a report's `list-K.js`): what the list shows, without the moves.
 LIST_FIELDS = ("id", "round", "players", "scores", "winner", "termination", "offender", "moves", "duration_s")
-GAMES_FOLDER = "report-games"  # beside report.html: one folder per written report, the page names its own
+GAMES_FOLDER = REPORT_GAMES_FOLDER  # beside report.html: one folder per written report, the page names its own
 PARTIAL_PREFIX = ".partial-"  # a games folder still being written (or left by a report that stopped)
 ROWS_PER_CHUNK = 1000  # list rows per list file, and positions per filter file (about 60 KB)
 GAMES_PER_CHUNK = 100  # games with their moves per games file (about 100 to 300 KB)

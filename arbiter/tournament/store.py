@@ -37,6 +37,7 @@ STANDINGS_TEXT_FILE = "standings.txt"
 STANDINGS_MARKDOWN_FILE = "standings.md"
 SUMMARY_FILE = "summary.json"
 REPORT_FILE = "report.html"
+REPORT_GAMES_FOLDER = "report-games"  # beside report.html: its games in chunks (reports/html.py GameChunks)
 ARBITER_FAULTS_FILE = "arbiter-faults.jsonl"  # games the arbiter's own machinery failed: none is a record
 LOCK_FILE = ".arbiter.lock"
 SECRET_FILE = "secret.json"  # the run's secret (chance.RunSeeds), readable by the arbiter's user alone
@@ -44,7 +45,7 @@ CHECKPOINT_FILE = "checkpoint.json"  # the aggregates of games.jsonl's first rec
 RESULTS_MARKS = (GAMES_FILE, DESCRIPTION_FILE, LOCK_FILE)
 # What a run writes here (with LOGS_FOLDER): what --fresh moves into a backup, or deletes.
 RUN_FILES = (GAMES_FILE, DESCRIPTION_FILE, CONFIG_COPY_FILE, STANDINGS_TEXT_FILE, STANDINGS_MARKDOWN_FILE,
-             SUMMARY_FILE, REPORT_FILE, ARBITER_FAULTS_FILE, SECRET_FILE, CHECKPOINT_FILE)  # files that make a folder a results folder
+             SUMMARY_FILE, REPORT_FILE, REPORT_GAMES_FOLDER, ARBITER_FAULTS_FILE, SECRET_FILE, CHECKPOINT_FILE)  # files that make a folder a results folder
 # The description's format. 1: the first to say (its `schema` key); a file without one (0) is
 # read the same way. A change that older arbiters would misread raises it.
 DESCRIPTION_SCHEMA = 1
