@@ -221,13 +221,13 @@ def test_keys_this_arbiter_does_not_know_and_moves_written_by_hand_read_as_befor
 
 @pytest.fixture
 def small_disk(tmp_path: Path):
-    """A tmpfs of 1 MiB of its own (mounted here as root), unmounted afterwards."""
+    """A tmpfs of 4 MiB of its own (mounted here as root), unmounted afterwards."""
     import subprocess
     if os.geteuid() != 0:
         pytest.skip("mounting a small file system of its own needs root")
     disk = tmp_path / "disk"
     disk.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m,mode=0755", "arbiter-test-disk", str(disk)],
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m,mode=0755", "arbiter-test-disk", str(disk)],
                              capture_output=True, text=True)
     if mounted.returncode != 0:
         pytest.skip(f"this machine cannot mount a tmpfs: {mounted.stderr.strip()}")
@@ -248,7 +248,7 @@ def fill_up(disk: Path, room_bytes: int) -> Path:
 
 def test_a_full_results_disk_stops_the_run_cleanly_and_the_same_command_resumes(small_disk: Path, tmp_path: Path,
                                                                               capsys, request) -> None:
-    """The results folder's disk runs full mid-run (here a 1 MiB tmpfs with 40 KiB left): the
+    """The results folder's disk runs full mid-run (here a 4 MiB tmpfs with 40 KiB left): the
     run stops with one line naming the folder and saying what to do, exit status 2; every line
     of games.jsonl is a whole record (none torn). Once there is room, the same command plays
     the rest, each game recorded once. The logs' disk is full all along (`logs/` is a tmpfs

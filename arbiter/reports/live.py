@@ -42,7 +42,7 @@ from ..tournament.tally import IdSet, Tally
 from .html import GAME_FIELDS, GameChunks, PageData, render_page, tournament_tables
 from .entrant_keys import key_holder
 from .export import cut_log
-from .results import described_scoring, load_results, results_meta
+from .results import described_scoring, results_meta
 from .standings import standings_from_tally, summary_json
 
 LOOPBACK = "127.0.0.1"
@@ -54,6 +54,7 @@ LEFT_KEEP_S = 5.0  # an ended game stays in "now playing" until its record is re
 HEARTBEAT_S = 15.0  # a comment line on a quiet stream, so dead connections are noticed
 CLIENT_QUEUE = 256  # updates waiting for one browser; a browser that far behind is disconnected
 RETRY_MS = 1000  # how soon a browser reconnects after losing the stream
+SCAN_BYTES = 4 << 20  # read a slice at a time (about 1,500 records, a tenth of a second), the page answering between
 RECENT_KEPT = 1000  # records kept whole for the logs' seat names (older ones are looked up in the file)
 
 
@@ -165,6 +166,8 @@ class LiveState:
         self._remove_games = weakref.finalize(self, shutil.rmtree, games_dir, ignore_errors=True)
         self.chunks = GameChunks(games_dir)
         self.tally = Tally()  # the records read so far, as aggregates (remade with the scoring once the meta is read)
+        self.tally_from = 0  # the bytes of games.jsonl the tally held before any record was read (a checkpoint's)
+        self.reading = False  # more of the folder is there to read now
         self.record_ids = IdSet()
         self.recent: deque[GameRecord] = deque(maxlen=RECENT_KEPT)  # the latest records, for a log's seat names
         self.sprt_test: SprtTest | None = None
@@ -194,15 +197,16 @@ class LiveState:
         replaced = isinstance(self.identity_stamp, tuple) and stamp != self.identity_stamp
         if replaced:
             self.tail.rewind()
-        landed = self.tail.read()
+        landed = self.tail.read(max_bytes=SCAN_BYTES)
         if replaced or landed.started_over:
             self._reset()
             self.restarted = True
         if stamp != self.identity_stamp:
             self.identity_stamp = stamp
             self._read_meta()
-        self._take_records(landed.records)
-        if self.rate_base is None:  # the ETA counts the games that land while this server watches
+        self._take_records(landed.records, landed.ends)
+        self.reading = landed.more  # a big folder is read a slice a pump at a time: the page answers meanwhile
+        if self.rate_base is None and not self.reading:  # the ETA counts the games that land while this server watches
             self.rate_base = (time.monotonic(), self.tally.records)
 
     def _read_meta(self) -> None:
@@ -214,22 +218,30 @@ class LiveState:
         except UsageError:
             return  # being written: read at the next scan
         self.description = description
-        if not self.tally.records:  # the records are tallied with the folder's scoring and format
-            self.tally = Tally(described_scoring(description), keep_results=description.schedule.get("format") == "swiss")
+        if not self.tally.records and not self.chunks.count:  # tallied with the folder's scoring and format
+            schedule = description.schedule
+            store = self.results.store(players=schedule.get("players", []), scoring=described_scoring(description),
+                                       keep_results=schedule.get("format") == "swiss")
+            # The standings at once from the checkpoint (a view: `arbiter report` and a resume check
+            # its digest); the records it covers still feed the games list as they are read.
+            kept = store.unverified_checkpoint()
+            self.tally, self.tally_from = kept if kept is not None else (Tally(store.scoring, keep_results=store.keep_results), 0)
         self.meta = results_meta(self.folder, description, self.tally)
         for name in self.meta["players_listed"]:
             self.page.player(name)
         self.sprt_test = self._new_sprt_test()
         self.results_dirty = True
 
-    def _take_records(self, records: list[GameRecord]) -> None:
-        """Put newly read records on the page, each game once (a repeated id is shown as first read)."""
-        for record in records:
-            game_id = record.id if record.id is not None else str(self.tally.records + 1)
+    def _take_records(self, records: list[GameRecord], ends: list[int]) -> None:
+        """Put newly read records on the page, each game once (a repeated id is shown as first read);
+        those past the checkpoint the tally started from are counted in it too."""
+        for record, end in zip(records, ends):
+            game_id = record.id if record.id is not None else str(self.chunks.count + 1)
             if game_id in self.record_ids:
                 continue
             self.record_ids.add(game_id)
-            self.tally.add(record)
+            if end > self.tally_from:
+                self.tally.add(record)
             self.recent.append(record)
             if self.sprt_test is not None:
                 self._sprt_add(record)
@@ -532,7 +544,7 @@ class LiveServer:
         while True:
             now = time.monotonic()
             self.state.take_notes()
-            if now - last_scan >= SCAN_S:
+            if now - last_scan >= SCAN_S or self.state.reading:
                 self.state.scan()
                 last_scan = now
             if not self.clients:
@@ -549,7 +561,7 @@ class LiveServer:
                 if "running" in message["live"]:
                     last_running = now
                 self._broadcast("update", message)
-            await asyncio.sleep(PUMP_S)
+            await asyncio.sleep(0 if self.state.reading else PUMP_S)  # reading: on at once, requests served between
 
     def _broadcast(self, event: str, message: dict[str, Any]) -> None:
         payload = _event(event, message)
@@ -675,12 +687,29 @@ def _event(name: str, message: dict[str, Any]) -> bytes:
 
 
 def check_results_folder(folder: Path) -> list[str]:
-    """UsageError unless `folder` is a results folder `arbiter serve` can show; its players."""
-    tally, meta = load_results(folder)
+    """UsageError unless `folder` is a results folder `arbiter serve` can show; its players (the
+    description's, then any other its checkpoint names). Nothing is replayed: the page shows
+    what the folder holds, `arbiter report` judges it (docs/live.md)."""
+    results = ResultsFolder(folder)
+    if not folder.is_dir():
+        raise UsageError(f"{show_path(folder)} is not a folder" if folder.exists() else f"{show_path(folder)} does not exist")
+    if not results.holds_results():
+        raise UsageError(f"{show_path(folder)} is not a results folder: it has no {results.games.name}")
     if not os.access(folder, os.R_OK):
         raise UsageError(f"{show_path(folder)} cannot be read")
-    players = list(meta["players_listed"])
-    return players + sorted(set(tally.players) - set(players))
+    description = results.read_description() or TournamentDescription()
+    schedule = description.schedule
+    players = list(schedule.get("players", []))
+    store = results.store(players=players, scoring=described_scoring(description),
+                          keep_results=schedule.get("format") == "swiss")
+    kept = store.unverified_checkpoint()
+    if kept is not None:
+        named = set(kept[0].players)
+    elif players:
+        named = set()
+    else:  # a folder without a description or checkpoint (written by hand): its records name them
+        named = {name for record in store.records(audit=False) for name in record.seat_names()}
+    return players + sorted(named - set(players))
 
 
 __all__ = ["LiveServer", "RunFeed", "check_results_folder", "is_loopback", "parse_address"]

@@ -268,10 +268,17 @@ class GameStore:
             return  # a full disk, say: the records are what count; the next read replays them
         self._since_checkpoint = 0
 
-    def _verified_checkpoint(self) -> tuple[Tally, IdSet, Any, int, int] | None:
-        """The checkpoint's tally, ids, digest, bytes and lines when it is one this store can use
-        and the file's first bytes are the ones it covers; None without one (or one another
-        arbiter, other players or another scoring wrote); UsageError when the bytes differ."""
+    def unverified_checkpoint(self) -> tuple[Tally, int] | None:
+        """The checkpoint's tally and the bytes it covers, its digest NOT checked: for a page that
+        shows a folder (the live page's first paint), never for a reader that judges it; None
+        without a checkpoint this store can use."""
+        kept = self._read_checkpoint()
+        return None if kept is None else (kept[0], kept[2])
+
+    def _read_checkpoint(self) -> tuple[Tally, IdSet, int, int, str, dict[str, Any]] | None:
+        """The checkpoint as written (tally, ids, bytes, lines, digest, the whole), when it is one
+        this store can use: None without one, or one another arbiter, other players or another
+        scoring wrote."""
         try:
             data = json.loads(self.checkpoint_path.read_bytes())
             if data.get("schema") != CHECKPOINT_SCHEMA or list(data["players"]) != list(self.players):
@@ -280,9 +287,18 @@ class GameStore:
             if tally.scoring != (self.scoring or tally.scoring) or tally.keep_results != self.keep_results:
                 return None
             ids = IdSet(HashList.from_text(data["ids"]))
-            size, lines, expected = int(data["bytes"]), int(data["lines"]), str(data["sha256"])
+            return tally, ids, int(data["bytes"]), int(data["lines"]), str(data["sha256"]), data
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None
+
+    def _verified_checkpoint(self) -> tuple[Tally, IdSet, Any, int, int] | None:
+        """The checkpoint's tally, ids, digest, bytes and lines when it is one this store can use
+        and the file's first bytes are the ones it covers; None without one (or one another
+        arbiter, other players or another scoring wrote); UsageError when the bytes differ."""
+        kept = self._read_checkpoint()
+        if kept is None:
+            return None
+        tally, ids, size, lines, expected, data = kept
         digest = hashlib.sha256()
         try:
             with open(self.path, "rb") as handle:
@@ -318,6 +334,10 @@ class NewRecords:
 
     records: list[GameRecord]
     started_over: bool = False
+    # Where each record ends in the file (its next line's start), and whether the call stopped at
+    # its `max_bytes` with more to read now: how it was read, not what was read (not compared).
+    ends: list[int] = field(default_factory=list, compare=False)
+    more: bool = field(default=False, compare=False)
 
 
 class RecordTail:
@@ -339,8 +359,9 @@ class RecordTail:
         self.partial = b""  # the torn last line read so far
         self.identity: tuple[int, int] | None = None  # the file read (st_dev, st_ino), once read from
 
-    def read(self) -> NewRecords:
-        """The records completed since the last call; a file that cannot be read now is read next time."""
+    def read(self, max_bytes: int | None = None) -> NewRecords:
+        """The records completed since the last call (with `max_bytes`, those in about that many
+        bytes: `more` says whether it stopped short); a file that cannot be read now is read next time."""
         try:
             stat = self.path.stat()
             size, identity = stat.st_size, (stat.st_dev, stat.st_ino)
@@ -352,24 +373,29 @@ class RecordTail:
             self.rewind()
         if size <= self.offset:
             return NewRecords([], started_over)
+        wanted = size - self.offset if max_bytes is None else min(size - self.offset, max_bytes)
+        start = self.offset - len(self.partial)  # where the data read below begins in the file
         try:
             with self.path.open("rb") as file:
                 file.seek(self.offset)
-                data = self.partial + file.read(size - self.offset)
+                data = self.partial + file.read(wanted)
         except OSError:
             return NewRecords([], started_over)
-        self.offset, self.identity = size, identity
+        self.offset, self.identity = self.offset + wanted, identity
         lines = data.split(b"\n")
-        self.partial = lines.pop()  # a record being written: read with the rest of it next time
-        records = []
+        self.partial = lines.pop()  # a record being written (or cut at max_bytes): read with the rest next time
+        records, ends = [], []
+        end = start
         for line in lines:
+            end += len(line) + 1
             if not line.strip():
                 continue
             try:
                 records.append(GameRecord.from_json(json.loads(line)))
             except ValueError:  # RecordError, or not JSON
                 continue
-        return NewRecords(records, started_over)
+            ends.append(end)
+        return NewRecords(records, started_over, ends, more=self.offset < size)
 
 
 @dataclass(frozen=True)
