@@ -54,7 +54,7 @@ LEFT_KEEP_S = 5.0  # an ended game stays in "now playing" until its record is re
 HEARTBEAT_S = 15.0  # a comment line on a quiet stream, so dead connections are noticed
 CLIENT_QUEUE = 256  # updates waiting for one browser; a browser that far behind is disconnected
 RETRY_MS = 1000  # how soon a browser reconnects after losing the stream
-SCAN_BYTES = 4 << 20  # read a slice at a time (about 1,500 records, a tenth of a second), the page answering between
+SCAN_BYTES = 1 << 20  # read a slice at a time (about 400 records, a few hundredths of a second), the page answering between
 RECENT_KEPT = 1000  # records kept whole for the logs' seat names (older ones are looked up in the file)
 
 
