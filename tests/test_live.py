@@ -401,3 +401,36 @@ def test_arbiter_serve_prints_each_players_own_link(folder):
     port = int(re.search(r":(\d+)/", links["beta"]).group(1))
     assert all(link.startswith(f"http://127.0.0.1:{port}/?entrant={name}&key=") for name, link in links.items())
     assert server.returncode == 130
+
+
+@pytest.mark.parametrize("covered", [0, 40, 120])
+def test_a_page_started_from_the_checkpoint_counts_each_game_once(tmp_path: Path, monkeypatch, covered: int) -> None:
+    """The standings start from the checkpoint's tally and take the records after it; every
+    record still feeds the games list, read a slice at a time."""
+    import arbiter.reports.live as live
+    from arbiter.reports.results import report_results
+    folder = write_sample_tournament(tmp_path / "big", players=("a", "b", "c", "d"), games_per_pairing=20, timeouts=2)
+    games = folder / "games.jsonl"
+    lines = games.read_bytes().splitlines(keepends=True)
+    assert len(lines) == 120
+    if covered:
+        games.write_bytes(b"".join(lines[:covered]))
+        report_results(folder)  # a checkpoint of the first `covered` records
+        games.write_bytes(b"".join(lines))
+    monkeypatch.setattr(live, "SCAN_BYTES", 20_000)  # a few records a slice
+    state = LiveState(folder, feed=None, logs=False)
+    slices = 0
+    while True:
+        state.scan()
+        slices += 1
+        if not state.reading:
+            break
+    assert slices > 5 and state.chunks.count == 120
+    state._recompute()
+    expected = compute_standings(_records_of(games), players=["a", "b", "c", "d"])
+    shown = {row["name"]: (row["games"], row["points"]) for row in state.tables["standings"]}
+    assert shown == {row.name: (row.games, row.points) for row in expected.players}
+
+
+def _records_of(path: Path) -> list[GameRecord]:
+    return [GameRecord.from_json(json.loads(line)) for line in path.read_text().splitlines()]
