@@ -42,7 +42,7 @@ from ..tournament.tally import IdSet, Tally
 from .html import GAME_FIELDS, GameChunks, PageData, render_page, tournament_tables
 from .entrant_keys import key_holder
 from .export import cut_log
-from .results import described_scoring, results_meta
+from .results import described_scoring, results_folder, results_meta
 from .standings import standings_from_tally, summary_json
 
 LOOPBACK = "127.0.0.1"
@@ -690,11 +690,7 @@ def check_results_folder(folder: Path) -> list[str]:
     """UsageError unless `folder` is a results folder `arbiter serve` can show; its players (the
     description's, then any other its checkpoint names). Nothing is replayed: the page shows
     what the folder holds, `arbiter report` judges it (docs/live.md)."""
-    results = ResultsFolder(folder)
-    if not folder.is_dir():
-        raise UsageError(f"{show_path(folder)} is not a folder" if folder.exists() else f"{show_path(folder)} does not exist")
-    if not results.holds_results():
-        raise UsageError(f"{show_path(folder)} is not a results folder: it has no {results.games.name}")
+    results = results_folder(folder)
     if not os.access(folder, os.R_OK):
         raise UsageError(f"{show_path(folder)} cannot be read")
     description = results.read_description() or TournamentDescription()

@@ -51,14 +51,7 @@ def load_results(folder: Path, *, whole: bool = False, keep: bool = True) -> tup
     settings), every record checked (`GameStore.read`: those a checkpoint covers by their
     digest, or with `whole` replayed too). With `keep`, the checkpoint is written afresh so
     that the next reader reads only what comes after (`arbiter export` writes nothing)."""
-    results = ResultsFolder(folder)
-    if not folder.exists():
-        raise UsageError(f"{show_path(folder)} does not exist")
-    if not folder.is_dir():
-        raise UsageError(f"{show_path(folder)} is a file, not a results folder "
-                         f"(give the folder that holds {results.games.name})")
-    if not results.holds_results():
-        raise UsageError(f"{show_path(folder)} is not a results folder: it has no {results.games.name}")
+    results = results_folder(folder)
     description = results.read_description() or TournamentDescription()
     schedule = description.schedule
     store = results.store(players=schedule.get("players", []),
@@ -68,6 +61,19 @@ def load_results(folder: Path, *, whole: bool = False, keep: bool = True) -> tup
     if keep:
         store.checkpoint()
     return tally, results_meta(folder, description, tally)
+
+
+def results_folder(folder: Path) -> ResultsFolder:
+    """The results folder at `folder`; UsageError saying why it is not one."""
+    results = ResultsFolder(folder)
+    if not folder.exists():
+        raise UsageError(f"{show_path(folder)} does not exist")
+    if not folder.is_dir():
+        raise UsageError(f"{show_path(folder)} is a file, not a results folder "
+                         f"(give the folder that holds {results.games.name})")
+    if not results.holds_results():
+        raise UsageError(f"{show_path(folder)} is not a results folder: it has no {results.games.name}")
+    return results
 
 
 def described_scoring(description: TournamentDescription) -> dict[str, Any]:
