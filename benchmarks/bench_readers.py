@@ -306,40 +306,54 @@ def results_folder(cache: Path, games: int, remake: bool) -> tuple[Path, Path]:
     return folder, run_config
 
 
+SNAPSHOT_BYTES = 1 << 20  # files up to this size are kept whole (the description, the config copy, the standings)
+
+
 @dataclass(frozen=True)
 class Snapshot:
-    """A results folder as it was: its files' bytes (games.jsonl's size alone) and its logs' names."""
+    """A results folder as it was: its small files' bytes, its others' size and time (games.jsonl's
+    size alone: it only grows) and its logs' names."""
 
-    files: dict[str, bytes]
+    files: dict[str, bytes | tuple[int, int]]
     games_size: int
     logs: frozenset[str]
 
     @classmethod
     def take(cls, folder: Path) -> Snapshot:
-        files = {path.name: path.read_bytes() for path in folder.iterdir()
-                 if path.is_file() and path.name != "games.jsonl"}
+        files: dict[str, bytes | tuple[int, int]] = {}
+        for path in folder.iterdir():
+            if path.is_file() and path.name != "games.jsonl":
+                stat = path.stat()
+                files[path.name] = path.read_bytes() if stat.st_size <= SNAPSHOT_BYTES else (stat.st_size, stat.st_mtime_ns)
         logs = frozenset(os.listdir(folder / "logs")) if (folder / "logs").is_dir() else frozenset()
         return cls(files, (folder / "games.jsonl").stat().st_size, logs)
 
     def restore(self, folder: Path) -> list[str]:
-        """Put the folder back as it was; what was changed."""
+        """Put the folder back as it was (a big file changed is only said); what was changed."""
         changed = []
         with open(folder / "games.jsonl", "r+b") as games:
             if os.fstat(games.fileno()).st_size != self.games_size:
                 changed.append("games.jsonl cut back")
                 games.truncate(self.games_size)
         for path in folder.iterdir():
+            kept = self.files.get(path.name)
             if path.name in ("games.jsonl", "logs"):
                 continue
-            if path.name not in self.files:
+            if kept is None:
                 changed.append(f"{path.name} removed")
                 shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
-            elif path.read_bytes() != self.files[path.name]:
+            elif isinstance(kept, tuple):
+                stat = path.stat()
+                if (stat.st_size, stat.st_mtime_ns) != kept:
+                    changed.append(f"{path.name} changed (too big to have been kept: not restored)")
+            elif path.read_bytes() != kept:
                 changed.append(f"{path.name} written back")
-                path.write_bytes(self.files[path.name])
+                path.write_bytes(kept)
         for name in self.files.keys() - {p.name for p in folder.iterdir()}:
-            changed.append(f"{name} put back")
-            (folder / name).write_bytes(self.files[name])
+            kept = self.files[name]
+            changed.append(f"{name} put back" if isinstance(kept, bytes) else f"{name} gone (too big to put back)")
+            if isinstance(kept, bytes):
+                (folder / name).write_bytes(kept)
         added = set(os.listdir(folder / "logs")) - self.logs if (folder / "logs").is_dir() else set()
         for name in added:
             path = folder / "logs" / name
@@ -372,21 +386,19 @@ def measure_size(games: int, readers: list[str], cache: Path, remake: bool, limi
     with tempfile.TemporaryDirectory(prefix="bench-readers-") as scratch:
         work = Path(scratch)
         for reader in readers:
-            before = Snapshot.take(folder)
             if reader == "json.loads":
                 row = measure_exit(reader, games, [sys.executable, "-c", JSON_LINES, str(folder / "games.jsonl")],
                                    limits, work)
             elif reader.startswith("report"):
                 row = measure_exit(reader, games, arbiter("report", *reader.split()[1:], str(folder)), limits, work)
             elif reader == "resume":
+                before = Snapshot.take(folder)
                 row = measure_until(reader, games, arbiter("run", str(run_config)),
                                     first_new_record(folder / "games.jsonl", before.games_size), limits, work)
+                changed = before.restore(folder)
+                print(f"  restored after the resume: {'; '.join(changed) or 'nothing had changed'}", flush=True)
             else:
                 row = measure_until(reader, games, arbiter("serve", str(folder)), first_page, limits, work)
-            changed = before.restore(folder) if reader == "resume" else []
-            if reader == "resume" and not changed:
-                row = Measured(row.reader, row.games, row.cpu_s, row.wall_s, row.peak_mb,
-                               row.note or "(the folder was left unchanged?)")
             rows.append(row)
             print(format_row(row, None), flush=True)
     return rows
