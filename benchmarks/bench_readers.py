@@ -451,6 +451,7 @@ def main(argv: list[str] | None = None) -> int:
         readers.insert(0, "json.loads")  # every ratio is to it
     limits = Limits(args.timeout, args.max_mb, args.min_free_mb)
     measured_at = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    measured = commit()  # at the start: the code the readers ran
     print("| reader | games | CPU s | wall s | peak MB | CPU / json.loads | note |", flush=True)
     rows = [row for games in sizes for row in measure_size(games, readers, args.cache, args.remake, limits)]
     text = table(rows)
@@ -459,7 +460,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.markdown is not None:
         command = shlex.join(["python", "benchmarks/bench_readers.py", *(argv if argv is not None else sys.argv[1:])])
         load = " ".join(f"{value:.1f}" for value in os.getloadavg())
-        args.markdown.write_text(f"`{command}` at commit {commit()}, {measured_at} (load average at the end "
+        args.markdown.write_text(f"`{command}` at commit {measured}, {measured_at} (load average at the end "
                                  f"{load}; {os.cpu_count()} cores)\n\n{text}", encoding="utf-8")
     return 0
 
