@@ -91,6 +91,8 @@ class Stopped(Exception):
 
 @dataclass(frozen=True)
 class Limits:
+    """When a reader is stopped: past this wall time, this resident set, or below this much memory available."""
+
     timeout_s: float
     max_mb: float
     min_free_mb: float
@@ -117,11 +119,13 @@ def _proc_figures(pid: int) -> tuple[float | None, float | None, float | None]:
 
 
 def _available_mb() -> float:
+    """The machine's available memory (MemAvailable), in MB."""
     match = re.search(r"^MemAvailable:\s+(\d+) kB", Path("/proc/meminfo").read_text(), re.M)
     return int(match.group(1)) / 1024 if match else float("inf")
 
 
 def _kill(process: subprocess.Popen[bytes], sig: int) -> None:
+    """Send `sig` to the process's group (it leads one: `_start`)."""
     try:
         os.killpg(process.pid, sig)
     except ProcessLookupError:
@@ -232,6 +236,7 @@ def measure_until(reader: str, games: int, argv: list[str], reached: Callable[[s
 
 
 def _last_line(output: Path) -> str:
+    """The last line the process printed (for a row's note)."""
     lines = output.read_text(errors="replace").strip().splitlines()
     return lines[-1][:200] if lines else "(no output)"
 
@@ -276,6 +281,7 @@ def first_page(process: subprocess.Popen[bytes], output: Path) -> None:
 # --- the folder: made once per N, restored after a resume -----------------------------------------
 
 def _digest(*paths: Path) -> str:
+    """A short digest of the files' bytes (what made a kept folder)."""
     digest = hashlib.sha256()
     for path in paths:
         digest.update(path.read_bytes())
@@ -320,6 +326,7 @@ class Snapshot:
 
     @classmethod
     def take(cls, folder: Path) -> Snapshot:
+        """The folder as it is now."""
         files: dict[str, bytes | tuple[int, int]] = {}
         for path in folder.iterdir():
             if path.is_file() and path.name != "games.jsonl":
@@ -405,6 +412,7 @@ def measure_size(games: int, readers: list[str], cache: Path, remake: bool, limi
 
 
 def format_row(row: Measured, baseline: Measured | None) -> str:
+    """One row of the markdown table, its CPU as a multiple of `baseline`'s."""
     def number(value: float | None, digits: int) -> str:
         return "-" if value is None else f"{value:,.{digits}f}"
     ratio = "-"
@@ -424,6 +432,7 @@ def table(rows: list[Measured]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Measure every asked reader at every asked size; print the table (and write it with --markdown)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default=",".join(map(str, SIZES)),
                         help="games in each folder, comma-separated (default %(default)s)")
