@@ -5,8 +5,8 @@
 
 For each size N it makes a results folder of N games of benchmarks/million.yaml with
 make_results.py (kept in --cache, one folder per N, and reused while it was made from the
-same config by the same make_results.py; --remake makes it again), then runs each reader
-once as a process of its own, one after the other, and measures it:
+same config by the same make_results.py and arbiter code; --remake makes it again), then
+runs each reader once as a process of its own, one after the other, and measures it:
 - `json.loads`, the baseline: a process that parses every line of the same games.jsonl with
   json.loads, one at a time (nothing kept: the least any reader of the file can spend);
 - `report`: `arbiter report OUT`;
@@ -280,21 +280,22 @@ def first_page(process: subprocess.Popen[bytes], output: Path) -> None:
 
 # --- the folder: made once per N, restored after a resume -----------------------------------------
 
-def _digest(*paths: Path) -> str:
-    """A short digest of the files' bytes (what made a kept folder)."""
-    digest = hashlib.sha256()
-    for path in paths:
-        digest.update(path.read_bytes())
+def made_by() -> str:
+    """What makes a folder: the config, make_results.py and the arbiter's code (its git tree, and
+    its changes when the tree differs), so that a folder is made again by changed code."""
+    digest = hashlib.sha256(CONFIG.read_bytes() + MAKER.read_bytes())
+    for words in (("rev-parse", "HEAD:arbiter"), ("diff", "HEAD", "--", "arbiter")):
+        digest.update(subprocess.run(["git", *words], cwd=ROOT, capture_output=True).stdout)
     return digest.hexdigest()[:16]
 
 
 def results_folder(cache: Path, games: int, remake: bool) -> tuple[Path, Path]:
     """The made folder of `games` games and its run config (made now, or kept from before)."""
     folder, run_config, stamp = cache / str(games), cache / f"{games}.yaml", cache / f"{games}.made.json"
-    made_by = _digest(CONFIG, MAKER)
+    maker = made_by()
     if not remake and stamp.is_file() and folder.is_dir():
         kept = json.loads(stamp.read_text())
-        if kept.get("made_by") == made_by and (folder / "games.jsonl").stat().st_size == kept.get("bytes"):
+        if kept.get("made_by") == maker and (folder / "games.jsonl").stat().st_size == kept.get("bytes"):
             print(f"N={games:,}: reusing {folder} (made {kept['made_at']} at commit {kept['commit']})", flush=True)
             return folder, run_config
     for path in (folder, run_config, stamp):
@@ -307,7 +308,7 @@ def results_folder(cache: Path, games: int, remake: bool) -> tuple[Path, Path]:
     subprocess.run([sys.executable, str(MAKER), str(CONFIG), str(games), str(folder)], check=True, cwd=ROOT)
     size = (folder / "games.jsonl").stat().st_size
     print(f"N={games:,}: made {folder} in {time.monotonic() - started:.1f} s ({size / 1e6:,.0f} MB)", flush=True)
-    stamp.write_text(json.dumps({"games": games, "bytes": size, "made_by": made_by, "commit": commit(),
+    stamp.write_text(json.dumps({"games": games, "bytes": size, "made_by": maker, "commit": commit(),
                                  "made_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}) + "\n")
     return folder, run_config
 
