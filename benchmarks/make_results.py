@@ -35,9 +35,7 @@ standings, summary.json and report.html, which `arbiter report` writes.
 from __future__ import annotations
 
 import argparse
-import json
 import math
-import os
 import random
 import sys
 import time
@@ -215,11 +213,11 @@ def make_results(config_path: Path, games: int, out: Path, *, per_opening: int =
     pool = GamePool(config.make_game(), per_opening, rng)
     with hold_results_folder(config.results_dir):
         store = prepare_results(config, fresh=False)
-        with open(store.path, "w", encoding="utf-8", buffering=1 << 20) as lines:
-            for record in made_records(config, schedule[:games], store.digests, pool, rng):
-                lines.write(json.dumps(record.to_json(), separators=(",", ":"), ensure_ascii=False) + "\n")
-            lines.flush()
-            os.fsync(lines.fileno())
+        # Through the store, as a run appends them (its tally, ids and digest follow), each line
+        # not fsynced on its own: the checkpoint a run leaves makes them durable together.
+        for record in made_records(config, schedule[:games], store.digests, pool, rng):
+            store.append(record, sync=False)
+        store.checkpoint()
     print(f"{out}: {games} games of {len(schedule)} ({len(pool)} distinct games reused); "
           f"resume with: arbiter run {run_config}", file=sys.stderr)
     return run_config

@@ -216,10 +216,12 @@ class GameStore:
                             return number
         return None
 
-    def append(self, record: GameRecord) -> None:
+    def append(self, record: GameRecord, *, sync: bool = True) -> None:
         """Write one record as a line and make it durable before returning, or write nothing:
         a line that cannot be written whole (its disk full, say) is taken back, and
-        RecordNotWritten says so (the game is not counted; a resume plays it again)."""
+        RecordNotWritten says so (the game is not counted; a resume plays it again). Without
+        `sync` the line is not fsynced (records imported in bulk, made durable together by
+        `checkpoint`, which syncs the file before it says what the file holds)."""
         line = (json.dumps(record.to_json(), separators=(",", ":"), ensure_ascii=False) + "\n").encode("utf-8")
         try:
             fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
@@ -230,7 +232,8 @@ class GameStore:
             view = memoryview(line)
             while view:
                 view = view[os.write(fd, view):]
-            os.fsync(fd)
+            if sync:
+                os.fsync(fd)
         except OSError as exc:
             try:  # what was written of it is taken back (shrinking a file needs no room)
                 os.ftruncate(fd, start)
@@ -259,6 +262,8 @@ class GameStore:
         the next read checks every record instead)."""
         if self.tally is None:
             return
+        with suppress(OSError), open(self.path, "rb") as records:  # what it covers is on disk first
+            os.fsync(records.fileno())
         data = {"schema": CHECKPOINT_SCHEMA, "bytes": self._bytes, "lines": self._lines,
                 "sha256": self._digest.hexdigest(), "written_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
                 "players": list(self.players), "tally": self.tally.to_json(), "ids": self.ids.folded().to_text()}
