@@ -112,9 +112,9 @@ def fork_worker(role: str) -> tuple[WorkerProcess, Connection]:
         if _ZYGOTE is None or not _ZYGOTE.alive():
             if _ZYGOTE is not None and _ZYGOTE.process.poll() is None:
                 _OUT_OF_STEP.append(_ZYGOTE)
-            _ZYGOTE = Zygote()
+            _ZYGOTE = Zygote(preload=[__name__])  # the referee and the rules' registry, imported once
         zygote = _ZYGOTE
-    return zygote.fork(role)
+    return zygote.fork(f"{__name__}:{ROLES[role].__name__}")
 
 
 def zygote_pid() -> int | None:

@@ -1,7 +1,8 @@
 """The zygote: the process the game workers are forked from (workers.py).
 
-One per arbiter process, started on first use as `python -m arbiter.tournament.zygote`. It
-imports `workers.py` (the referee, the rules' registry) once and stays single-threaded, so
+One per arbiter process, started on first use as `python -m arbiter.tournament.zygote FD
+MODULE...`. It imports the modules it is given (`workers.py`: the referee, the rules'
+registry) once and stays single-threaded, so
 that a fork of it is safe (a fork of the arbiter, beside its threads, is not) and a worker
 starts in milliseconds with nothing to import. Nothing of the arbiter's main module is run
 again in it, whatever started the arbiter (the `arbiter` command, a benchmark, `python -`).
@@ -9,7 +10,7 @@ again in it, whatever started the arbiter (the `arbiter` command, a benchmark, `
 The arbiter asks on a unix socket (`SOCK_SEQPACKET`, one message a request): the worker's
 role and the arbiter's `sys.path` now, with two descriptors, the worker's end of its
 connection and the write end of its *status pipe*. The zygote forks; the child runs the role
-(`workers.ROLES`) on its connection and exits; the zygote answers with the child's pid,
+(a function named `module:function`, `workers.ROLES`'s) on its connection and exits; the zygote answers with the child's pid,
 reaps it when it ends and writes its exit code (negative: the signal) to the status pipe,
 whose read end is the arbiter's `sentinel`, readable once the worker has ended. The zygote
 ignores Ctrl-C (the arbiter stops its workers) and exits once the arbiter's end of the
@@ -18,6 +19,7 @@ tell them the same.
 """
 from __future__ import annotations
 
+import importlib
 import os
 import pickle
 import select
@@ -29,7 +31,7 @@ import sys
 import threading
 import weakref
 from multiprocessing.connection import Connection, wait as wait_for
-from typing import Any
+from typing import Any, Sequence
 
 _CODE = struct.Struct("i")  # an exit code on a status pipe; a pid in an answer
 MAX_REQUEST_BYTES = 1 << 16
@@ -64,14 +66,15 @@ class WorkerProcess:
 class Zygote:
     """The arbiter's end of its zygote."""
 
-    def __init__(self) -> None:
+    def __init__(self, preload: Sequence[str] = ()) -> None:
+        """Start the zygote, importing the modules named in `preload` before its first fork."""
         here, there = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self._control = here
         self._lock = threading.Lock()
         self._broken = False
         with there:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", __name__, str(there.fileno())], pass_fds=(there.fileno(),),
+                [sys.executable, "-m", __name__, str(there.fileno()), *preload], pass_fds=(there.fileno(),),
                 stdin=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, sys.path))})
 
     @property
@@ -80,8 +83,8 @@ class Zygote:
         return self.process.pid
 
     def fork(self, role: str) -> tuple[WorkerProcess, Connection]:
-        """A new worker playing `role` (a name in `workers.ROLES`) and the arbiter's end of its
-        connection; OSError if the zygote is gone."""
+        """A new worker running `role` (`module:function`, the function taking its connection)
+        and the arbiter's end of its connection; OSError if the zygote is gone."""
         here, there = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         status_r, status_w = os.pipe()
         try:
@@ -112,10 +115,11 @@ class Zygote:
 
 # ---- the zygote's side ----------------------------------------------------------------------
 
-def main(control_fd: int) -> None:
+def main(control_fd: int, preload: Sequence[str] = ()) -> None:
     """The zygote's life: fork a worker per request, tell each one's end, until the arbiter has gone."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # its workers set a handler of their own at once
-    from . import workers  # the referee and the registry, imported once for every worker
+    for module in preload:  # imported once for every worker
+        importlib.import_module(module)
     control = socket.socket(fileno=control_fd)
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_w, False)
@@ -141,10 +145,16 @@ def main(control_fd: int) -> None:
                 os.close(status_w)
                 for fd in (control.fileno(), wake_r, wake_w, *status.values()):
                     os.close(fd)
-                _child(workers.ROLES[role], conn_fd, path)
+                _child(_function(role), conn_fd, path)
             os.close(conn_fd)
             status[pid] = status_w
             control.send(_CODE.pack(pid))
+
+
+def _function(role: str) -> Any:
+    """The function `module:function` names (its module imported already, or now)."""
+    module, _, name = role.partition(":")
+    return getattr(importlib.import_module(module), name)
 
 
 def _reap(status: dict[int, int]) -> None:
@@ -186,4 +196,4 @@ def _child(role: Any, conn_fd: int, path: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]))
+    main(int(sys.argv[1]), sys.argv[2:])
