@@ -332,7 +332,8 @@ class Snapshot:
         for path in folder.iterdir():
             if path.is_file() and path.name != "games.jsonl":
                 stat = path.stat()
-                files[path.name] = path.read_bytes() if stat.st_size <= SNAPSHOT_BYTES else (stat.st_size, stat.st_mtime_ns)
+                kept_whole = stat.st_size <= SNAPSHOT_BYTES or path.name == "checkpoint.json"  # a resume rewrites it
+                files[path.name] = path.read_bytes() if kept_whole else (stat.st_size, stat.st_mtime_ns)
         logs = frozenset(os.listdir(folder / "logs")) if (folder / "logs").is_dir() else frozenset()
         return cls(files, (folder / "games.jsonl").stat().st_size, logs)
 
