@@ -18,6 +18,7 @@ import json
 import os
 import shutil
 from contextlib import contextmanager, suppress
+from functools import partial
 from dataclasses import dataclass, field
 from pathlib import Path
 from datetime import datetime, timezone
@@ -27,7 +28,7 @@ from ..chance import RunSeeds, fresh_secret
 from ..errors import UsageError, show_path
 from ..records import GameRecord, NewerRecordError, RecordError, read_record
 from ..referee import seat_log_name
-from .tally import HashList, IdSet, Tally
+from .tally import IdSet, Tally
 
 GAMES_FILE = "games.jsonl"
 DESCRIPTION_FILE = "tournament.json"
@@ -42,10 +43,11 @@ ARBITER_FAULTS_FILE = "arbiter-faults.jsonl"  # games the arbiter's own machiner
 LOCK_FILE = ".arbiter.lock"
 SECRET_FILE = "secret.json"  # the run's secret (chance.RunSeeds), readable by the arbiter's user alone
 CHECKPOINT_FILE = "checkpoint.json"  # the aggregates of games.jsonl's first records and their bytes' digest
+CHECKPOINT_IDS_FILE = "checkpoint.ids"  # ... and their ids' 64-bit hashes, sorted, 8 bytes each (little-endian)
 RESULTS_MARKS = (GAMES_FILE, DESCRIPTION_FILE, LOCK_FILE)
 # What a run writes here (with LOGS_FOLDER): what --fresh moves into a backup, or deletes.
 RUN_FILES = (GAMES_FILE, DESCRIPTION_FILE, CONFIG_COPY_FILE, STANDINGS_TEXT_FILE, STANDINGS_MARKDOWN_FILE,
-             SUMMARY_FILE, REPORT_FILE, REPORT_GAMES_FOLDER, ARBITER_FAULTS_FILE, SECRET_FILE, CHECKPOINT_FILE)  # files that make a folder a results folder
+             SUMMARY_FILE, REPORT_FILE, REPORT_GAMES_FOLDER, ARBITER_FAULTS_FILE, SECRET_FILE, CHECKPOINT_FILE, CHECKPOINT_IDS_FILE)  # files that make a folder a results folder
 # The description's format. 1: the first to say (its `schema` key); a file without one (0) is
 # read the same way. A change that older arbiters would misread raises it.
 DESCRIPTION_SCHEMA = 1
@@ -102,6 +104,7 @@ class GameStore:
         self._bytes = 0  # ... which end here: after the last complete record
         self._lines = 0
         self._since_checkpoint = 0
+        self._checkpointed = -1  # the bytes the checkpoint on disk covers, once read or written here
 
     @property
     def checkpoint_path(self) -> Path:
@@ -132,6 +135,7 @@ class GameStore:
         kept = self._verified_checkpoint()
         if kept is not None and not whole:
             tally, ids, self._digest, self._bytes, self._lines = kept
+            self._checkpointed = self._bytes
         else:
             tally, ids = Tally(self.scoring, keep_results=self.keep_results), IdSet()
             self._digest, self._bytes, self._lines = hashlib.sha256(), 0, 0
@@ -258,20 +262,32 @@ class GameStore:
 
     def checkpoint(self) -> None:
         """Write the aggregates of the records read and appended so far beside the file, with the
-        digest of their bytes (after `read`; a checkpoint that cannot be written is left out:
-        the next read checks every record instead)."""
-        if self.tally is None:
+        digest of their bytes and their ids (after `read`; nothing when the checkpoint on disk
+        already covers them; a checkpoint that cannot be written is left out: the next read
+        checks every record instead)."""
+        if self.tally is None or self._bytes == self._checkpointed:
             return
         with suppress(OSError), open(self.path, "rb") as records:  # what it covers is on disk first
             os.fsync(records.fileno())
+        ids = self.ids.folded()
+        ids_path = self.path.with_name(CHECKPOINT_IDS_FILE)
         data = {"schema": CHECKPOINT_SCHEMA, "bytes": self._bytes, "lines": self._lines,
                 "sha256": self._digest.hexdigest(), "written_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                "players": list(self.players), "tally": self.tally.to_json(), "ids": self.ids.folded().to_text()}
+                "players": list(self.players), "tally": self.tally.to_json(),
+                "ids": {"file": CHECKPOINT_IDS_FILE, "count": len(ids),
+                        "sha256": hashlib.sha256(ids.astype("<u8").tobytes()).hexdigest()}}
         try:
+            unfinished = ids_path.with_name(ids_path.name + ".partial")
+            with open(unfinished, "wb") as handle:  # the ids first: a checkpoint.json never names ids not yet whole
+                ids.astype("<u8").tofile(handle)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(unfinished, ids_path)
             write_whole(self.checkpoint_path, json.dumps(data, separators=(",", ":")))
-        except UsageError:
+        except (OSError, UsageError):
             return  # a full disk, say: the records are what count; the next read replays them
         self._since_checkpoint = 0
+        self._checkpointed = self._bytes
 
     def unverified_checkpoint(self) -> tuple[Tally, int] | None:
         """The checkpoint's tally and the bytes it covers, its digest NOT checked: for a page that
@@ -291,7 +307,12 @@ class GameStore:
             tally = Tally.from_json(data["tally"])
             if tally.scoring != (self.scoring or tally.scoring) or tally.keep_results != self.keep_results:
                 return None
-            ids = IdSet(HashList.from_text(data["ids"]))
+            kept = data["ids"]
+            ids_path = self.path.with_name(str(kept["file"]))
+            count, ids_digest = int(kept["count"]), str(kept["sha256"])
+            if ids_path.name != CHECKPOINT_IDS_FILE or ids_path.stat().st_size != 8 * count:
+                return None  # not the ids it names (a crash between the two files): every record read again
+            ids = IdSet(partial(_load_ids, ids_path, count, ids_digest))
             return tally, ids, int(data["bytes"]), int(data["lines"]), str(data["sha256"]), data
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None
@@ -648,6 +669,20 @@ class ResultsFolder:
     def write_config_copy(self, text: str) -> None:
         """Replace `config.yaml`, the copy of the config as it was read."""
         write_whole(self.path / CONFIG_COPY_FILE, text)
+
+
+def _load_ids(path: Path, count: int, digest: str) -> Any:
+    """A checkpoint's ids file, read when first asked (a report that reads no later record never
+    does): its hashes, sorted; UsageError if it is not the one the checkpoint names."""
+    import numpy as np
+    try:
+        ids = np.fromfile(path, dtype="<u8").astype(np.uint64)
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
+    if len(ids) != count or hashlib.sha256(ids.astype("<u8").tobytes()).hexdigest() != digest:
+        raise UsageError(f"{show_path(path)} is not the one {CHECKPOINT_FILE} names: delete both, and every "
+                         "record is checked again from the first (docs/records.md)")
+    return ids
 
 
 def _lines(handle: BinaryIO, path: Path, first: int) -> Iterator[tuple[int, bytes]]:

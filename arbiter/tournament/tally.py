@@ -17,7 +17,7 @@ import hashlib
 import json
 from array import array
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from ..games import CHANCE
 from ..records import GameRecord, Termination, game_places
@@ -92,37 +92,61 @@ class HashList:
 
 class IdSet:
     """The game ids recorded so far, as `in` asks it (`scheduled.id in done`): the latest
-    (up to RECENT_IDS) as strings, the others as hashes (a checkpoint's, and those folded in)."""
+    (up to RECENT_IDS) as strings, the others as their 64-bit hashes in one sorted array (8
+    bytes a game; a checkpoint's are loaded from its file only once asked)."""
 
     RECENT_IDS = 50_000
 
-    def __init__(self, checked: HashList | None = None) -> None:
-        self.checked = checked or HashList()
+    def __init__(self, load: Callable[[], Any] | None = None) -> None:
+        self._load = load  # the checkpoint's hashes, sorted (numpy uint64), read on first use
+        self._checked: Any = None
         self.recent: set[str] = set()
+
+    @property
+    def checked(self) -> Any:
+        """Every id but the recent ones, hashed, sorted (numpy uint64)."""
+        if self._checked is None:
+            import numpy as np
+            self._checked = self._load() if self._load is not None else np.zeros(0, np.uint64)
+            self._load = None
+        return self._checked
 
     def add(self, game_id: str) -> None:
         self.recent.add(game_id)
         if len(self.recent) >= self.RECENT_IDS:  # 8 bytes each from now on, not a string's hundred
-            self.checked = self.folded()
+            self._checked = self.folded()
             self.recent = set()
 
     def __contains__(self, game_id: object) -> bool:
-        return isinstance(game_id, str) and (game_id in self.recent or self.checked.holds(game_id))
+        if not isinstance(game_id, str):
+            return False
+        if game_id in self.recent:
+            return True
+        import numpy as np
+        checked, value = self.checked, np.uint64(key_hash(game_id))
+        at = int(np.searchsorted(checked, value))
+        return at < len(checked) and checked[at] == value
 
     def __len__(self) -> int:
         return len(self.checked) + len(self.recent)
 
     def holds_each(self, game_ids: Sequence[str]) -> list[bool]:
         """`in` for many ids at once (a schedule's: much faster than one at a time)."""
-        return [found or game_id in self.recent
-                for found, game_id in zip(self.checked.holds_each(game_ids), game_ids)]
+        import numpy as np
+        checked = self.checked
+        if not len(checked) or not game_ids:
+            return [game_id in self.recent for game_id in game_ids]
+        values = np.fromiter((key_hash(game_id) for game_id in game_ids), dtype=np.uint64, count=len(game_ids))
+        at = np.minimum(np.searchsorted(checked, values), len(checked) - 1)
+        return [found or game_id in self.recent for found, game_id in zip((checked[at] == values).tolist(), game_ids)]
 
-    def folded(self) -> HashList:
-        """Every id as a hash (what a checkpoint keeps)."""
-        folded = HashList(self.checked.hashes)
-        for game_id in sorted(self.recent):
-            folded.hashes.append(key_hash(game_id))
-        return folded
+    def folded(self) -> Any:
+        """Every id as a hash, sorted (numpy uint64): what a checkpoint keeps."""
+        import numpy as np
+        recent = np.fromiter((key_hash(game_id) for game_id in self.recent), dtype=np.uint64, count=len(self.recent))
+        merged = np.concatenate((self.checked, recent))
+        merged.sort()
+        return merged
 
 
 @dataclass
