@@ -269,17 +269,17 @@ class GameStore:
             return
         with suppress(OSError), open(self.path, "rb") as records:  # what it covers is on disk first
             os.fsync(records.fileno())
-        ids = self.ids.folded()
+        ids = self.ids.folded().astype("<u8", copy=False)  # the file's byte order (the machine's, mostly: no copy)
         ids_path = self.path.with_name(CHECKPOINT_IDS_FILE)
         data = {"schema": CHECKPOINT_SCHEMA, "bytes": self._bytes, "lines": self._lines,
                 "sha256": self._digest.hexdigest(), "written_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
                 "players": list(self.players), "tally": self.tally.to_json(),
                 "ids": {"file": CHECKPOINT_IDS_FILE, "count": len(ids),
-                        "sha256": hashlib.sha256(ids.astype("<u8").tobytes()).hexdigest()}}
+                        "sha256": hashlib.sha256(memoryview(ids)).hexdigest()}}
         try:
             unfinished = ids_path.with_name(ids_path.name + ".partial")
             with open(unfinished, "wb") as handle:  # the ids first: a checkpoint.json never names ids not yet whole
-                ids.astype("<u8").tofile(handle)
+                ids.tofile(handle)
                 handle.flush()
                 os.fsync(handle.fileno())
             os.replace(unfinished, ids_path)
@@ -676,13 +676,13 @@ def _load_ids(path: Path, count: int, digest: str) -> Any:
     does): its hashes, sorted; UsageError if it is not the one the checkpoint names."""
     import numpy as np
     try:
-        ids = np.fromfile(path, dtype="<u8").astype(np.uint64)
+        ids = np.fromfile(path, dtype="<u8")
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror}") from None
-    if len(ids) != count or hashlib.sha256(ids.astype("<u8").tobytes()).hexdigest() != digest:
+    if len(ids) != count or hashlib.sha256(memoryview(ids)).hexdigest() != digest:
         raise UsageError(f"{show_path(path)} is not the one {CHECKPOINT_FILE} names: delete both, and every "
                          "record is checked again from the first (docs/records.md)")
-    return ids
+    return ids.astype(np.uint64, copy=False)
 
 
 def _lines(handle: BinaryIO, path: Path, first: int) -> Iterator[tuple[int, bytes]]:
