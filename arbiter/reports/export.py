@@ -13,11 +13,10 @@ import dataclasses
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Sequence
 
-from ..errors import UsageError
-from ..records import GameRecord
-from ..tournament.store import ResultsFolder
+from ..errors import UsageError, show_path
+from ..tournament.store import GameStore, ResultsFolder
 from .html import write_report_page
 from .results import load_results
 from .standings import standings_from_tally, summary_json
@@ -36,6 +35,9 @@ class EntrantExport:
     logs: int
 
 
+OPEN_AT_ONCE = 200  # entrants whose games files are written in one pass over the records
+
+
 def export_entrants(results_dir: Path, to: Path, *, log_chars: int = LOG_CHARS,
                     only: Sequence[str] = ()) -> list[EntrantExport]:
     """Write `to/NAME/` for every player of the results folder (or those in `only`): its games
@@ -47,42 +49,55 @@ def export_entrants(results_dir: Path, to: Path, *, log_chars: int = LOG_CHARS,
     meta["totals"]["played"] = tally.records
     summary = summary_json(standings_from_tally(tally, players=config_order), meta)
     listed = [*config_order, *(name for name in tally.players if name not in config_order)]
-    records = list(ResultsFolder(results_dir).store().records(audit=False))  # checked by load_results
     unknown = [name for name in only if name not in listed]
     if unknown:
         raise UsageError(f"--player {unknown[0]!r} is not a player of this tournament; players: {', '.join(listed)}")
+    chosen = list(only or listed)
     done = []
-    for name in only or listed:
-        target = Path(to) / name
-        try:
-            done.append(_export_one(name, records, summary, config_order, target, log_chars))
-        except OSError as exc:
-            raise UsageError(f"cannot write {target}: {exc.strerror or exc}") from None
+    for start in range(0, len(chosen), OPEN_AT_ONCE):  # a pass over the records per group of entrants
+        group = chosen[start:start + OPEN_AT_ONCE]
+        counts = _write_games(results_dir, {name: Path(to) / name for name in group}, log_chars)
+        for name in group:
+            target = Path(to) / name
+            try:
+                own = GameStore(target / "games.jsonl").records(audit=False)
+                write_report_page(target / "report.html", summary, own, config_order,
+                                  f"{summary['name']} · {name}'s games")
+            except OSError as exc:
+                raise UsageError(f"cannot write {target}: {exc.strerror or exc}") from None
+            done.append(EntrantExport(name, target, *counts[name]))
     return done
 
 
-def _export_one(name: str, records: Sequence[GameRecord], summary: dict[str, Any], listed: Sequence[str],
-                target: Path, log_chars: int) -> EntrantExport:
-    """One entrant's folder, written whole (an earlier export of it is replaced file by file)."""
-    logs_dir = target / "logs"
-    logs_dir.mkdir(parents=True, exist_ok=True)
-    own: list[GameRecord] = []
-    copied = 0
-    for record in records:
-        seats = [seat for seat, seat_name in enumerate(record.seat_names()) if seat_name == name]
-        if not seats:
-            continue
-        logs: list[str | None] = [None] * len(record.logs)
-        for seat in seats:
-            source = record.logs[seat] if seat < len(record.logs) else None
-            if source is not None and _copy_cut(Path(source), logs_dir / Path(source).name, log_chars):
-                logs[seat] = f"logs/{Path(source).name}"
-                copied += 1
-        own.append(dataclasses.replace(record, logs=logs))
-    lines = "".join(json.dumps(record.to_json(), separators=(",", ":")) + "\n" for record in own)
-    (target / "games.jsonl").write_text(lines, encoding="utf-8")
-    write_report_page(target / "report.html", summary, own, listed, f"{summary['name']} · {name}'s games")
-    return EntrantExport(name, target, len(own), copied)
+def _write_games(results_dir: Path, targets: dict[str, Path], log_chars: int) -> dict[str, tuple[int, int]]:
+    """Each entrant's `games.jsonl` and cut logs, from one pass over the results' records (each
+    record read once and written to the folder of each of `targets` it seats); each entrant's
+    (games, logs copied)."""
+    counts = {name: [0, 0] for name in targets}
+    files = {}
+    try:
+        for name, target in targets.items():
+            (target / "logs").mkdir(parents=True, exist_ok=True)
+            files[name] = open(target / "games.jsonl", "w", encoding="utf-8")
+        for record in ResultsFolder(results_dir).store().records(audit=False):  # checked by load_results
+            for name in targets.keys() & set(record.seat_names()):
+                logs: list[str | None] = [None] * len(record.logs)
+                for seat, seat_name in enumerate(record.seat_names()):
+                    source = record.logs[seat] if seat_name == name and seat < len(record.logs) else None
+                    if source is not None and _copy_cut(Path(source), targets[name] / "logs" / Path(source).name,
+                                                        log_chars):
+                        logs[seat] = f"logs/{Path(source).name}"
+                        counts[name][1] += 1
+                own = dataclasses.replace(record, logs=logs)
+                files[name].write(json.dumps(own.to_json(), separators=(",", ":")) + "\n")
+                counts[name][0] += 1
+    except OSError as exc:
+        where = show_path(exc.filename) if exc.filename else "the export's files"
+        raise UsageError(f"cannot write {where}: {exc.strerror or exc}") from None
+    finally:
+        for handle in files.values():
+            handle.close()
+    return {name: (games, logs) for name, (games, logs) in counts.items()}
 
 
 def cut_log(text: str, chars: int = LOG_CHARS) -> str:
