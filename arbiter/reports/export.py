@@ -75,28 +75,37 @@ def _write_games(results_dir: Path, targets: dict[str, Path], log_chars: int) ->
     (games, logs copied)."""
     counts = {name: [0, 0] for name in targets}
     files = {}
+    current = next(iter(targets.values()), Path("."))  # the folder being written, for the error
     try:
-        for name, target in targets.items():
-            (target / "logs").mkdir(parents=True, exist_ok=True)
-            files[name] = open(target / "games.jsonl", "w", encoding="utf-8")
-        for record in ResultsFolder(results_dir).store().records(audit=False):  # checked by load_results
-            for name in targets.keys() & set(record.seat_names()):
-                logs: list[str | None] = [None] * len(record.logs)
-                for seat, seat_name in enumerate(record.seat_names()):
-                    source = record.logs[seat] if seat_name == name and seat < len(record.logs) else None
-                    if source is not None and _copy_cut(Path(source), targets[name] / "logs" / Path(source).name,
-                                                        log_chars):
-                        logs[seat] = f"logs/{Path(source).name}"
-                        counts[name][1] += 1
-                own = dataclasses.replace(record, logs=logs)
-                files[name].write(json.dumps(own.to_json(), separators=(",", ":")) + "\n")
-                counts[name][0] += 1
+        try:
+            for name, target in targets.items():
+                current = target
+                (target / "logs").mkdir(parents=True, exist_ok=True)
+                files[name] = open(target / "games.jsonl", "w", encoding="utf-8")
+            for record in ResultsFolder(results_dir).store().records(audit=False):  # checked by load_results
+                for name in targets.keys() & set(record.seat_names()):
+                    current = targets[name]
+                    logs: list[str | None] = [None] * len(record.logs)
+                    for seat, seat_name in enumerate(record.seat_names()):
+                        source = record.logs[seat] if seat_name == name and seat < len(record.logs) else None
+                        if source is not None and _copy_cut(Path(source), current / "logs" / Path(source).name,
+                                                            log_chars):
+                            logs[seat] = f"logs/{Path(source).name}"
+                            counts[name][1] += 1
+                    own = dataclasses.replace(record, logs=logs)
+                    files[name].write(json.dumps(own.to_json(), separators=(",", ":")) + "\n")
+                    counts[name][0] += 1
+        finally:
+            failed: OSError | None = None
+            for name, handle in files.items():  # every one closed; a full disk may show only now
+                try:
+                    handle.close()
+                except OSError as exc:
+                    current, failed = (targets[name], exc) if failed is None else (current, failed)
+            if failed is not None:
+                raise failed
     except OSError as exc:
-        where = show_path(exc.filename) if exc.filename else "the export's files"
-        raise UsageError(f"cannot write {where}: {exc.strerror or exc}") from None
-    finally:
-        for handle in files.values():
-            handle.close()
+        raise UsageError(f"cannot write {show_path(current)}: {exc.strerror or exc}") from None
     return {name: (games, logs) for name, (games, logs) in counts.items()}
 
 
