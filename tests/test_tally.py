@@ -94,3 +94,25 @@ def test_game_ids_are_kept_as_hashes_and_found_again() -> None:
     kept.add("new")
     assert "new" in kept and kept.holds_each(["r5", "new", "nope"]) == [True, True, False]
     assert list(kept.folded()) == sorted(kept.folded()) and len(kept.folded()) == 1001
+
+
+@pytest.mark.parametrize("void_pair", [False, True])
+def test_the_sprt_from_its_pentanomial_prints_as_from_every_pairs_scores(tmp_path: Path, void_pair: bool) -> None:
+    """The SPRT keeps counts, not its pairs: its Elo and status line are those of `pairing_elo`
+    over every counted pair's scores, as it computed them when it kept each pair."""
+    from arbiter.stats import pairing_elo
+    from arbiter.tournament.config import SprtSettings
+    from arbiter.tournament.sprt import SprtTest, candidate_points
+    records = _records(write_sample_sprt(tmp_path / "s", pairs=12))
+    if void_pair:
+        records[4] = replace(records[4], termination=Termination.VOID, places=None, points=None, winner=None)
+    test = SprtTest(SprtSettings(elo0=0, elo1=50, max_games=100), "new", "old")
+    pairs: dict[int, list[float | None]] = {}
+    for record in records:
+        test.add(record)
+        pairs.setdefault(record.round, []).append(
+            None if record.termination.is_void else candidate_points(record, "new"))
+    counted = [scores for _, scores in sorted(pairs.items()) if None not in scores]
+    assert test.pairs_counted == len(counted) and test.pairs_void == (1 if void_pair else 0)
+    assert test.elo() == pairing_elo(counted)
+    assert test.elo().text() in test.status_line()
