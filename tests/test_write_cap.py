@@ -146,3 +146,30 @@ def test_a_players_boxes_at_once_share_one_copy_written_back_when_the_last_ends(
     third = write_cap.hold([str(folder)], write_mb=1, write_files=10, box_uid=None)
     assert third is not first and Path(third.root, "0", "game-1").read_text() == "claimed"
     write_cap.release(third)
+
+
+def test_a_file_or_folder_gone_while_the_folder_is_copied_is_left_out(tmp_path: Path, monkeypatch) -> None:
+    """A player's other game may rename files in its write folder while this box's copy is made
+    (a table written beside and renamed into place): what vanished between the listing and its
+    copy is left out, never a failed box blamed on the machinery."""
+    folder = tmp_path / "cache"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "kept.txt").write_text("kept")
+    (folder / "gone.tmp").write_text("about to be renamed")
+    (folder / "gone-link").symlink_to("kept.txt")
+    (folder / "sub" / "inner.txt").write_text("inner")
+    taken = write_cap._Budget.take
+
+    def take_and_remove(budget, size):  # the other game's rename, between the listing and the copy
+        for name in ("gone.tmp", "gone-link"):
+            (folder / name).unlink(missing_ok=True)
+        if (folder / "sub").exists():
+            (folder / "sub" / "inner.txt").unlink()
+            (folder / "sub").rmdir()
+        return taken(budget, size)
+    monkeypatch.setattr(write_cap._Budget, "take", take_and_remove)
+    cap = write_cap.WriteCap([str(folder)], write_mb=1, write_files=10, box_uid=None)
+    inside = Path(cap.root, "0")
+    assert (inside / "kept.txt").read_text() == "kept"
+    assert not (inside / "gone.tmp").exists() and not (inside / "gone-link").is_symlink()
+    cap.close()

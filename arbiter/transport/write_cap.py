@@ -288,7 +288,12 @@ def _copy_tree(source: int, target: int, owner: tuple[int, int] | None, budget: 
             folders, _ = levels[-1]
             if folders:
                 name, mode = folders.pop()
-                src, dst = _enter(src, name, flags), _enter(dst, name, flags)
+                try:
+                    inner = os.open(name, flags, dir_fd=src)
+                except FileNotFoundError:  # gone since it was listed: the bot's other game at work there
+                    continue
+                os.close(src)
+                src, dst = inner, _enter(dst, name, flags)
                 levels.append((_copy_level(src, dst, owner, budget), mode))
                 continue
             _, mode = levels.pop()
@@ -318,25 +323,39 @@ def _copy_level(source: int, target: int, owner: tuple[int, int] | None,
         found = [(entry.name, entry.stat(follow_symlinks=False)) for entry in entries]
     for name, status in found:
         mode = status.st_mode
-        if stat.S_ISLNK(mode):
-            budget.take(0)
-            os.symlink(os.readlink(name, dir_fd=source), name, dir_fd=target)
-        elif stat.S_ISDIR(mode):
-            budget.take(0)
-            os.mkdir(name, 0o700, dir_fd=target)
-            folders.append((name, stat.S_IMODE(mode)))
-        elif stat.S_ISREG(mode):
-            budget.take(status.st_size)
-            _copy_file(source, target, name, stat.S_IMODE(mode))
-        else:
-            continue
+        try:
+            if stat.S_ISLNK(mode):
+                budget.take(0)
+                try:
+                    link = os.readlink(name, dir_fd=source)
+                except FileNotFoundError:
+                    raise _Vanished(name) from None
+                os.symlink(link, name, dir_fd=target)
+            elif stat.S_ISDIR(mode):
+                budget.take(0)
+                os.mkdir(name, 0o700, dir_fd=target)
+                folders.append((name, stat.S_IMODE(mode)))
+            elif stat.S_ISREG(mode):
+                budget.take(status.st_size)
+                _copy_file(source, target, name, stat.S_IMODE(mode))
+            else:
+                continue
+        except _Vanished:
+            continue  # gone since it was listed (a file renamed into place by the bot's other game)
         if owner is not None:
             os.chown(name, *owner, dir_fd=target, follow_symlinks=False)
     return folders
 
 
+class _Vanished(Exception):
+    """An entry of the folder being copied was gone when it was opened."""
+
+
 def _copy_file(source: int, target: int, name: str, mode: int) -> None:
-    reader = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=source)
+    try:
+        reader = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=source)
+    except FileNotFoundError:
+        raise _Vanished(name) from None
     try:
         writer = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode, dir_fd=target)
         try:
