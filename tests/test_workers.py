@@ -82,7 +82,8 @@ def test_a_game_whose_rules_fail_costs_that_game_only_recorded_void(tmp_path: Pa
     assert len(void) == 1, [(r.termination, r.detail) for r in records]
     assert re.search(REASONS[failure], void[0].detail), void[0].detail
     assert void[0].winner is None and void[0].offender is None and void[0].places is None and void[0].points is None
-    assert all(r.termination is Termination.NORMAL for r in records if r is not void[0])
+    assert all(r.termination is Termination.NORMAL for r in records if r is not void[0]), \
+        [(r.termination, r.detail) for r in records]
     assert live_marked(marker) == []  # every bot of the failed game ended with its worker
     assert live_workers() == []  # and every worker with the run
     lines = [json.loads(line) for line in (tmp_path / "results" / "games.jsonl").read_text().splitlines()]

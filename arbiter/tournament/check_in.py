@@ -11,8 +11,9 @@ from ..errors import UsageError
 from ..referee import PlayerSpec
 from ..transport.endpoints import CHECK_IN_QUIET_MS, EndpointError
 from .config import TournamentConfig
-from .schedule import fixed_schedule, planned_games
+from .schedule import each_fixed_game, planned_games
 from .store import ResultsFolder
+from .tally import IdSet
 from .workers import remote_worker_for_run
 
 
@@ -25,7 +26,10 @@ def check_in_remote_players(config: TournamentConfig, note: Callable[[str], None
     if not any(p.transport == "remote" for p in config.players):
         yield
         return
-    recorded = set() if fresh else {r.id for r in ResultsFolder(config.results_dir).store().load()}
+    recorded = IdSet()  # 8 bytes a recorded game, read a record at a time
+    for record in () if fresh else ResultsFolder(config.results_dir).store().records(audit=False):
+        if record.id is not None:
+            recorded.add(record.id)
     players = {f"remote player {p.name}": p for p in remote_players_due(config, recorded)}
     if not players:
         yield
@@ -53,12 +57,14 @@ def check_in_remote_players(config: TournamentConfig, note: Callable[[str], None
         yield
 
 
-def remote_players_due(config: TournamentConfig, recorded_ids: set[str]) -> list[PlayerSpec]:
+def remote_players_due(config: TournamentConfig, recorded_ids: IdSet | set[str]) -> list[PlayerSpec]:
     """The remote players with games still to play: in a fixed schedule, those in a game without a
     record; in a Swiss or SPRT run, which depends on results, all of them unless every game is recorded."""
     remote = [p for p in config.players if p.transport == "remote"]
     if config.format in ("round-robin", "gauntlet"):
-        due = {name for game in fixed_schedule(config) if game.id not in recorded_ids for name in game.seats}
+        done = recorded_ids.holds_each if isinstance(recorded_ids, IdSet) else \
+            (lambda ids: [game_id in recorded_ids for game_id in ids])
+        due = {name for game in each_fixed_game(config, recorded=done) for name in game.seats}
         return [p for p in remote if p.name in due]
     return remote if len(recorded_ids) < planned_games(config) else []
 
