@@ -92,8 +92,8 @@ def main(argv: list[str] | None = None) -> int:
 def command() -> int:
     """The `arbiter` command itself (`python -m arbiter` too): `main` with Ctrl-C taken once.
     The first Ctrl-C stops the command (KeyboardInterrupt, handled by each subcommand); any
-    further one while it stops, and while the interpreter exits (its exit handlers remove the
-    worker pool's files), is ignored, so that pressing it again never shows a traceback and
+    further one while it stops, and while the interpreter exits (its exit handlers run), is
+    ignored, so that pressing it again never shows a traceback and
     never cuts the stop short. The stop is bounded: it ends every bot and worker it owns."""
     signal.signal(signal.SIGINT, _interrupt_once)
     code = main()
