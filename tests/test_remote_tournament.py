@@ -20,6 +20,7 @@ from arbiter.games import Game
 from arbiter.records import GameRecord
 from arbiter.referee import PlayerSpec
 from arbiter.tournament.check_in import check_in_remote_players, remote_players_due
+from arbiter.tournament.tally import IdSet
 from arbiter.tournament.config import load_config
 from arbiter.tournament.progress import Progress
 from arbiter.tournament.runner import TournamentRunner, prepare_results
@@ -107,10 +108,10 @@ sprt: {elo0: 0, elo1: 50, max_games: 10}
 def test_the_check_in_waits_only_for_remote_players_with_games_left(tmp_path: Path) -> None:
     config = load_config(write_config(tmp_path, ROUND_ROBIN))
     schedule = fixed_schedule(config)
-    assert [p.name for p in remote_players_due(config, set())] == ["alice", "bob"]
+    assert [p.name for p in remote_players_due(config, _ids([]))] == ["alice", "bob"]
     alice_done = {g.id for g in schedule if "alice" in g.seats}
-    assert [p.name for p in remote_players_due(config, alice_done)] == ["bob"]
-    assert remote_players_due(config, {g.id for g in schedule}) == []
+    assert [p.name for p in remote_players_due(config, _ids(alice_done))] == ["bob"]
+    assert remote_players_due(config, _ids(g.id for g in schedule)) == []
 
 
 # --- the check-in with real sockets and bots -------------------------------------------
@@ -190,3 +191,11 @@ def test_the_check_in_lets_the_tournament_start_once_a_late_bot_connects(tmp_pat
     assert len(notes) == 2 and notes[-1] == "every remote player is connected", notes
     assert notes[0].startswith("waiting up to 60 s for remote players to connect: ")
     assert f"alice (tcp://127.0.0.1:{alice})" in notes[0]
+
+
+def _ids(game_ids) -> IdSet:
+    """Recorded game ids as the check-in keeps them."""
+    ids = IdSet()
+    for game_id in game_ids:
+        ids.add(game_id)
+    return ids

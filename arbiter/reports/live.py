@@ -42,7 +42,7 @@ from ..tournament.tally import IdSet, Tally
 from .html import GAME_FIELDS, GameChunks, PageData, render_page, tournament_tables
 from .entrant_keys import key_holder
 from .export import cut_log
-from .results import described_scoring, results_folder, results_meta
+from .results import described_store, results_folder, results_meta
 from .standings import standings_from_tally, summary_json
 
 LOOPBACK = "127.0.0.1"
@@ -219,9 +219,7 @@ class LiveState:
             return  # being written: read at the next scan
         self.description = description
         if not self.tally.records and not self.chunks.count:  # tallied with the folder's scoring and format
-            schedule = description.schedule
-            store = self.results.store(players=schedule.get("players", []), scoring=described_scoring(description),
-                                       keep_results=schedule.get("format") == "swiss")
+            store = described_store(self.results, description)
             # The standings at once from the checkpoint (a view: `arbiter report` and a resume check
             # its digest); the records it covers still feed the games list as they are read.
             kept = store.unverified_checkpoint()
@@ -696,8 +694,7 @@ def check_results_folder(folder: Path) -> list[str]:
     description = results.read_description() or TournamentDescription()
     schedule = description.schedule
     players = list(schedule.get("players", []))
-    store = results.store(players=players, scoring=described_scoring(description),
-                          keep_results=schedule.get("format") == "swiss")
+    store = described_store(results, description)
     kept = store.unverified_checkpoint()
     if kept is not None:
         named = set(kept[0].players)

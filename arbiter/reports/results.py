@@ -7,7 +7,7 @@ from typing import Any, Mapping
 
 from ..errors import UsageError, show_path
 from ..tournament.audit import replay_problem, scoring_of
-from ..tournament.store import ResultsFolder, TournamentDescription
+from ..tournament.store import GameStore, ResultsFolder, TournamentDescription
 from ..tournament.tally import Tally
 from .ranking import swiss_tables
 from .standings import standings_from_tally, write_standings
@@ -53,10 +53,8 @@ def load_results(folder: Path, *, whole: bool = False, keep: bool = True) -> tup
     that the next reader reads only what comes after (`arbiter export` writes nothing)."""
     results = results_folder(folder)
     description = results.read_description() or TournamentDescription()
-    schedule = description.schedule
-    store = results.store(players=schedule.get("players", []),
-                          audit=partial(replay_problem, scoring=scoring_of(description.scoring)),
-                          scoring=described_scoring(description), keep_results=schedule.get("format") == "swiss")
+    store = described_store(results, description)
+    store.audit = partial(replay_problem, scoring=scoring_of(description.scoring))
     tally = store.read(whole=whole)
     if keep:
         store.checkpoint()
@@ -74,6 +72,14 @@ def results_folder(folder: Path) -> ResultsFolder:
     if not results.holds_results():
         raise UsageError(f"{show_path(folder)} is not a results folder: it has no {results.games.name}")
     return results
+
+
+def described_store(results: ResultsFolder, description: TournamentDescription) -> GameStore:
+    """The folder's records as its description says to read them: its players, its scoring,
+    and each game's result kept for a Swiss tournament (what its checkpoint was written with)."""
+    schedule = description.schedule
+    return results.store(players=schedule.get("players", []), scoring=described_scoring(description),
+                         keep_results=schedule.get("format") == "swiss")
 
 
 def described_scoring(description: TournamentDescription) -> dict[str, Any]:

@@ -57,14 +57,12 @@ def check_in_remote_players(config: TournamentConfig, note: Callable[[str], None
         yield
 
 
-def remote_players_due(config: TournamentConfig, recorded_ids: IdSet | set[str]) -> list[PlayerSpec]:
+def remote_players_due(config: TournamentConfig, recorded_ids: IdSet) -> list[PlayerSpec]:
     """The remote players with games still to play: in a fixed schedule, those in a game without a
     record; in a Swiss or SPRT run, which depends on results, all of them unless every game is recorded."""
     remote = [p for p in config.players if p.transport == "remote"]
     if config.format in ("round-robin", "gauntlet"):
-        done = recorded_ids.holds_each if isinstance(recorded_ids, IdSet) else \
-            (lambda ids: [game_id in recorded_ids for game_id in ids])
-        due = {name for game in each_fixed_game(config, recorded=done) for name in game.seats}
+        due = {name for game in each_fixed_game(config, recorded=recorded_ids.holds_each) for name in game.seats}
         return [p for p in remote if p.name in due]
     return remote if len(recorded_ids) < planned_games(config) else []
 

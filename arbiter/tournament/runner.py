@@ -11,9 +11,8 @@ import time
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import asdict, dataclass, replace
 from functools import partial
-from itertools import islice
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Protocol
 
 import yaml
 
@@ -39,9 +38,6 @@ from .workers import WorkerPool
 
 if TYPE_CHECKING:
     from .cluster import Cluster
-
-
-LOOKUP_BATCH = 10_000  # scheduled games whose ids are looked up among the recorded ones at once
 
 
 class Interrupted(Exception):
@@ -281,15 +277,10 @@ class TournamentRunner:
                            f"robin of {self.config.final.games_per_pairing} games a group")
         self._play_batch(final_games(self.config, chosen))
 
-    def _play_batch(self, games: Iterable[ScheduledGame]) -> None:
-        self._play(self._unrecorded(iter(games)))
-
-    def _unrecorded(self, games: Iterator[ScheduledGame]) -> Iterator[ScheduledGame]:
-        """The games without a record, in order, looked up LOOKUP_BATCH at a time (a schedule of a
-        million, most of them recorded, is gone through in about a second)."""
-        while chunk := list(islice(games, LOOKUP_BATCH)):
-            done = self.done_ids.holds_each([g.id for g in chunk])
-            yield from (g for g, recorded in zip(chunk, done) if not recorded)
+    def _play_batch(self, games: list[ScheduledGame]) -> None:
+        """Play a Swiss round's or the final's games that have no record yet."""
+        done = self.done_ids.holds_each([g.id for g in games])
+        self._play(g for g, recorded in zip(games, done) if not recorded)
 
     def _play(self, queue: Iterator[ScheduledGame]) -> None:
         """Play games from `queue`, `concurrency` at once, until it is empty or `_decided()`."""

@@ -210,15 +210,8 @@ class GameStore:
 
     def _first_line_of(self, game_id: str, before: int) -> int | None:
         """The first line before line `before` that records `game_id` (read again: ids are kept as hashes)."""
-        with open(self.path, "rb") as handle:
-            for number, line in _lines(handle, self.path, 1):
-                if number >= before:
-                    return None
-                if game_id.encode() in line:
-                    with suppress(ValueError):
-                        if json.loads(line).get("id") == game_id:
-                            return number
-        return None
+        number, _ = next(records_of(self.path, game_id), (None, None))
+        return number if number is not None and number < before else None
 
     def append(self, record: GameRecord, *, sync: bool = True) -> None:
         """Write one record as a line and make it durable before returning, or write nothing:
@@ -547,18 +540,11 @@ class ResultsFolder:
     def seat_names_of(self, game_id: str) -> list[str]:
         """The seat names of the game `game_id` as its record gives them ([] if none), found by
         reading the file a line at a time (for the odd lookup of an old game)."""
-        wanted = json.dumps(game_id, ensure_ascii=False).encode()
         try:
-            with open(self.games, "rb") as handle:
-                for line in handle:
-                    if wanted in line:
-                        with suppress(ValueError):
-                            record = GameRecord.from_json(json.loads(line))
-                            if record.id == game_id:
-                                return record.seat_names()
-        except OSError:
+            _, record = next(records_of(self.games, game_id), (None, None))
+        except UsageError:
             return []
-        return []
+        return [] if record is None else record.seat_names()
 
     def count_records(self) -> int:
         """How many complete records `games.jsonl` holds, counted by its lines (no record read)."""
@@ -669,6 +655,25 @@ class ResultsFolder:
     def write_config_copy(self, text: str) -> None:
         """Replace `config.yaml`, the copy of the config as it was read."""
         write_whole(self.path / CONFIG_COPY_FILE, text)
+
+
+def records_of(path: Path, game_id: str) -> Iterator[tuple[int, GameRecord]]:
+    """Each line of `path` that records `game_id`, numbered, with its record, found by reading
+    the file a line at a time (ids are kept as hashes: an old game is looked up again here)."""
+    wanted = {json.dumps(game_id, ensure_ascii=ascii).encode() for ascii in (False, True)}  # as written either way
+    try:
+        handle = open(path, "rb")
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
+    with handle:
+        for number, line in _lines(handle, path, 1):
+            if any(form in line for form in wanted):
+                with suppress(ValueError):
+                    record = GameRecord.from_json(json.loads(line))
+                    if record.id == game_id:
+                        yield number, record
 
 
 def _load_ids(path: Path, count: int, digest: str) -> Any:

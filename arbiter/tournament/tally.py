@@ -32,8 +32,9 @@ def key_hash(text: str) -> int:
 
 
 class HashList:
-    """64-bit hashes of keys, 8 bytes each, with the repeats found by sorting them once asked:
-    a million game ids take 8 MB where a set of their strings takes a hundred."""
+    """64-bit hashes of keys, 8 bytes each, kept as added (a key added twice is kept twice), with
+    the repeats found by sorting them once asked: the head-to-head's closed groups. (`IdSet` keeps
+    the game ids, where a repeat is refused as it comes.)"""
 
     def __init__(self, hashes: Iterable[int] = ()) -> None:
         self.hashes = array("Q", hashes)
@@ -61,16 +62,6 @@ class HashList:
         value = np.uint64(key_hash(key))
         at = int(np.searchsorted(ordered, value))
         return at < len(ordered) and ordered[at] == value
-
-    def holds_each(self, keys: Sequence[str]) -> list[bool]:
-        """`holds` for many keys at once (a schedule's ids: one sorted search for them all)."""
-        import numpy as np
-        ordered = self.sorted()
-        if not len(ordered) or not keys:
-            return [False] * len(keys)
-        values = np.fromiter((key_hash(key) for key in keys), dtype=np.uint64, count=len(keys))
-        at = np.minimum(np.searchsorted(ordered, values), len(ordered) - 1)
-        return (ordered[at] == values).tolist()
 
     def repeats(self) -> bool:
         """Whether some hash was kept twice."""
