@@ -508,6 +508,7 @@ class LiveServer:
                 self._error = exc if isinstance(exc, UsageError) else UsageError(str(exc))
         finally:
             self._started.set()
+            _finish_tasks(loop)
             loop.close()
 
     async def _serve(self) -> None:
@@ -677,6 +678,18 @@ class LiveServer:
 
 async def _no_content(request: web.Request) -> web.Response:
     return web.Response(status=204)
+
+
+def _finish_tasks(loop: asyncio.AbstractEventLoop) -> None:
+    """Cancel whatever is still pending on the server's loop (a visitor's handler the server's
+    shut-down did not reach) and let it end before the loop closes, as `asyncio.run` does: a
+    task collected pending prints "Task was destroyed but it is pending!" on the terminal."""
+    left = [task for task in asyncio.all_tasks(loop) if not task.done()]
+    for task in left:
+        task.cancel()
+    if left:
+        loop.run_until_complete(asyncio.wait(left, timeout=5.0))
+    loop.run_until_complete(loop.shutdown_asyncgens())
 
 
 def _event(name: str, message: dict[str, Any]) -> bytes:
