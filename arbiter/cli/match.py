@@ -15,7 +15,6 @@ from typing import Any, Callable, TextIO
 
 from ..errors import UsageError
 from ..records import GameRecord
-from ..referee import TimeControl
 from ..reports.html import write_tournament_report
 from ..reports.results import report_results
 from ..reports.standings import head_to_head_estimate
@@ -25,7 +24,7 @@ from ..tournament.validate import KeyPath
 from ..tournament.progress import Progress, describe_result
 from ..tournament.runner import Interrupted, run_tournament, sandbox_line, stopped_note
 from ..tournament.tally import PlayerTally, Tally
-from .players import (TOURNAMENT_FLAGS, PlayerArg, add_engine_option, ms_flag, command_line_players, flag_namer, game_params,
+from .players import (TOURNAMENT_FLAGS, PlayerArg, add_engine_option, add_series_options, command_line_players, flag_namer, game_params,
                       openings_entry)
 from .outputs import add_results_options, check_results_flags
 from .sandbox_options import add_sandbox_options
@@ -48,36 +47,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE",
                         help="a game parameter (repeatable), e.g. -p rows=5")
     parser.add_argument("--games", type=int, required=True, metavar="N", help="games to play (even)")
-    parser.add_argument("--concurrency", type=int, default=None, metavar="K",
-                        help="games at once (default: CPU cores; half of them under the wall clock)")
-    parser.add_argument("--openings", default=None, metavar="random:K|FILE",
-                        help="K random opening moves per pair of games, or a file with one opening per line, "
-                             "moves separated by ';' (default: none)")
-    parser.add_argument("--openings-seed", type=int, default=1, metavar="SEED",
-                        help="seed of the random openings (default %(default)s)")
-    parser.add_argument("--seed", type=int, default=None, metavar="N",
-                        help="seed of the dice in games of chance: they become reproducible, and known to whoever "
-                             "knows N (default: a secret kept in the results folder, which no bot sees)")
-    parser.add_argument("--time-ms", type=ms_flag("--time-ms"), default=None, metavar="N",
-                        help="each bot's budget per game (default 30000)")
-    parser.add_argument("--move-ms", type=ms_flag("--move-ms"), default=None, metavar="N", help="a cap per move (default none)")
-    parser.add_argument("--startup-ms", type=ms_flag("--startup-ms"), default=None, metavar="N",
-                        help="how long each bot may take to start, off the clock, before it first waits "
-                             f"for its input (default {TimeControl.startup_ms})")
+    add_series_options(parser, openings=None)
     add_results_options(parser, None)
     parser.add_argument("--results", default=None, metavar="DIR",
                         help="the results folder, relative to the current folder (default "
                              "results/match-NAME_A-vs-NAME_B, after the players); the same command again resumes it")
-    parser.add_argument("--check", action="store_true",
-                        help="run `arbiter check` on both bots before the first game and refuse to start if "
-                             "one fails")
     parser.add_argument("--quiet", action="store_true", help="no running score, only the final standings")
-    parser.add_argument("--cluster", default=None, metavar="tls://HOST:PORT",
-                        help="play the games on this Dask scheduler's workers (tcp:// on this machine only; "
-                             "see docs/cluster.md)")
-    parser.add_argument("--reuse", action="store_true",
-                        help="let each bot play game after game in one process, its start-up paid once "
-                             "(config key reuse: true; docs/protocol.md, Many games per process)")
     add_sandbox_options(parser, paths=False)
     parser.set_defaults(func=run)
 

@@ -114,6 +114,38 @@ def add_engine_option(parser: argparse.ArgumentParser) -> None:
              "env.NAME=VALUE, reuse=true|false (game after game in one process). See docs/cli.md")
 
 
+def add_series_options(parser: argparse.ArgumentParser, *, openings: str | None) -> None:
+    """The options a series of games from the command line takes (`arbiter match` and `arbiter
+    sprt` alike): openings, dice, clocks, concurrency, `--check`, `--cluster` and `--reuse`;
+    `openings` is the default of --openings (None: none)."""
+    default = "none" if openings is None else "%(default)s"
+    parser.add_argument("--openings", default=openings, metavar="random:K|FILE",
+                        help="K random opening moves per pair of games, or a file with one opening per line, "
+                             f"moves separated by ';' (default: {default})")
+    parser.add_argument("--openings-seed", type=int, default=1, metavar="SEED",
+                        help="seed of the random openings (default %(default)s)")
+    parser.add_argument("--seed", type=int, default=None, metavar="N",
+                        help="seed of the dice in games of chance: they become reproducible, and known to whoever "
+                             "knows N (default: a secret kept in the results folder, which no bot sees)")
+    parser.add_argument("--time-ms", type=ms_flag("--time-ms"), default=None, metavar="N",
+                        help=f"each bot's budget per game (default {TimeControl.time_ms})")
+    parser.add_argument("--move-ms", type=ms_flag("--move-ms"), default=None, metavar="N", help="a cap per move (default none)")
+    parser.add_argument("--startup-ms", type=ms_flag("--startup-ms"), default=None, metavar="N",
+                        help="how long each bot may take to start, off the clock, before it first waits "
+                             f"for its input (default {TimeControl.startup_ms})")
+    parser.add_argument("--concurrency", type=int, default=None, metavar="K",
+                        help="games at once (default: CPU cores; half of them under the wall clock)")
+    parser.add_argument("--check", action="store_true",
+                        help="run `arbiter check` on both bots before the first game and refuse to start if "
+                             "one fails (the config key check: true)")
+    parser.add_argument("--cluster", default=None, metavar="tls://HOST:PORT",
+                        help="play the games on this Dask scheduler's workers (tcp:// on this machine only; "
+                             "see docs/cluster.md)")
+    parser.add_argument("--reuse", action="store_true",
+                        help="let each bot play game after game in one process, its start-up paid once "
+                             "(config key reuse: true; docs/protocol.md, Many games per process)")
+
+
 def parse_engine(words: Sequence[str], flag: str) -> PlayerArg:
     """The KEY=VALUE words of one `--engine` (or `--candidate`, `--baseline`) as a player;
     a single word without a known KEY= is the shorthand: a command."""

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..errors import UsageError
-from ..referee import TimeControl
 from ..reports.results import report_results
 from ..tournament.config import COMMAND_LINE, SprtSettings, TournamentConfig, config_from_data
 from ..tournament.schema import DEFAULT_LOG_PATTERN, SPRT
@@ -20,7 +19,7 @@ from ..tournament.validate import KeyPath
 from ..tournament.sprt import FaultCount, Interrupted, SprtOutcome, SprtProgress, run_sprt
 from ..tournament.runner import GameWatch, sandbox_line, stopped_note
 from .outputs import add_results_options, check_results_flags
-from .players import (TOURNAMENT_FLAGS, PlayerArg, add_engine_option, ms_flag, command_line_players, flag_namer, game_params,
+from .players import (TOURNAMENT_FLAGS, PlayerArg, add_engine_option, add_series_options, command_line_players, flag_namer, game_params,
                       openings_entry, parse_engine)
 from .sandbox_options import add_sandbox_options
 from .serve import add_serve_options, served
@@ -59,21 +58,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="chance of accepting H0 when H1 holds (default %(default)s)")
     parser.add_argument("--max-games", type=int, default=DEFAULTS.max_games,
                         help="stop, inconclusive, after this many games (even; default %(default)s)")
-    parser.add_argument("--openings", default="random:2", metavar="random:K|FILE",
-                        help="K random opening moves per pair of games, or a file with one opening per line, "
-                             "moves separated by ';' (default %(default)s)")
-    parser.add_argument("--openings-seed", type=int, default=1, metavar="SEED",
-                        help="seed of the random openings (default %(default)s)")
-    parser.add_argument("--seed", type=int, default=None, metavar="N",
-                        help="seed of the dice in games of chance: they become reproducible, and known to whoever "
-                             "knows N (default: a secret kept in the results folder, which no bot sees)")
-    parser.add_argument("--time-ms", type=ms_flag("--time-ms"), default=None, help="each bot's time budget per game (default 30000)")
-    parser.add_argument("--move-ms", type=ms_flag("--move-ms"), default=None, help="a cap per move (default none)")
-    parser.add_argument("--startup-ms", type=ms_flag("--startup-ms"), default=None, metavar="N",
-                        help="how long each bot may take to start, off the clock, before it first waits "
-                             f"for its input (default {TimeControl.startup_ms})")
-    parser.add_argument("--concurrency", type=int, default=None,
-                        help="games at once (default: CPU cores; half of them under the wall clock)")
+    add_series_options(parser, openings="random:2")
     add_results_options(parser, "results/sprt")
     parser.add_argument("--fail-on-fault", action=argparse.BooleanOptionalAction, default=DEFAULTS.fail_on_fault,
                         help="fail (exit 3) at the candidate's first timeout, crash, illegal, malformed or "
@@ -81,16 +66,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--log-pattern", default=DEFAULT_LOG_PATTERN, metavar="REGEX",
                         help="case-insensitive pattern of problem lines in the candidate's stderr logs; "
                              "'' turns the check off (default %(default)s)")
-    parser.add_argument("--check", action="store_true",
-                        help="run `arbiter check` on both bots before the first game and refuse to start if "
-                             "one fails (the config key check: true)")
     parser.add_argument("--quiet", action="store_true", help="no progress output, only the final report")
-    parser.add_argument("--cluster", default=None, metavar="tls://HOST:PORT",
-                        help="play the games on this Dask scheduler's workers (tcp:// on this machine only; "
-                             "see docs/cluster.md)")
-    parser.add_argument("--reuse", action="store_true",
-                        help="let each bot play game after game in one process, its start-up paid once "
-                             "(config key reuse: true; docs/protocol.md, Many games per process)")
     add_sandbox_options(parser, paths=False)
     add_serve_options(parser)
     parser.set_defaults(func=run)
