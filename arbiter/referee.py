@@ -289,9 +289,20 @@ class _Referee(Seating):
                 return self._crash(seat, result)
             shown = result.describe() if isinstance(result, BadLine) else repr(result)
             return verdicts.out_of_turn(seat.index, seat.label, shown, game_over,
-                                        before_its_first_move=self._moves_by(seat) == 0 and seat.dialect.sends_game_line)
+                                        before_its_first_move=self._moves_by(seat) == 0 and seat.dialect.sends_game_line,
+                                        a_move=isinstance(result, str) and self._reads_as_move(result))
         return None
 
+
+    def _reads_as_move(self, text: str) -> bool:
+        """Whether `text` reads as a move of the game (in any position): what a bot wrote out of
+        turn is then a move too early, else text meant for stderr. Only for the fault's hint: a
+        failure of the rules here is no answer, never the game's end."""
+        try:
+            self.game.read_move(text)
+        except Exception:  # noqa: BLE001 - MalformedMove, or the rules' own failure: not a move we can read
+            return False
+        return True
 
     # --- a turn ------------------------------------------------------------------------
     def _play_turn(self, seat: Seat) -> Verdict | None:

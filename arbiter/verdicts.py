@@ -77,6 +77,7 @@ NEVER_FLUSHED_HINT = ("it wrote no move all game: a bot that prints its move mus
                       "line (docs/writing-a-bot.md)")
 CODECUP_DIALECT_HINT = ("a bot written for the codecup dialect reads the `Game` line as the other seat's move: "
                         "run it with `dialect: codecup` (--dialect codecup; docs/codecup.md)")
+STDOUT_HINT = "write only moves on stdout; debug text goes to stderr"
 
 
 def timeout(seat: int, label: str, limit: Limit, time: TimeControl, move_used_ms: float, used_ms: float, *,
@@ -138,11 +139,15 @@ def illegal(seat: int, label: str, text: str, why: str) -> Verdict:
     return Verdict(Termination.ILLEGAL, seat, f"{label} played {text[:80]!r}, which is illegal: {why}")
 
 
-def out_of_turn(seat: int, label: str, shown: str, game_over: bool, *, before_its_first_move: bool = False) -> Verdict:
+def out_of_turn(seat: int, label: str, shown: str, game_over: bool, *, before_its_first_move: bool = False,
+                a_move: bool = True) -> Verdict:
     """The bot wrote `shown` (a line, quoted, or a bad line's description) when it was not to move;
-    `before_its_first_move` in a dialect with a `Game` line: a codecup-style bot, most likely."""
+    `before_its_first_move` in a dialect with a `Game` line, what it wrote `a_move` of the game: a
+    codecup-style bot, most likely; not a move: text that belongs on stderr."""
     when = "after the game was over" if game_over else "when it was not its turn"
-    hint = f"; {CODECUP_DIALECT_HINT}" if before_its_first_move and not game_over else ""
+    hint = f"; {STDOUT_HINT}" if not a_move else ""
+    if before_its_first_move and a_move and not game_over:
+        hint = f"; {CODECUP_DIALECT_HINT}"
     return Verdict(Termination.PROTOCOL, seat, f"{label} wrote {shown} {when}{hint}")
 
 

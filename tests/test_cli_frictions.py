@@ -138,6 +138,14 @@ def test_a_codecup_style_bot_in_the_arbiter_dialect_is_pointed_to_dialect_codecu
     assert "dialect: codecup" in result.stdout
 
 
+def test_debug_text_on_stdout_before_the_first_move_is_pointed_to_stderr_not_to_dialect_codecup(tmp_path):
+    (tmp_path / "chatty_bot.py").write_text('print("debug: starting", flush=True)\n' + CODECUP_STYLE_NIM)
+    result = arbiter("play", "limit-nim", RANDOM, f"{sys.executable} chatty_bot.py", "--no-sandbox", cwd=tmp_path)
+    assert "wrote 'debug: starting' when it was not its turn; write only moves on stdout; debug text goes to " \
+           "stderr" in result.stdout
+    assert "dialect" not in result.stdout
+
+
 def test_a_read_of_the_whole_filesystem_is_one_error_and_blames_no_other_player(tmp_path):
     config = tmp_path / "r.yaml"
     config.write_text("name: r\ngame: limit-nim\nplayers:\n"
