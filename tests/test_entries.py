@@ -74,6 +74,28 @@ def test_an_entries_folder_is_built_and_played_as_a_round_robin_from_one_command
 
 
 @needs_compilers
+def test_each_entrants_export_holds_its_verdict_and_its_own_build_log(tmp_path, capsys):
+    assert main(["run", str(contest(tmp_path)), "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["export", str(tmp_path / "results"), "--to", str(tmp_path / "out")]) == 0
+    said = capsys.readouterr().out
+    # The entrant kept out gets a folder too: why, and its own build's log (what CodeCup sends).
+    assert "broken_c: kept out of the tournament; its verdict and logs in" in said
+    kept_out = tmp_path / "out" / "broken_c"
+    assert sorted(path.name for path in kept_out.iterdir()) == ["build.log", "verdict.txt"]
+    assert kept_out.joinpath("verdict.txt").read_text().startswith(
+        "broken_c: kept out of the tournament: failed its build: gcc")
+    assert kept_out.joinpath("build.log").read_text() == (built(tmp_path)["broken_c"] / "build.log").read_text()
+    # Each admitted entrant: admitted, its own build log beside its games; nobody else's.
+    for name in ADMITTED:
+        folder = tmp_path / "out" / name
+        assert folder.joinpath("verdict.txt").read_text().startswith(f"{name}: admitted to the tournament\n")
+        assert folder.joinpath("build.log").read_text() == (built(tmp_path)[name] / "build.log").read_text()
+    assert main(["export", str(tmp_path / "results"), "--player", "broken_c", "--to", str(tmp_path / "one")]) == 0
+    assert [path.name for path in (tmp_path / "one").iterdir()] == ["broken_c"]
+
+
+@needs_compilers
 def test_a_second_run_builds_nothing_and_a_changed_source_is_built_again(tmp_path, capsys):
     config = contest(tmp_path)
     assert main(["run", str(config), "--quiet"]) == 0

@@ -31,5 +31,8 @@ def run(args: argparse.Namespace) -> int:
     results = Path(args.results_dir)
     to = args.to if args.to is not None else results.parent / f"{results.resolve().name}-entrants"
     for done in export_entrants(results, to, log_chars=args.log_chars, only=args.player):
-        print(f"{done.name}: {done.games} games, {done.logs} logs in {done.folder}")
+        if done.kept_out:
+            print(f"{done.name}: kept out of the tournament; its verdict and logs in {done.folder}")
+        else:
+            print(f"{done.name}: {done.games} games, {done.logs} logs in {done.folder}")
     return 0

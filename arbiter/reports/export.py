@@ -16,23 +16,27 @@ from pathlib import Path
 from typing import Sequence
 
 from ..errors import UsageError, show_path
-from ..tournament.store import GameStore, ResultsFolder
+from ..tournament.store import Entrants, GameStore, ResultsFolder
 from .html import write_report_page
 from .results import load_results
 from .standings import standings_from_tally, summary_json
 
 LOG_CHARS = 10_000  # what CodeCup shows an entrant of its standard error per game
+BUILD_LOG_CHARS = 100_000  # of an entrant's build log (its compiler's words on its own source)
+VERDICT_FILE = "verdict.txt"  # an entrant's admission: admitted, or kept out and why
 CUT_NOTE = "\n[... cut by the arbiter's export: the first {chars} characters of {total} are shown]\n"
 
 
 @dataclass(frozen=True)
 class EntrantExport:
-    """What one entrant's folder got: its games and its logs."""
+    """What one entrant's folder got: its games and its logs (`kept_out`: it played no game,
+    and its folder holds why, with the log of its failed build or check)."""
 
     name: str
     folder: Path
     games: int
     logs: int
+    kept_out: bool = False
 
 
 OPEN_AT_ONCE = 200  # entrants whose games files are written in one pass over the records
@@ -48,11 +52,14 @@ def export_entrants(results_dir: Path, to: Path, *, log_chars: int = LOG_CHARS,
     config_order = meta.pop("players_listed")
     meta["totals"]["played"] = tally.records
     summary = summary_json(standings_from_tally(tally, players=config_order), meta)
+    entrants = ResultsFolder(results_dir).read_entrants()
     listed = [*config_order, *(name for name in tally.players if name not in config_order)]
-    unknown = [name for name in only if name not in listed]
+    kept_out = [name for name in entrants.kept_out if name not in listed]
+    unknown = [name for name in only if name not in listed and name not in kept_out]
     if unknown:
-        raise UsageError(f"--player {unknown[0]!r} is not a player of this tournament; players: {', '.join(listed)}")
-    chosen = list(only or listed)
+        raise UsageError(f"--player {unknown[0]!r} is not a player of this tournament; players: "
+                         f"{', '.join([*listed, *kept_out])}")
+    chosen = [name for name in only or listed if name in listed]
     done = []
     for start in range(0, len(chosen), OPEN_AT_ONCE):  # a pass over the records per group of entrants
         group = chosen[start:start + OPEN_AT_ONCE]
@@ -63,9 +70,18 @@ def export_entrants(results_dir: Path, to: Path, *, log_chars: int = LOG_CHARS,
                 own = GameStore(target / "games.jsonl").records(audit=False)
                 write_report_page(target / "report.html", summary, own, config_order,
                                   f"{summary['name']} · {name}'s games")
+                _write_verdict(target, entrants, name, log_chars)
             except OSError as exc:
                 raise UsageError(f"cannot write {target}: {exc.strerror or exc}") from None
             done.append(EntrantExport(name, target, *counts[name]))
+    for name in (name for name in only or kept_out if name in kept_out):
+        target = Path(to) / name
+        try:
+            target.mkdir(parents=True, exist_ok=True)
+            _write_verdict(target, entrants, name, log_chars)
+        except OSError as exc:
+            raise UsageError(f"cannot write {show_path(target)}: {exc.strerror or exc}") from None
+        done.append(EntrantExport(name, target, 0, 0, kept_out=True))
     return done
 
 
@@ -107,6 +123,23 @@ def _write_games(results_dir: Path, targets: dict[str, Path], log_chars: int) ->
     except OSError as exc:
         raise UsageError(f"cannot write {show_path(current)}: {exc.strerror or exc}") from None
     return {name: (games, logs) for name, (games, logs) in counts.items()}
+
+
+def _write_verdict(target: Path, entrants: Entrants, name: str, log_chars: int) -> None:
+    """An entrant of an entries folder (or a built player) gets its admission in `verdict.txt`,
+    its own build log (`build.log`), and when kept out the log of the check it failed
+    (`check.log`): what CodeCup tells an entrant of its submission. Others get nothing here."""
+    reason, check_log = entrants.kept_out.get(name, (None, None))
+    build_log = entrants.build_logs.get(name)
+    if reason is None and name not in entrants.admitted and build_log is None:
+        return
+    lines = [f"{name}: kept out of the tournament: {reason}" if reason is not None
+             else f"{name}: admitted to the tournament"]
+    if build_log is not None and _copy_cut(Path(build_log), target / "build.log", BUILD_LOG_CHARS):
+        lines.append("build.log: the build's output")
+    if check_log is not None and check_log != build_log and _copy_cut(Path(check_log), target / "check.log", log_chars):
+        lines.append("check.log: the log of the check it failed")
+    (target / VERDICT_FILE).write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 def cut_log(text: str, chars: int = LOG_CHARS) -> str:

@@ -40,6 +40,7 @@ SUMMARY_FILE = "summary.json"
 REPORT_FILE = "report.html"
 REPORT_GAMES_FOLDER = "report-games"  # beside report.html: its games in chunks (reports/html.py GameChunks)
 ARBITER_FAULTS_FILE = "arbiter-faults.jsonl"  # games the arbiter's own machinery failed: none is a record
+ENTRANTS_FILE = "entrants.json"  # who of the entrants was admitted, who kept out and why, the builds
 LOCK_FILE = ".arbiter.lock"
 SECRET_FILE = "secret.json"  # the run's secret (chance.RunSeeds), readable by the arbiter's user alone
 CHECKPOINT_FILE = "checkpoint.json"  # the aggregates of games.jsonl's first records and their bytes' digest
@@ -456,6 +457,16 @@ class TournamentDescription:
 
 
 @dataclass(frozen=True)
+class Entrants:
+    """`entrants.json` as read: the admitted names, each kept-out entrant's (reason, log path)
+    and each built player's build log path (None: none kept)."""
+
+    admitted: tuple[str, ...] = ()
+    kept_out: Mapping[str, tuple[str, str | None]] = field(default_factory=dict)
+    build_logs: Mapping[str, str | None] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class ResultsFolder:
     """A tournament's results folder: where each of its files is, and the description read and written."""
 
@@ -522,6 +533,32 @@ class ResultsFolder:
                 os.fsync(faults.fileno())
         except OSError:
             pass  # the terminal has said it already
+
+    @property
+    def entrants_file(self) -> Path:
+        """`entrants.json`: who of an `entries:` folder (or of the built players) was admitted,
+        who was kept out and why, and each build (written by preflight.admit; docs/records.md)."""
+        return self.path / ENTRANTS_FILE
+
+    def read_entrants(self) -> Entrants:
+        """`entrants.json` read back (an empty Entrants when there is none, or it is not what
+        the arbiter writes: it is a courtesy beside the records, never their judge)."""
+        try:
+            data = json.loads(self.entrants_file.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return Entrants()
+        if not isinstance(data, dict):
+            return Entrants()
+
+        def text(value: Any) -> str | None:
+            return value if isinstance(value, str) else None
+
+        kept_out = {entry["name"]: (text(entry.get("reason")) or "", text(entry.get("log")))
+                    for entry in data.get("kept_out") or [] if isinstance(entry, dict) and text(entry.get("name"))}
+        builds = {name: text(build.get("log")) for name, build in (data.get("builds") or {}).items()
+                  if isinstance(name, str) and isinstance(build, dict)}
+        admitted = tuple(name for name in data.get("admitted") or [] if isinstance(name, str))
+        return Entrants(admitted, kept_out, builds)
 
     def check_logs(self, player: str) -> Path:
         """The folder of a player's logs from its check before the first game (`check: true`)."""
