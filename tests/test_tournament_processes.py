@@ -2,12 +2,15 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
 import time
 import uuid
 from pathlib import Path
+
+import pytest
 
 from tournament_helpers import ROOT, write_config
 
@@ -105,3 +108,30 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path: Path) -> None:
     before = recorded(tmp_path)
     assert all(json.loads(line) for line in (tmp_path / "results" / "games.jsonl").read_text().splitlines())
     assert before < 12
+
+
+@pytest.mark.parametrize("signum, whole_group", [(signal.SIGTERM, False), (signal.SIGTERM, True), (signal.SIGHUP, False)],
+                         ids=["sigterm", "sigterm-to-the-process-group", "sighup"])
+def test_sigterm_and_sighup_stop_a_run_as_ctrl_c_does(tmp_path: Path, signum: int, whole_group: bool) -> None:
+    # `kill`, `timeout` and a service manager stop the arbiter with SIGTERM (systemd sends it to
+    # every process of the service: its workers and zygote too); a closed terminal with SIGHUP.
+    marker = uuid.uuid4().hex
+    path = write_config(tmp_path, config_body(marker, 40))
+    run = arbiter("run", str(path), start_new_session=True)
+    assert wait_for(lambda: recorded(tmp_path) >= 2, 60)
+    assert wait_for(lambda: len(processes_marked(marker)) >= 2, 10)
+    if whole_group:
+        os.killpg(run.pid, signum)
+    else:
+        run.send_signal(signum)
+    out, err = run.communicate(timeout=60)
+    assert run.returncode == 130, err
+    assert "To resume, run the same command again" in err and "Traceback" not in err
+    assert wait_for(lambda: not processes_marked(marker), 5), f"bots outlived the stop: {processes_marked(marker)}"
+    lines = (tmp_path / "results" / "games.jsonl").read_text().splitlines()
+    # The games running were abandoned, not recorded as void (their workers were not killed).
+    assert [json.loads(line)["termination"] for line in lines if json.loads(line)["termination"] == "void"] == []
+    resumed = arbiter("run", str(path), "--quiet")
+    _, err = resumed.communicate(timeout=120)
+    assert resumed.returncode == 0, err
+    assert recorded(tmp_path) == 12

@@ -89,22 +89,36 @@ def main(argv: list[str] | None = None) -> int:
     return _flushed(code)
 
 
+# The signals that stop the command as Ctrl-C does: SIGTERM (`kill`, `timeout`, a service
+# manager's stop) and SIGHUP (its terminal closed; left ignored when it was started ignoring
+# it, as under `nohup`).
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
 def command() -> int:
     """The `arbiter` command itself (`python -m arbiter` too): `main` with Ctrl-C taken once.
-    The first Ctrl-C stops the command (KeyboardInterrupt, handled by each subcommand); any
+    The first Ctrl-C (or SIGTERM, or SIGHUP) stops the command (KeyboardInterrupt, handled by
+    each subcommand: games running are abandoned, nothing recorded is lost, exit 130); any
     further one while it stops, and while the interpreter exits (its exit handlers run), is
-    ignored, so that pressing it again never shows a traceback and
-    never cuts the stop short. The stop is bounded: it ends every bot and worker it owns."""
-    signal.signal(signal.SIGINT, _interrupt_once)
+    ignored, so that pressing it again never shows a traceback and never cuts the stop
+    short. The stop is bounded: it ends every bot and worker it owns."""
+    for signum in STOP_SIGNALS:
+        if signum == signal.SIGINT or signal.getsignal(signum) is not signal.SIG_IGN:
+            signal.signal(signum, _interrupt_once)
     code = main()
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the exit handlers run after this returns
+    _ignore_stop_signals()  # the exit handlers run after this returns
     return code
 
 
 def _interrupt_once(signum: int, frame: object) -> None:
-    """The first Ctrl-C: from now on Ctrl-C is ignored; this one interrupts the command."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    """The first stop signal: from now on they are ignored; this one interrupts the command."""
+    _ignore_stop_signals()
     raise KeyboardInterrupt
+
+
+def _ignore_stop_signals() -> None:
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, signal.SIG_IGN)
 
 
 def describe_os_error(exc: OSError) -> str:

@@ -127,7 +127,7 @@ def zygote_pid() -> int | None:
 def _serve(conn: Connection) -> None:
     """A worker's life: play the games the parent sends, one at a time, until told to close
     (or the parent is gone); then end the bots it kept."""
-    signal.signal(signal.SIGINT, _ignore)  # a handler, not SIG_IGN: the bots it launches get the default
+    _ignore_stop_signals()
     cancel = threading.Event()
     tasks: queue.SimpleQueue[Any] = queue.SimpleQueue()
     send_lock = threading.Lock()
@@ -227,7 +227,15 @@ class _Place:
 
 
 def _ignore(signum: int, frame: Any) -> None:
-    """Ctrl-C reaches a worker too (it is in the terminal's process group): the parent stops it."""
+    """Ctrl-C reaches a worker too (it is in the terminal's process group), and a service
+    manager's SIGTERM may reach every process of the run: the parent stops it."""
+
+
+def _ignore_stop_signals() -> None:
+    """Ignore the signals that stop the arbiter (cli.STOP_SIGNALS) with a handler, not SIG_IGN,
+    so that the bots this worker launches are born with the default."""
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, _ignore)
 
 
 class _Forward:
@@ -289,7 +297,7 @@ def _serve_remote(conn: Connection) -> None:
     endpoint, and a seat's lease keeps to one game anyway), until told to close or the parent
     is gone; then it ends its games and closes the seats. Every message to and from it names
     its game (or check-in) by a number, the second item."""
-    signal.signal(signal.SIGINT, _ignore)
+    _ignore_stop_signals()
     send_lock = threading.Lock()
     cancels: dict[int, threading.Event] = {}
     threads: list[threading.Thread] = []

@@ -117,7 +117,8 @@ class Zygote:
 
 def main(control_fd: int, preload: Sequence[str] = ()) -> None:
     """The zygote's life: fork a worker per request, tell each one's end, until the arbiter has gone."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # its workers set a handler of their own at once
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # the arbiter stops; it goes when the arbiter has
+        signal.signal(signum, signal.SIG_IGN)  # its workers set a handler of their own at once
     for module in preload:  # imported once for every worker
         importlib.import_module(module)
     control = socket.socket(fileno=control_fd)

@@ -12,7 +12,8 @@ import threading
 # gone), SIGKILLs every process whose session or process group is a registered id.
 _GUARDIAN_CODE = r"""
 import os, signal, sys
-signal.signal(signal.SIGINT, signal.SIG_IGN)
+for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+    signal.signal(signum, signal.SIG_IGN)
 ids = set()
 for line in sys.stdin.buffer:
     (ids.add if line[:1] == b"+" else ids.discard)(int(line[1:]))
