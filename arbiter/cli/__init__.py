@@ -103,7 +103,7 @@ def command() -> int:
     ignored, so that pressing it again never shows a traceback and never cuts the stop
     short. The stop is bounded: it ends every bot and worker it owns."""
     for signum in STOP_SIGNALS:
-        if signum == signal.SIGINT or signal.getsignal(signum) is not signal.SIG_IGN:
+        if signum != signal.SIGHUP or signal.getsignal(signum) is not signal.SIG_IGN:
             signal.signal(signum, _interrupt_once)
     code = main()
     _ignore_stop_signals()  # the exit handlers run after this returns
