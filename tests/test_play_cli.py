@@ -118,7 +118,7 @@ def wait_until(condition, timeout_s: float = 10.0) -> None:
         time.sleep(0.01)
 
 
-@pytest.mark.parametrize("signum, status", [(signal.SIGKILL, -signal.SIGKILL), (signal.SIGINT, 130)])
+@pytest.mark.parametrize("signum, status", [(signal.SIGKILL, -signal.SIGKILL), (signal.SIGINT, 130), (signal.SIGTERM, 130)])
 def test_killing_the_arbiter_mid_game_leaves_no_bot_process(signum: int, status: int, tmp_path: Path) -> None:
     marker = new_marker()
     arbiter_process = start_marked_game(tmp_path, marker)
