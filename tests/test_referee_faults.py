@@ -17,7 +17,8 @@ from arbiter.transport.logs import LOG_CAP_BYTES
 from referee_support import SHARED_FAULTS, Fault, bot, honest, live_marked, new_marker, play_fault, process_state
 
 GAME_TIME = TimeControl(time_ms=2000)
-MARGIN_S = 1.0  # launching two Python bots and ending them, on a shared 2-core machine
+MARGIN_S = 10.0  # not hung: launching and ending two Python bots on a busy shared 2-core machine (the
+# precision of a cut-off is the recorded time's, checked by _cut_off_after, not the wall clock here)
 CUT_OFF_MS = 50  # how far past its limit a bot may run before the referee cuts it off
 
 

@@ -18,7 +18,7 @@ from referee_support import MARK, ROOT, SHARED_FAULTS, Fault, bot, honest, live_
 
 PLAYERS = ROOT / "players"
 GAME_TIME = TimeControl(time_ms=2000)
-MARGIN_S = 1.5  # launching two Python bots that import pyzmq, and ending them, on a shared 2-core machine
+MARGIN_S = 10.0  # not hung: launching two Python bots that import pyzmq, and ending them, on a busy 2-core machine
 CUT_OFF_MS = 50  # how far past its limit a bot may run before the referee cuts it off
 
 

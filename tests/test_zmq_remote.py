@@ -199,7 +199,7 @@ def test_a_remote_machine_that_freezes_is_dropped_by_heartbeats_before_its_deadl
     assert (record.termination, record.offender) == (Termination.CRASH, 0)
     assert "lost its connection" in record.detail
     silence_s = (HEARTBEAT_IVL_MS + HEARTBEAT_TIMEOUT_MS) / 1000  # no traffic for IVL, then no PONG for TIMEOUT
-    assert HEARTBEAT_TIMEOUT_MS / 1000 <= elapsed_s < silence_s + 1.5
+    assert HEARTBEAT_TIMEOUT_MS / 1000 <= elapsed_s < silence_s + 10  # well before its 30 s clock, on a busy machine too
 
 
 def test_a_remote_bot_cannot_be_timed_by_the_cpu_clock() -> None:
