@@ -72,7 +72,16 @@ def _check(task: CheckTask) -> tuple[Any, ...]:
     except RulesFailure as exc:  # its message is the sentence
         return (FAILED, str(exc))
     except Exception as exc:  # noqa: BLE001 - the rules' (or the check's own) failure: this check's alone
-        return (FAILED, f"the check failed in its process: {type(exc).__name__}: {exc}")
+        return (FAILED, f"the check failed in its process: {_where(exc)}")
+
+
+def _where(exc: BaseException) -> str:
+    """`SpielError: ... (at rules.py:88)`: the exception and its innermost frame, to report it."""
+    frame = exc.__traceback__
+    while frame is not None and frame.tb_next is not None:
+        frame = frame.tb_next
+    at = f" (at {Path(frame.tb_frame.f_code.co_filename).name}:{frame.tb_lineno})" if frame is not None else ""
+    return f"{type(exc).__name__}: {exc}{at}"
 
 
 def _picklable(exc: ValueError) -> ValueError:
