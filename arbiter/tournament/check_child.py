@@ -42,14 +42,16 @@ def serve_check(conn: Connection) -> None:
     """The child's life: one check, its answer on `conn`, then exit. Ctrl-C (the terminal's,
     the parent's, or the parent's end closing) ends the check's games as `arbiter check`
     ends them, and the answer is INTERRUPTED."""
-    signal.signal(signal.SIGINT, _interrupt_once)  # the zygote's children start with it ignored
-    task: CheckTask = conn.recv()
-    # The parent sends nothing more: its end closing means it is gone, and the check has no one to answer.
-    threading.Thread(target=_interrupt_when_closed, args=(conn,), name="check-parent", daemon=True).start()
     try:
+        signal.signal(signal.SIGINT, _interrupt_once)  # the zygote's children start with it ignored
+        task: CheckTask = conn.recv()
+        # The parent sends nothing more: its end closing means it is gone, and the check has no one to answer.
+        threading.Thread(target=_interrupt_when_closed, args=(conn,), name="check-parent", daemon=True).start()
         answer = _check(task)
     except KeyboardInterrupt:
         answer = (INTERRUPTED,)
+    except (EOFError, OSError):  # from conn.recv: _check answers every failure of its own
+        return  # the parent went before it sent the task
     finally:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # the answer goes out whatever is pressed now
     try:
@@ -60,12 +62,12 @@ def serve_check(conn: Connection) -> None:
 
 def _check(task: CheckTask) -> tuple[Any, ...]:
     """Run the check where the arbiter stands; the answer for the parent."""
-    if os.getcwd() != task.cwd:
-        os.chdir(task.cwd)
-    if os.environ != task.environ:
-        os.environ.clear()
-        os.environ.update(task.environ)
     try:
+        if os.getcwd() != task.cwd:
+            os.chdir(task.cwd)
+        if os.environ != task.environ:
+            os.environ.clear()
+            os.environ.update(task.environ)
         return (DONE, run_check(task.target, log_dir=Path(task.log_dir), concurrency=task.concurrency))
     except (ValueError, GameError) as exc:  # GameError is a ValueError: the parent says it as before
         return (RAISED, _picklable(exc))

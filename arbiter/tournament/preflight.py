@@ -125,7 +125,10 @@ def check_apart(target: CheckTarget, log_dir: Path, concurrency: int, seats: int
     killed, its bots with it), and KeyboardInterrupt on Ctrl-C once the child has ended."""
     process, conn = fork_worker("check")
     try:
-        conn.send(CheckTask(target, str(log_dir), concurrency, os.getcwd(), dict(os.environ)))
+        try:
+            conn.send(CheckTask(target, str(log_dir), concurrency, os.getcwd(), dict(os.environ)))
+        except OSError:
+            pass  # it died at once: its exit code says how
         limit_s = check_deadline_s(target, seats)
         if not wait_for([conn, process.sentinel], timeout=limit_s):
             _ended(process, 0)
