@@ -104,7 +104,8 @@ def check_deadline_s(target: CheckTarget, seats: int) -> float:
     one after another, each with every seat's start-up and whole clock (the bot's, and the
     arbiter's own seats' SEAT_TIME; under `clock: cpu` the referee's wall cap) and shut-down
     graces, times HANG_SHARE, plus HANG_MARGIN_S, as `workers.game_deadline_s` does for a game.
-    The `small-clock` scenario's clock is not counted (it is not among PREFLIGHT_DUTIES)."""
+    For PREFLIGHT_DUTIES' checks: `players-3` (three games) and `small-clock` (a clock from the
+    first game's moves), not among them, are not counted."""
     duties = target.duties if target.duties is not None else PREFLIGHT_DUTIES
     games = len(duties - JUDGED_IN_EVERY_GAME)
     bot = TimeControl(time_ms=target.time_ms, clock=target.clock)
