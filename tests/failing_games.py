@@ -3,7 +3,8 @@
 `failing_games:FailingNim` is Limit Nim whose rules, in the arbiter's own processes (not in
 a bot's, which has $ARBITER_SEED), fail at the third move of the one game that creates the
 `marker` file first: they raise, hang holding Python's lock, segfault, use up every
-descriptor, or ask for more memory than there is. Its `name` is its own `module:Class`, so the bot kit finds it from the `Game`
+descriptor, or ask for more memory than there is; or (`deaf`) hang where no Ctrl-C reaches
+them, as native code in an endless loop does. Its `name` is its own `module:Class`, so the bot kit finds it from the `Game`
 line as the arbiter finds it from the config (both with this folder on PYTHONPATH).
 """
 from __future__ import annotations
@@ -11,11 +12,13 @@ from __future__ import annotations
 import ctypes
 import os
 import re
+import signal
+import time
 
 from arbiter.games.base import Param
 from arbiter.games.limit_nim import LimitNim, LimitNimState
 
-FAILURES = ("raise", "hang", "segfault", "descriptors", "memory")
+FAILURES = ("raise", "hang", "segfault", "descriptors", "memory", "deaf")
 
 
 class RulesFailed(Exception):
@@ -56,6 +59,9 @@ def fail(failure: str) -> None:
         raise RulesFailed("the rules failed on purpose (move.cc:623 CHECK_TRUE(move.IsValid()))")
     if failure == "hang":
         re.match(r"(a+)+b", "a" * 64)  # catastrophic backtracking: in C, holding Python's lock, for ages
+    if failure == "deaf":  # the regex above checks for signals now and then; a native loop never does
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        time.sleep(3600)
     if failure == "segfault":
         ctypes.string_at(0)
     if failure == "memory":

@@ -2,20 +2,35 @@
 `check: true` every launched player goes through `arbiter check`. A `players:` player that
 fails keeps the tournament from starting (rather than filling a column of its games with
 faults); an entrant (`entries:`) that fails is kept out of it, with its reason and log, and
-the schedule is made of the players admitted (`admit`)."""
+the schedule is made of the players admitted (`admit`).
+
+Each check runs in a process of its own, forked by the workers' zygote (role `check`,
+check_child.py), as a game does (docs/architecture.md, Where games run): a check plays
+games, and a crash or a hang of the game's rules there costs that player's check (its
+player not admitted, with the sentence saying what happened), never the arbiter's process.
+"""
 from __future__ import annotations
 
 import json
+import os
 import shlex
+import signal
 from dataclasses import dataclass, replace
-from typing import Callable
+from multiprocessing.connection import Connection, wait as wait_for
+from pathlib import Path
+from typing import Any, Callable
 
-from ..check import CheckTarget, run_check
+from ..check import CheckReport, CheckTarget
+from ..check.scenarios import SEAT_TIME
 from ..errors import UsageError
+from ..referee import CPU_CLOCK_WALL_FACTOR, QUIT_GRACE_S, TERM_GRACE_S, TimeControl
 from .build import Built, build
+from .check_child import DONE, FAILED, RAISED, CheckTask
 from .config import TournamentConfig, with_builds
 from .resume import start_over_advice
 from .store import ResultsFolder
+from .workers import HANG_MARGIN_S, HANG_SHARE, STOP_GRACE_S, fork_worker
+from .zygote import WorkerProcess
 
 BUILDS_FOLDER = "builds"  # in the results folder: builds/NAME-DIGEST/ (docs/records.md)
 ENTRANTS_FILE = "entrants.json"
@@ -27,6 +42,12 @@ PREFLIGHT_DUTIES = frozenset({
     "seat-0", "seat-1", "opening", "extra-move", "relayed-turn", "out-of-turn", "stdout", "quit",
     "processes", "stderr", "memory",
 })
+# The duties judged in the games of the others, with no game of their own (scenarios.py):
+# the rest have one game each, and the check plays at most that many.
+JUDGED_IN_EVERY_GAME = frozenset({"stdout", "processes", "start-up", "stderr", "memory"})
+# The signals of a process that crashed: in the check's process, the game's rules (native
+# code) are what can crash; the bot runs in a process of its own.
+CRASH_SIGNALS = frozenset({signal.SIGSEGV, signal.SIGBUS, signal.SIGILL, signal.SIGFPE})
 
 
 @dataclass(frozen=True)
@@ -53,9 +74,12 @@ def preflight(config: TournamentConfig, note: Callable[[str], None]) -> dict[str
                              memory_mb=time.memory_mb, duties=PREFLIGHT_DUTIES)
         log_dir = ResultsFolder(config.results_dir).check_logs(player.name)
         try:
-            report = run_check(target, log_dir=log_dir, concurrency=min(2, config.concurrency))
+            report = check_apart(target, log_dir, min(2, config.concurrency), config.seats)
         except ValueError as exc:
             refused[player.name] = Refusal(player.name, f"cannot be checked: {exc}", None)
+            continue
+        except CheckEnded as exc:
+            refused[player.name] = Refusal(player.name, f"could not be checked: {exc}", None)
             continue
         failed = [item for item in report.items if item.status == "fail"]
         if failed:
@@ -68,6 +92,113 @@ def preflight(config: TournamentConfig, note: Callable[[str], None]) -> dict[str
             continue
         note(f"{player.name} passed the check ({report.games} games in {report.duration_s:.1f} s)")
     return refused
+
+
+class CheckEnded(Exception):
+    """A check that could not finish: its game's rules failed, or its process crashed or
+    hung. The message says what happened, never blaming the bot."""
+
+
+def check_deadline_s(target: CheckTarget, seats: int) -> float:
+    """The longest a check may take before its process is taken for hung: its games played
+    one after another, each with every seat's start-up and whole clock (the bot's, and the
+    arbiter's own seats' SEAT_TIME; under `clock: cpu` the referee's wall cap) and shut-down
+    graces, times HANG_SHARE, plus HANG_MARGIN_S, as `workers.game_deadline_s` does for a game.
+    For PREFLIGHT_DUTIES' checks: `players-3` (three games) and `small-clock` (a clock from the
+    first game's moves), not among them, are not counted."""
+    duties = target.duties if target.duties is not None else PREFLIGHT_DUTIES
+    games = len(duties - JUDGED_IN_EVERY_GAME)
+    bot = TimeControl(time_ms=target.time_ms, clock=target.clock)
+    game_s = _seat_s(bot) + (seats - 1) * _seat_s(SEAT_TIME)
+    return games * game_s * HANG_SHARE + HANG_MARGIN_S
+
+
+def _seat_s(time: TimeControl) -> float:
+    """The longest one seat keeps a game going: its start-up, its whole clock and its graces."""
+    factor = CPU_CLOCK_WALL_FACTOR if time.clock == "cpu" else 1
+    return (time.startup_ms + factor * time.time_ms) / 1000 + QUIT_GRACE_S + TERM_GRACE_S
+
+
+def check_apart(target: CheckTarget, log_dir: Path, concurrency: int, seats: int) -> CheckReport:
+    """`run_check` of `target` in a child process (check_child.py) of a game of `seats`
+    seats: its report. Raises what `run_check` raises for a check that cannot start as asked
+    (ValueError), CheckEnded when the game's rules failed or the child crashed or hung (it is
+    killed, its bots with it), and KeyboardInterrupt on Ctrl-C once the child has ended."""
+    process, conn = fork_worker("check")
+    try:
+        try:
+            conn.send(CheckTask(target, str(log_dir), concurrency, os.getcwd(), dict(os.environ)))
+        except OSError:
+            pass  # it died at once: its exit code says how
+        limit_s = check_deadline_s(target, seats)
+        if not wait_for([conn, process.sentinel], timeout=limit_s):
+            _ended(process, 0)
+            raise CheckEnded(f"its check was ended: it was still running after {limit_s:.0f} s, longer than its "
+                             "games' clocks allow (its game's rules hung), and was killed")
+        answer = _answer(conn)
+        _ended(process, STOP_GRACE_S)
+        if answer is None:
+            raise CheckEnded(f"its check was ended: {_death_words(process.exitcode)}")
+        if answer[0] == DONE:
+            return answer[1]  # type: ignore[no-any-return]
+        if answer[0] == RAISED:
+            raise answer[1]
+        if answer[0] == FAILED:
+            raise CheckEnded(answer[1])
+        raise CheckEnded("its check was interrupted (a SIGINT that reached the check's process alone)")
+    except KeyboardInterrupt:
+        _interrupt(process)
+        raise
+    finally:
+        conn.close()
+
+
+def _answer(conn: Connection) -> tuple[Any, ...] | None:
+    """The child's answer, if it sent one before it ended."""
+    try:
+        return conn.recv() if conn.poll() else None  # type: ignore[no-any-return]
+    except (EOFError, OSError):
+        return None
+
+
+def _death_words(code: int | None) -> str:
+    """How the check's process ended (its exit code `code`), as the end of a sentence."""
+    if code is None or code >= 0:
+        return f"the process playing its games exited with status {code}"
+    try:
+        sig = signal.Signals(-code)
+    except ValueError:
+        return f"the process playing its games was killed by signal {-code}"
+    if sig in CRASH_SIGNALS:
+        return f"its game's rules crashed ({sig.name}) in the check's own process, not in the bot's"
+    if sig == signal.SIGABRT:
+        return "the process playing its games aborted (SIGABRT: its game's rules or a library in it failed)"
+    return f"the process playing its games was killed by {sig.name}"
+
+
+def _interrupt(process: WorkerProcess) -> None:
+    """Ctrl-C: the child ends its check's games (SIGINT, as `arbiter check` takes it), or is
+    killed after STOP_GRACE_S (a second Ctrl-C: at once); then it is reaped."""
+    try:
+        if process.exitcode is None:
+            os.kill(process.pid, signal.SIGINT)
+        process.join(STOP_GRACE_S)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        _ended(process, 0)
+
+
+def _ended(process: WorkerProcess, grace_s: float) -> None:
+    """The child ended and reaped: waited for up to `grace_s`, then killed (its bots die with
+    it: their guardian is its own)."""
+    process.join(grace_s)
+    if process.exitcode is None:
+        try:
+            os.kill(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        process.join()
 
 
 def admit(config: TournamentConfig, note: Callable[[str], None]) -> TournamentConfig:
@@ -154,4 +285,5 @@ def _refuse_new_entrants(folder: ResultsFolder, admitted: TournamentConfig) -> N
                          + start_over_advice(admitted, recorded))
 
 
-__all__ = ["ENTRANTS_FILE", "PREFLIGHT_DUTIES", "Refusal", "admit", "preflight"]
+__all__ = ["ENTRANTS_FILE", "PREFLIGHT_DUTIES", "CheckEnded", "Refusal", "admit", "check_apart", "check_deadline_s",
+           "preflight"]

@@ -49,6 +49,7 @@ from ..records import GameRecord, PlayerRef, Termination
 from ..referee import CPU_CLOCK_WALL_FACTOR, QUIT_GRACE_S, TERM_GRACE_S, GameAborted, seat_log_name
 from ..transport import SHORTAGES
 from ..transport.endpoints import CHECK_IN_QUIET_MS, LeaseCancelled, SocketSpec
+from .check_child import serve_check
 from .pool import MACHINERY_FAILURES, GameSetup, play_setup
 from .schedule import ScheduledGame
 from .zygote import WorkerProcess, Zygote
@@ -114,7 +115,7 @@ def fork_worker(role: str) -> tuple[WorkerProcess, Connection]:
                 _OUT_OF_STEP.append(_ZYGOTE)
             _ZYGOTE = Zygote(preload=[__name__])  # the referee and the rules' registry, imported once
         zygote = _ZYGOTE
-    return zygote.fork(f"{__name__}:{ROLES[role].__name__}")
+    return zygote.fork(f"{ROLES[role].__module__}:{ROLES[role].__name__}")
 
 
 def zygote_pid() -> int | None:
@@ -890,7 +891,8 @@ class WorkerPool:
         )
 
 
-# What a forked worker does (zygote.py): a local game worker, or the remote worker.
-ROLES: dict[str, Callable[[Connection], None]] = {"game": _serve, "remote": _serve_remote}
+# What a forked worker does (zygote.py): a local game worker, the remote worker, or a
+# player's check before the first game (`check: true`, preflight.py).
+ROLES: dict[str, Callable[[Connection], None]] = {"game": _serve, "remote": _serve_remote, "check": serve_check}
 
 __all__ = ["HANG_MARGIN_S", "RemoteWorker", "WorkerPool", "WorkerTask", "game_deadline_s", "remote_worker_for_run"]
