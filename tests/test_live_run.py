@@ -28,7 +28,7 @@ ARBITER = ("import os, runpy, sys\n"
            "runpy.run_module('arbiter', run_name='__main__', alter_sys=True)\n")
 
 
-@pytest.mark.parametrize("failure", ["raise", "segfault"])
+@pytest.mark.parametrize("failure", ["raise", "hang", "segfault"])
 def test_a_watched_run_shows_its_games_without_running_their_rules_in_the_arbiter(tmp_path: Path, failure: str) -> None:
     players = "\n".join(f"  - {{name: {name}, command: python {SLOW_BOT} --seed {seed}, env: {{SLOW_MS: '100'}}}}"
                         for name, seed in (("ann", 1), ("bob", 2)))
