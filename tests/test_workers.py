@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from arbiter.games import find_game
 from arbiter.records import Termination
 from arbiter.tournament import workers
 from arbiter.tournament.config import load_config
@@ -171,6 +172,22 @@ def test_the_moves_of_a_watched_game_come_from_its_worker_turn_by_turn(tmp_path:
         assert turns[-1].over and list(turns[-1].scores) == record.scores
         assert all(not news.over for news in turns[:-1])
     assert sorted(watch.left) == sorted(r.id for r in records)
+
+
+def test_news_whose_rules_fail_end_the_news_and_never_the_game() -> None:
+    game = find_game("limit-nim", piles="3/2,3/2")
+    told: list[tuple[object, ...]] = []
+    state = game.new_state()
+    state.play("1 1")  # the opening, as the referee's state holds it
+    report = workers.TurnReporter(lambda *news: told.append(news), game, ["1 1"])
+    state.play("2 2")
+    report(state)
+    assert told == [(((0, "1 1"),), (0, 0), 1, True), (((1, "2 2"),), (0, 0), 0)]
+    state.history.append((5, 1))  # a move its copy refuses, as rules that raise there would
+    report(state)  # nothing raised: the game goes on without its news
+    state.play("1 2")
+    report(state)
+    assert len(told) == 2
 
 
 def test_workers_play_for_an_arbiter_whose_main_module_is_its_standard_input(tmp_path: Path) -> None:
