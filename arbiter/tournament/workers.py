@@ -254,9 +254,10 @@ class TurnReporter:
     the forced opening's news as it is made.
 
     A move's seat is who was to move before it, which the referee's state no longer says
-    after the turn: a copy of the game, fed the same moves, says it. Whatever the rules
-    raise here ends the reporting (the page loses that game's board until its record
-    lands), never the game."""
+    after the turn: a copy of the game, fed the same moves, says it (the rules' work the
+    arbiter's process did for the page before). Whatever the rules raise here ends the
+    reporting (the page's card of that game stops until its record lands), never the game;
+    rules that crash or hang here do so in the worker, as the referee's own calls would."""
 
     __slots__ = ("tell", "game", "replay", "seen")
 
