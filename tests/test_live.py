@@ -388,6 +388,28 @@ def test_a_page_watching_a_run_that_prepares_its_folder_never_names_a_board_it_w
     assert page.data["live"]["running"] and page.unknown_boards() == []
 
 
+def test_a_running_games_new_move_texts_reach_a_page_that_already_has_its_board(tmp_path):
+    # A board's table of move texts grows as moves are seen (limit-nim's is not filled ahead):
+    # the page must get the texts of a running game's new moves even when no record lands.
+    feed = RunFeed()
+    state = LiveState(tmp_path, feed=feed, logs=False)
+    page = PageModel(lambda name: state.chunks.text(name))
+    scheduled = ScheduledGame(id="g00001", round=1, seats=("alpha", "beta"), opening=())
+    on_turn = feed.game_started(scheduled, find_game("limit-nim"), [TimeControl()] * 2)
+    on_turn(TurnNews((), (0, 0), 0, forced=True))
+    on_turn(TurnNews(((0, "1 3"),), (0, 0), 1))
+    state.take_notes()
+    sent = lambda message: json.loads(json.dumps(message))  # noqa: E731 - as the stream carries it
+    page.accept("snapshot", sent(state.snapshot()))
+    for now, (seat, text) in enumerate([(1, "2 5"), (0, "3 9")], 1):
+        on_turn(TurnNews(((seat, text),), (0, 0), 1 - seat))
+        state.take_notes()
+        page.accept("update", sent(state.update(10.0 * now, last_results=10.0 * now, last_running=0.0)))
+    entry = page.data["live"]["running"][0]["entry"]
+    board = page.data["boards"][entry[2]]
+    assert [board["move_texts"][int(i)] for i in entry[12].split(",")] == ["1 3", "2 5", "3 9"]
+
+
 def test_a_folder_started_again_sends_every_page_a_new_snapshot(serve, folder, tmp_path):
     ResultsFolder(folder).write_description(TournamentDescription(name="ladder", planned=6))
     _, port = serve(feed=RunFeed())

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -50,23 +51,18 @@ def test_a_watched_run_shows_its_games_without_running_their_rules_in_the_arbite
         url = re.search(r"live page: http://127\.0\.0\.1:(\d+)/", "".join(lines))
         assert url, "".join(lines)
         # "Now playing" shows a game's moves as its worker told them, turn by turn.
-        port = int(url.group(1))
-        stream = Stream(port)
+        stream = Stream(int(url.group(1)))
+        boards: list[dict[str, Any]] = []  # as the page keeps them: each message with boards replaces them
+
+        def moves_shown(message: dict[str, Any]) -> bool:
+            boards[:] = message.get("boards", boards)
+            return any(len(r["entry"][11]) >= 2 for r in message["live"].get("running", []))
         try:
-            # In the first game: the second is still to come when the page is opened again below.
-            shown = stream.until(lambda m: m["live"]["progress"]["done"] == 0 and any(
-                len(r["entry"][11]) >= 2 for r in m["live"].get("running", [])), limit_s=60)
+            shown = stream.until(moves_shown, limit_s=60)
         finally:
             stream.close()
         running = next(r for r in shown["live"]["running"] if len(r["entry"][11]) >= 2)
-        entry = running["entry"]
-        # The board's table of move texts as a page opened now gets it (updates add no texts to it).
-        stream = Stream(port)
-        try:
-            _, snapshot = stream.next()
-        finally:
-            stream.close()
-        board = snapshot["boards"][entry[2]]
+        entry, board = running["entry"], boards[running["entry"][2]]
         seen = [(int(seat), board["move_texts"][int(i)]) for seat, i in zip(entry[11], entry[12].split(","))]
         assert running["to_move"] in (0, 1, None)
         assert run.wait(timeout=120) == 0, "".join(lines)

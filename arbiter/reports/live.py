@@ -180,7 +180,7 @@ class LiveState:
         self.tables: dict[str, Any] = {}
         self.sprt: dict[str, Any] | None = None
         self.rate_base: tuple[float, int] | None = None  # (when, records then): for the ETA
-        self.boards_sent = -1
+        self.boards_sent: tuple[int, ...] | None = None  # each board's count of move texts, as last sent
         self.players_sent = -1
         self.results_dirty = True
         self.running_dirty = True
@@ -419,8 +419,11 @@ class LiveState:
 
     def nothing_sent(self) -> None:
         """Nobody is watching: nothing is news (whoever connects starts from a snapshot)."""
-        self.boards_sent, self.players_sent = len(self.page.boards), len(self.page.players)
+        self.boards_sent, self.players_sent = self._board_sizes(), len(self.page.players)
         self.results_dirty = self.running_dirty = False
+
+    def _board_sizes(self) -> tuple[int, ...]:
+        return tuple(len(board.move_texts) for board in self.page.boards)
 
     def update(self, now: float, last_results: float, last_running: float) -> dict[str, Any] | None:
         """What changed since the last update or snapshot, if it is time to send it."""
@@ -437,10 +440,12 @@ class LiveState:
         running = self._running_json() if send_running else None
         if send_running:
             self.running_dirty = False
-        # Boards and players are sent whole when one was added (by a record or a running game).
-        if len(self.page.boards) != self.boards_sent or send_results:
+        # Boards and players are sent whole when one was added (by a record or a running game),
+        # boards also when a move new to a board's table was seen (a running game's move indexes it).
+        sizes = self._board_sizes()
+        if sizes != self.boards_sent or send_results:
             message["boards"] = [board.to_json() for board in self.page.boards]
-            self.boards_sent = len(self.page.boards)
+            self.boards_sent = sizes
         if len(self.page.players) != self.players_sent:
             message["players"] = self.page.players
             self.players_sent = len(self.page.players)
