@@ -1,43 +1,62 @@
 #!/usr/bin/env python3
-"""What a watched game's turn costs its referee now that games are played in worker
-processes: the worker's `on_turn` (`workers._Forward`: the new moves pickled and written to
-the parent's pipe) beside the in-process note it replaced (`reports/live.py`'s `_TurnNotes`:
-one slice and one deque append), in the same run.
+"""What a watched game's turn costs its worker: the news the live page is sent
+(`workers.TurnReporter`: each new move's seat, from a copy of the game fed the same moves, and
+its text, the scores and who is to move, pickled and written to the parent's pipe) beside the
+forward it replaced (the new moves alone, sliced from the referee's state and sent the same
+way, whose seats and texts the arbiter's process then worked out with the rules), in the same
+run, on the same real games: the callback's own work (its messages sent nowhere), and with
+its messages sent over a pipe.
 
     python benchmarks/bench_forward.py [--turns 20000]
 
-The pipe's other end is drained by a thread of this process, as the pool's thread drains it.
+Each turn is one move, applied to the referee's state outside the timing; only the callback
+is timed. The pipe's other end is drained by a thread of this process, as the pool's thread
+drains it.
 """
 from __future__ import annotations
 
 import argparse
 import multiprocessing
+import statistics
 import sys
 import threading
 import time
-from collections import deque
 from pathlib import Path
+from typing import Any, Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arbiter.tournament.workers import _Forward  # noqa: E402
+from arbiter.games import Game, find_game  # noqa: E402
+from arbiter.tournament.workers import TURN, TurnReporter  # noqa: E402
 
 
-class _State:
-    """What an `on_turn` reads of the referee's state: its moves so far."""
+class MovesOnly:
+    """The forward before the news: the moves since the last turn, sent as they are."""
 
-    def __init__(self) -> None:
-        self.history: list[int] = []
+    __slots__ = ("send", "seen")
+
+    def __init__(self, send: Callable[[tuple[Any, ...]], None]) -> None:
+        self.send = send
+        self.seen = 0
+
+    def __call__(self, state: Any) -> None:
+        moves = state.history[self.seen:]
+        self.seen += len(moves)
+        self.send((TURN, moves))
 
 
-def per_turn_us(turns: int, note: object) -> float:
-    """Microseconds a turn for `note` called after each of `turns` one-move turns."""
-    state = _State()
-    started = time.perf_counter()
-    for move in range(turns):
-        state.history.append(move)
-        note(state)  # type: ignore[operator]
-    return (time.perf_counter() - started) / turns * 1e6
+def per_turn_us(game: Game[Any], turns: int, note: Callable[[Any], None]) -> float:
+    """Microseconds a call of `note` after each of up to `turns` one-move turns of a game
+    played by taking the first legal move."""
+    state = game.new_state()
+    elapsed, calls = 0.0, 0
+    while calls < turns and not state.is_over():
+        state.apply(state.legal_moves()[0])  # the referee's work, not the note's
+        started = time.perf_counter()
+        note(state)
+        elapsed += time.perf_counter() - started
+        calls += 1
+    return elapsed / calls * 1e6
 
 
 def main() -> None:
@@ -56,25 +75,25 @@ def main() -> None:
     threading.Thread(target=drain, daemon=True).start()
     lock = threading.Lock()
 
-    def send(message: tuple[object, ...]) -> None:
+    def send(message: tuple[Any, ...]) -> None:
         with lock:
             there.send(message)
 
-    notes: deque[tuple[object, ...]] = deque()
-
-    class InProcess:  # _TurnNotes's work: a slice and an append
-        seen = 0
-
-        def __call__(self, state: _State) -> None:
-            moves = state.history[self.seen:]
-            self.seen += len(moves)
-            notes.append(("turn", "001-a-b", time.monotonic(), moves))
-
-    rounds = [(per_turn_us(args.turns, InProcess()), per_turn_us(args.turns, _Forward(send, 0))) for _ in range(3)]
+    games = {"limit-nim, 20 piles of 1000/1": find_game("limit-nim", piles=",".join(["1000/1"] * 20)),
+             "dots-and-boxes 20x20": find_game("dots-and-boxes", rows=20, cols=20)}
+    print(f"up to {args.turns} one-move turns a game, medians of 5 (microseconds a turn): the callback's own work "
+          "(sent nowhere), then sent over the pipe")
+    print(f"{'game':<32}{'moves only':>12}{'news':>8}{'ratio':>8}{'moves only, sent':>20}{'news, sent':>12}{'ratio':>8}")
+    for label, game in games.items():
+        row = []
+        for to in (lambda message: None, send):
+            rounds = [(per_turn_us(game, args.turns, MovesOnly(to)),
+                       per_turn_us(game, args.turns, TurnReporter(lambda *news, to=to: to((TURN, *news)), game, ())))
+                      for _ in range(5)]
+            before, after = (statistics.median(r[i] for r in rounds) for i in (0, 1))
+            row.append(f"{before:>{12 if not row else 20}.2f}{after:>{8 if not row else 12}.2f}{after / before:>7.2f}x")
+        print(f"{label:<32}{''.join(row)}")
     there.close()
-    local, forwarded = (sorted(r[i] for r in rounds)[1] for i in (0, 1))  # medians of 3
-    print(f"{args.turns} turns, medians of 3: in-process note {local:.2f} us a turn; "
-          f"forwarded from a worker {forwarded:.2f} us a turn")
 
 
 if __name__ == "__main__":

@@ -8,16 +8,18 @@
 - Kinds, interleaved in every repeat so a load spike hits each alike:
   - unwatched: `on_turn` only takes a timestamp (the baseline);
   - watched: the live server of `arbiter run --serve` running in this process (its own
-    thread, as in a run), the game's `on_turn` the runner's (`RunFeed`) plus the same
-    timestamp, and an SSE client reading the page's event stream all game long (every update
-    the server pushes: the running board, re-encoded and sent five times a second);
+    thread, as in a run), the game's `on_turn` the worker's (`workers.TurnReporter`, its news
+    handed straight to the runner's `RunFeed`, without the pipe between a worker and the
+    arbiter: bench_forward.py measures that) plus the same timestamp, and an SSE client
+    reading the page's event stream all game long (every update the server pushes: the
+    running board, re-encoded and sent five times a second);
   - with `--browser`: the same, with headless chromium showing the live page instead of the
     bare SSE client (it redraws the board at every update, on the same two CPUs).
 - Per move: the time between turns (from the `on_turn` timestamps) and the arbiter's own
   overhead = that minus the bot's recorded `wall_ms` (everything from a move's arrival to the
   next hand-over, where the callback runs). Medians of every move of every repeat; ratios
   are the median (and range) of each repeat's watched/unwatched ratio.
-- The callback alone: nanoseconds per call of `RunFeed`'s `on_turn` in a tight loop.
+- The callback alone: nanoseconds per call of `RunFeed`'s `on_turn` (handed a turn's news) in a tight loop.
 
 Run: python benchmarks/bench_live.py [--piles 20] [--repeats 5] [--browser]
 """
@@ -39,6 +41,7 @@ from arbiter.games import find_game  # noqa: E402
 from arbiter.referee import PlayerSpec, TimeControl, play_game  # noqa: E402
 from arbiter.reports.live import LiveServer, RunFeed  # noqa: E402
 from arbiter.tournament.schedule import ScheduledGame  # noqa: E402
+from arbiter.tournament.workers import TurnNews, TurnReporter  # noqa: E402
 
 # Takes one stone from the first pile that has any; follows the opponent's takes too.
 TAKER = r"""
@@ -137,9 +140,10 @@ def measure(piles: int, watcher: str, folder: Path, browser: Chromium | None) ->
             seen = lambda: reader.events  # noqa: E731
         notes = feed.game_started(ScheduledGame(id="bench", round=1, seats=("taker", "taker"), opening=()),
                                   nim(piles), [TimeControl(time_ms=3_600_000)] * 2)
+        report = TurnReporter(lambda *news: notes(TurnNews(*news)), nim(piles), ())
 
         def on_turn(state: Any) -> None:
-            notes(state)
+            report(state)
             stamp(time.perf_counter())
     try:
         records = one_game(piles, on_turn)
@@ -155,21 +159,19 @@ def measure(piles: int, watcher: str, folder: Path, browser: Chromium | None) ->
 
 
 def callback_ns(calls: int) -> tuple[float, float]:
-    """Nanoseconds per call of the runner's on_turn (one new move per call), and of a no-op
-    callback timed the same way (the timer's own share)."""
+    """Nanoseconds per call of the runner's on_turn (a turn's news of one move), and of a
+    no-op callback timed the same way (the timer's own share)."""
     feed = RunFeed()
     game = find_game("limit-nim", piles="1000/1")
     notes = feed.game_started(ScheduledGame(id="bench", round=1, seats=("a", "b"), opening=()), game,
                               [TimeControl()] * 2)
-    move = game.parse_move("1 1")
+    news = TurnNews(((0, "1 1"),), (0, 0), 1)
     results = []
-    for callback in (notes, lambda state: None):
-        state = game.new_state()  # the callback reads only `history`: one more move before each call
+    for callback in (notes, lambda news: None):
         elapsed = 0.0
         for call in range(calls):
-            state.history.append(move)
             started = time.perf_counter()
-            callback(state)
+            callback(news)
             elapsed += time.perf_counter() - started
             if call % 1000 == 999:  # the server thread takes the notes ten times a second
                 feed.notes.clear()

@@ -21,7 +21,7 @@ from arbiter.tournament.config import SprtSettings
 from arbiter.tournament.schedule import ScheduledGame
 from arbiter.tournament.store import ResultsFolder, TournamentDescription
 from arbiter.tournament.sprt import SprtTest
-from arbiter.tournament.store import ResultsFolder
+from arbiter.tournament.workers import TurnNews, TurnReporter
 from report_samples import SCORING, SPRT_HYPOTHESES, write_sample_sprt, write_sample_tournament
 
 
@@ -190,6 +190,12 @@ def test_records_that_land_are_pushed_with_the_recomputed_standings(serve, folde
     stream.close()
 
 
+def worker_side(on_turn: Callable[[TurnNews], None], game: Any, opening: tuple[str, ...]) -> TurnReporter:
+    """What a watched game's worker does: the referee's state after each turn, told as news
+    (the pipe between them is tests/test_workers.py's)."""
+    return TurnReporter(lambda *news: on_turn(TurnNews(*news)), game, opening)
+
+
 def test_moves_noted_by_the_runner_become_a_running_board_with_clocks(serve, folder):
     feed = RunFeed()
     _, port = serve(feed=feed)
@@ -200,12 +206,13 @@ def test_moves_noted_by_the_runner_become_a_running_board_with_clocks(serve, fol
     on_turn = feed.game_started(scheduled, game, [TimeControl(time_ms=5000), TimeControl(time_ms=7000)])
     state = game.new_state()
     state.play("1 2")  # the referee's state holds the opening
+    report = worker_side(on_turn, game, scheduled.opening)
     played = []
     for _ in range(3):
         move = state.legal_moves()[0]
         played.append(game.format_move(move))
         state.apply(move)
-        on_turn(state)
+        report(state)
     running = stream.until(lambda m: m["live"].get("running") and len(m["live"]["running"][0]["entry"][11]) == 4)
     entry = running["live"]["running"][0]
     assert entry["entry"][0] == "g00099" and entry["entry"][1] == 3 and entry["entry"][10] == 1  # one forced move
@@ -275,13 +282,55 @@ def test_a_page_opened_during_a_game_has_the_board_of_the_game(serve):
     game = find_game("dots-and-boxes", rows=3, cols=3)  # a board no recorded game has
     on_turn = feed.game_started(ScheduledGame(id="x1", round=1, seats=("alpha", "beta"), opening=()), game,
                                 [TimeControl()] * 2)
+    report = worker_side(on_turn, game, ())
     state = game.new_state()
     state.apply(state.legal_moves()[0])
-    on_turn(state)
+    report(state)
     page = json.loads(re.search(r'<script id="report-data" type="application/json">(.*?)</script>',
                                 get(port, "/")[1]).group(1))
     entry = page["live"]["running"][0]["entry"]
     assert page["boards"][entry[2]]["game"] == "dots-and-boxes"
+
+
+class NoRules:
+    """A game as the live page may see it: its name and parameters. Anything else is a call of
+    its rules, which the page never makes for a running game (its worker's news say it all)."""
+
+    name = "dots-and-triangles"
+
+    def json_params(self) -> dict[str, Any]:
+        return {"rows": 4}
+
+    def __getattr__(self, name: str) -> Any:
+        raise AssertionError(f"the live page called the game's rules ({name})")
+
+
+def test_a_running_game_is_drawn_from_its_workers_news_alone(tmp_path):
+    feed = RunFeed()
+    state = LiveState(tmp_path, feed=feed, logs=False)
+    scheduled = ScheduledGame(id="g00007", round=2, seats=("alpha", "beta"), opening=("1 2",))
+    on_turn = feed.game_started(scheduled, NoRules(), [TimeControl(time_ms=5000), TimeControl(time_ms=7000)])  # type: ignore[arg-type]
+    started = feed.notes[-1][2]
+    chance = -1
+    # The notes as the worker's news land, at chosen times: the clocks are estimates from them.
+    for after_s, news in [(0.1, TurnNews(((0, "1 2"),), (0, 0), 1, forced=True)),  # the opening, as the game starts
+                          (2.0, TurnNews(((1, "2 3"), (chance, "6")), (0, 0), 0)),  # a draw ends beta's turn
+                          (2.5, TurnNews(((0, "1 3"), (0, "2 4")), (1, 0), 1)),  # a triangle: alpha moves again
+                          (3.5, TurnNews(((1, "3 5"),), (1, 0), 0))]:
+        feed.notes.append(("turn", scheduled.id, started + after_s, news))
+    state.take_notes()
+    snapshot = state.snapshot()
+    running = snapshot["live"]["running"][0]
+    entry, board = running["entry"], snapshot["boards"][running["entry"][2]]
+    assert entry[0] == "g00007" and entry[1] == 2 and entry[10] == 1  # one forced move
+    assert entry[11] == "01*001" and entry[4] == [1, 0]
+    assert [board["move_texts"][int(i)] for i in entry[12].split(",")] == ["1 2", "2 3", "6", "1 3", "2 4", "3 5"]
+    # Each turn's time is its mover's (the first turn's from the start): never chance's, never the opening's.
+    assert entry[13] == "0,2000,0,500,0,1000" and running["used_ms"] == [500, 3000]
+    assert running["limits_ms"] == [5000, 7000] and running["to_move"] == 0 and not running["ended"]
+    feed.notes.append(("turn", scheduled.id, started + 4.0, TurnNews(((0, "4 5"),), (2, 0), None)))  # over
+    state.take_notes()
+    assert state.snapshot()["live"]["running"][0]["to_move"] is None
 
 
 class PageModel:
@@ -324,9 +373,10 @@ def test_a_page_watching_a_run_that_prepares_its_folder_never_names_a_board_it_w
     game = find_game("dots-and-triangles", rows=4)
     on_turn = feed.game_started(ScheduledGame(id="g00001", round=1, seats=("alpha", "beta"), opening=()),
                                 game, [TimeControl()] * 2)
+    report = worker_side(on_turn, game, ())
     game_state = game.new_state()
     game_state.apply(game_state.legal_moves()[0])
-    on_turn(game_state)
+    report(game_state)
     state.take_notes()
     page.accept("update", state.update(10.0, last_results=0.0, last_running=0.0))
     assert page.data["live"]["running"] and page.unknown_boards() == []
@@ -336,6 +386,28 @@ def test_a_page_watching_a_run_that_prepares_its_folder_never_names_a_board_it_w
     state.scan()
     page.accept("update", state.update(10.0 + RUNNING_MIN_S / 2, last_results=0.0, last_running=10.0))
     assert page.data["live"]["running"] and page.unknown_boards() == []
+
+
+def test_a_running_games_new_move_texts_reach_a_page_that_already_has_its_board(tmp_path):
+    # A board's table of move texts grows as moves are seen (limit-nim's is not filled ahead):
+    # the page must get the texts of a running game's new moves even when no record lands.
+    feed = RunFeed()
+    state = LiveState(tmp_path, feed=feed, logs=False)
+    page = PageModel(lambda name: state.chunks.text(name))
+    scheduled = ScheduledGame(id="g00001", round=1, seats=("alpha", "beta"), opening=())
+    on_turn = feed.game_started(scheduled, find_game("limit-nim"), [TimeControl()] * 2)
+    on_turn(TurnNews((), (0, 0), 0, forced=True))
+    on_turn(TurnNews(((0, "1 3"),), (0, 0), 1))
+    state.take_notes()
+    sent = lambda message: json.loads(json.dumps(message))  # noqa: E731 - as the stream carries it
+    page.accept("snapshot", sent(state.snapshot()))
+    for now, (seat, text) in enumerate([(1, "2 5"), (0, "3 9")], 1):
+        on_turn(TurnNews(((seat, text),), (0, 0), 1 - seat))
+        state.take_notes()
+        page.accept("update", sent(state.update(10.0 * now, last_results=10.0 * now, last_running=0.0)))
+    entry = page.data["live"]["running"][0]["entry"]
+    board = page.data["boards"][entry[2]]
+    assert [board["move_texts"][int(i)] for i in entry[12].split(",")] == ["1 3", "2 5", "3 9"]
 
 
 def test_a_folder_started_again_sends_every_page_a_new_snapshot(serve, folder, tmp_path):

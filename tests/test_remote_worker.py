@@ -102,9 +102,10 @@ class SeatWatch(Watch):
     def game_started(self, scheduled, game, clocks):  # type: ignore[no-untyped-def]
         on_turn = super().game_started(scheduled, game, clocks)
 
-        def noted(state) -> None:  # type: ignore[no-untyped-def]
-            self.held.append(listener_held_here(self.port))
-            on_turn(state)
+        def noted(news) -> None:  # type: ignore[no-untyped-def]
+            if not news.forced:  # a turn (the opening's news comes before the seat is open)
+                self.held.append(listener_held_here(self.port))
+            on_turn(news)
         return noted
 
 
@@ -206,9 +207,8 @@ def test_a_watched_remote_games_moves_come_from_the_remote_worker_of_a_run_witho
     records = run_tournament(load_config(config), Progress(io.StringIO(), tty=False), watch=watch).records
     assert [r.termination.value for r in records] == ["normal", "normal"], [r.detail for r in records]
     assert watch.held and not any(watch.held)  # the seat's socket was the remote worker's, never this process's
-    game = load_config(config).make_game()
-    for record in records:
-        assert [game.format_move(move) for move in watch.moves[record.id]] == [m.move for m in record.moves]
+    for record in records:  # each move's seat and text, as the remote worker told them
+        assert [move for news in watch.news[record.id] for move in news.moves] == [(m.seat, m.move) for m in record.moves]
     assert sorted(watch.left) == sorted(r.id for r in records)
     assert live_workers() == []  # the pool's remote worker ended with it
     assert live_marked(marker) == []

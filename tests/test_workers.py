@@ -18,12 +18,14 @@ from pathlib import Path
 
 import pytest
 
+from arbiter.games import find_game
 from arbiter.records import Termination
 from arbiter.tournament import workers
 from arbiter.tournament.config import load_config
 from arbiter.tournament.pool import GameSetup
 from arbiter.tournament.progress import Progress
 from arbiter.tournament.runner import run_tournament
+from arbiter.tournament.workers import TurnNews
 from arbiter.referee import PlayerSpec, TimeControl
 from referee_support import MARK, live_marked, new_marker
 
@@ -139,19 +141,14 @@ def test_ctrl_c_stops_a_run_whose_game_hangs_holding_pythons_lock_while_the_live
 
 
 class Watch:
-    """A GameWatch that keeps every move its games' workers forwarded, by game id."""
+    """A GameWatch that keeps what its games' workers told of each game, by game id."""
 
     def __init__(self) -> None:
-        self.moves: dict[str, list[object]] = {}
+        self.news: dict[str, list[TurnNews]] = {}
         self.left: list[str] = []
 
     def game_started(self, scheduled, game, clocks):  # type: ignore[no-untyped-def]
-        seen = self.moves.setdefault(scheduled.id, [])
-        start = len(scheduled.opening)
-
-        def on_turn(state) -> None:  # type: ignore[no-untyped-def]
-            seen.extend(state.history[start + len(seen):])
-        return on_turn
+        return self.news.setdefault(scheduled.id, []).append
 
     def game_left(self, game_id: str) -> None:
         self.left.append(game_id)
@@ -161,13 +158,36 @@ def test_the_moves_of_a_watched_game_come_from_its_worker_turn_by_turn(tmp_path:
     config_path = tmp_path / "watched.yaml"
     config_path.write_text(
         f"name: watched\nresults: {tmp_path / 'results'}\ngame: limit-nim\ngames_per_pairing: 2\nconcurrency: 2\n"
+        "openings: {random_moves: 1, seed: 3}\n"
         f"sandbox: off\nplayers:\n  - {{name: a, command: python {RANDOM}}}\n  - {{name: b, command: python {RANDOM}}}\n")
     watch = Watch()
     records = run_tournament(load_config(config_path), Progress(io.StringIO(), tty=False), watch=watch).records
-    game = load_config(config_path).make_game()
     for record in records:
-        assert [game.format_move(move) for move in watch.moves[record.id]] == [m.move for m in record.moves]
+        # The opening as the game starts, then each turn: every move's seat and text as recorded,
+        # the scores and who is to move, until the last news says the game is over.
+        opening, *turns = watch.news[record.id]
+        assert opening.forced and not any(news.forced for news in turns)
+        told = [move for news in (opening, *turns) for move in news.moves]
+        assert told == [(m.seat, m.move) for m in record.moves] and len(opening.moves) == 1
+        assert turns[-1].over and list(turns[-1].scores) == record.scores
+        assert all(not news.over for news in turns[:-1])
     assert sorted(watch.left) == sorted(r.id for r in records)
+
+
+def test_news_whose_rules_fail_end_the_news_and_never_the_game() -> None:
+    game = find_game("limit-nim", piles="3/2,3/2")
+    told: list[tuple[object, ...]] = []
+    state = game.new_state()
+    state.play("1 1")  # the opening, as the referee's state holds it
+    report = workers.TurnReporter(lambda *news: told.append(news), game, ["1 1"])
+    state.play("2 2")
+    report(state)
+    assert told == [(((0, "1 1"),), (0, 0), 1, True), (((1, "2 2"),), (0, 0), 0)]
+    state.history.append((5, 1))  # a move its copy refuses, as rules that raise there would
+    report(state)  # nothing raised: the game goes on without its news
+    state.play("1 2")
+    report(state)
+    assert len(told) == 2
 
 
 def test_workers_play_for_an_arbiter_whose_main_module_is_its_standard_input(tmp_path: Path) -> None:

@@ -5,10 +5,12 @@
 as server-sent events. Records come from the folder's `games.jsonl`, read as it grows by the
 store's `RecordTail`, so `arbiter serve` watches a run started elsewhere exactly as `arbiter run
 --serve` watches its own. The running games come only from the run itself: `RunFeed` is the
-runner's `GameWatch`, and its `on_turn` callback, which runs on the referee's hot path, does
-nothing but append the new moves and a timestamp to a deque; the server thread replays them
-into boards and clocks. docs/live.md explains the page; docs/performance.md measures the
-callback's cost.
+runner's `GameWatch`, told by each game's worker what the page needs (`workers.TurnNews`: the
+moves with their seats and texts, the scores, who is to move), and its `on_turn` callback does
+nothing but append that and a timestamp to a deque; the server thread turns them into boards
+and clocks. The page keeps plain data of a running game and never runs a game's rules for it:
+whatever they do, they do in the worker. docs/live.md explains the page; docs/performance.md
+measures the callback's cost.
 """
 from __future__ import annotations
 
@@ -26,12 +28,12 @@ import weakref
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from aiohttp import web
 
 from ..errors import UsageError, show_path
-from ..games import Game, State
+from ..games import Game
 from ..records import GameRecord, MoveRecord, PlayerRef, Termination
 from ..referee import TimeControl
 from ..tournament.config import SprtSettings
@@ -44,6 +46,9 @@ from .entrant_keys import key_holder
 from .export import cut_log
 from .results import described_store, results_folder, results_meta
 from .standings import standings_from_tally, summary_json
+
+if TYPE_CHECKING:  # the workers' machinery is the run's, not the page's: only the news's type
+    from ..tournament.workers import TurnNews
 
 LOOPBACK = "127.0.0.1"
 PUMP_S = 0.1  # how often the server thread takes in the runner's notes
@@ -84,21 +89,18 @@ def is_loopback(host: str) -> bool:
 # ---- the runner's side: notes taken on the referee's hot path ------------------------------
 
 class _TurnNotes:
-    """The `on_turn` callback of one game: the moves made since the last call, and when."""
+    """The `on_turn` callback of one game: what its worker said of a turn, and when."""
 
-    __slots__ = ("game_id", "seen", "append")
+    __slots__ = ("game_id", "append")
 
     def __init__(self, game_id: str, append: Callable[[tuple[Any, ...]], None]) -> None:
         self.game_id = game_id
-        self.seen = 0
         self.append = append
 
-    def __call__(self, state: State[Any]) -> None:
-        # The referee waits for this: one slice and one deque append (atomic under the GIL),
-        # nothing formatted, nothing sent. The server thread does the rest.
-        moves = state.history[self.seen:]
-        self.seen += len(moves)
-        self.append(("turn", self.game_id, time.monotonic(), moves))
+    def __call__(self, news: TurnNews) -> None:
+        # A pool thread waits for this: one deque append (atomic under the GIL), nothing
+        # formatted. The server thread does the rest.
+        self.append(("turn", self.game_id, time.monotonic(), news))
 
 
 class RunFeed:
@@ -108,12 +110,11 @@ class RunFeed:
         self.notes: deque[tuple[Any, ...]] = deque()
 
     def game_started(self, scheduled: ScheduledGame, game: Game[Any],
-                     clocks: list[TimeControl]) -> Callable[[State[Any]], None]:
-        """Note a game about to start; its `on_turn` callback."""
-        self.notes.append(("start", scheduled.id, time.monotonic(), scheduled, game, clocks))
-        notes = _TurnNotes(scheduled.id, self.notes.append)
-        notes.seen = len(scheduled.opening)  # the referee's state holds the opening before the first turn
-        return notes
+                     clocks: list[TimeControl]) -> Callable[[TurnNews], None]:
+        """Note a game about to start (its game's name and parameters, no rules); its `on_turn` callback."""
+        self.notes.append(("start", scheduled.id, time.monotonic(), scheduled, game.name, game.json_params(),
+                           [c.time_ms for c in clocks]))
+        return _TurnNotes(scheduled.id, self.notes.append)
 
     def game_left(self, game_id: str) -> None:
         """Note that a game ended (recorded, faulted or cancelled)."""
@@ -124,15 +125,17 @@ class RunFeed:
 
 @dataclass
 class _Running:
-    """A game being played, replayed from the runner's notes."""
+    """A game being played, as its worker told it: plain data, no rules."""
 
     scheduled: ScheduledGame
-    game: Game[Any]
-    state: State[Any]
+    game: str  # the game's name
+    params: dict[str, Any]  # its parameters, as a record holds them
     limits_ms: list[int]
     started: float  # monotonic
     started_at: str
     moves: list[MoveRecord] = field(default_factory=list)
+    scores: list[int] = field(default_factory=list)
+    to_move: int | None = None  # None once over (and until the worker's first word, a moment after the start)
     used_ms: list[float] = field(default_factory=list)
     last_turn: float = 0.0
     left: float | None = None
@@ -177,7 +180,7 @@ class LiveState:
         self.tables: dict[str, Any] = {}
         self.sprt: dict[str, Any] | None = None
         self.rate_base: tuple[float, int] | None = None  # (when, records then): for the ETA
-        self.boards_sent = -1
+        self.boards_sent: tuple[int, ...] | None = None  # each board's count of move texts, as last sent
         self.players_sent = -1
         self.results_dirty = True
         self.running_dirty = True
@@ -256,8 +259,7 @@ class LiveState:
             note = notes.popleft()
             kind, game_id, when = note[:3]
             if kind == "start":
-                scheduled, game, clocks = note[3:]
-                self._start(game_id, when, scheduled, game, clocks)
+                self._start(game_id, when, *note[3:])
             elif kind == "turn" and game_id in self.running:
                 self._turn(self.running[game_id], when, note[3])
             elif kind == "left" and game_id in self.running:
@@ -269,29 +271,30 @@ class LiveState:
             del self.running[game_id]
             self.running_dirty = True
 
-    def _start(self, game_id: str, when: float, scheduled: ScheduledGame, game: Game[Any],
-               clocks: list[TimeControl]) -> None:
-        state = game.new_state()
-        running = _Running(scheduled, game, state, [c.time_ms for c in clocks], when,
-                           time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), used_ms=[0.0] * len(clocks),
-                           last_turn=when)
-        for text in scheduled.opening:  # the forced opening: on the board before the first turn
-            seat = state.current_player
-            running.moves.append(MoveRecord(seat, game.format_move(state.play(text)), 0.0, 0.0, forced=True))
-        self.running[game_id] = running
+    def _start(self, game_id: str, when: float, scheduled: ScheduledGame, game: str, params: dict[str, Any],
+               limits_ms: list[int]) -> None:
+        seats = len(scheduled.seats)
+        self.running[game_id] = _Running(scheduled, game, params, limits_ms, when,
+                                         time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), scores=[0] * seats,
+                                         used_ms=[0.0] * seats, last_turn=when)
 
-    def _turn(self, running: _Running, when: float, moves: list[Any]) -> None:
-        state, game = running.state, running.game
+    def _turn(self, running: _Running, when: float, news: TurnNews) -> None:
+        running.scores, running.to_move = list(news.scores), news.to_move
+        if news.forced:  # the opening, on the board before the first turn: no one's time
+            running.moves += [MoveRecord(seat, text, 0.0, 0.0, forced=True) for seat, text in news.moves]
+            return
         # The turn's time (from the last note; the first turn's includes starting the bots) is
-        # the mover's: an estimate of its clock, exact per move only in the record.
+        # its mover's, the seat of its first move that is not chance's: an estimate of its
+        # clock, exact per move only in the record.
         spent_ms = (when - running.last_turn) * 1000
         running.last_turn = when
-        for number, move in enumerate(moves):
-            seat = state.current_player
-            if number == 0:
+        charged = False
+        for seat, text in news.moves:
+            mover = not charged and seat >= 0
+            if mover:
                 running.used_ms[seat] += spent_ms
-            running.moves.append(MoveRecord(seat, game.format_move(move), spent_ms if number == 0 else 0.0, 0.0))
-            state.apply(move)
+                charged = True
+            running.moves.append(MoveRecord(seat, text, spent_ms if mover else 0.0, 0.0))
 
     # -- what the page is sent --
     def _recompute(self) -> None:
@@ -360,18 +363,18 @@ class LiveState:
         now = time.monotonic()
         games = []
         for game_id, r in sorted(self.running.items()):
-            game, names = r.game, r.scheduled.seats
+            names = r.scheduled.seats
             # The page draws a running game as a record so far: the viewer's own encoding and boards.
             so_far = GameRecord(
-                game=game.name, params=game.json_params(),
-                players=[PlayerRef(name, "") for name in names], moves=r.moves, scores=list(r.state.scores),
-                winner=None, termination=Termination.NORMAL, offender=None, detail="", started_at=r.started_at,
-                duration_s=now - r.started, logs=[None] * len(names), id=game_id, round=r.scheduled.round)
+                game=r.game, params=r.params, players=[PlayerRef(name, "") for name in names], moves=r.moves,
+                scores=list(r.scores), winner=None, termination=Termination.NORMAL, offender=None, detail="",
+                started_at=r.started_at, duration_s=now - r.started, logs=[None] * len(names), id=game_id,
+                round=r.scheduled.round)
             entry = self.page.encode_game(so_far, game_id)
             entry[GAME_FIELDS.index("termination")] = "running"
-            over = r.state.is_over() or r.left is not None
+            over = r.to_move is None or r.left is not None
             games.append({"entry": entry, "used_ms": [round(u) for u in r.used_ms], "limits_ms": r.limits_ms,
-                          "to_move": None if over else r.state.current_player,
+                          "to_move": None if over else r.to_move,
                           "since_ms": round((now - r.last_turn) * 1000), "ended": r.left is not None})
         return games
 
@@ -416,8 +419,11 @@ class LiveState:
 
     def nothing_sent(self) -> None:
         """Nobody is watching: nothing is news (whoever connects starts from a snapshot)."""
-        self.boards_sent, self.players_sent = len(self.page.boards), len(self.page.players)
+        self.boards_sent, self.players_sent = self._board_sizes(), len(self.page.players)
         self.results_dirty = self.running_dirty = False
+
+    def _board_sizes(self) -> tuple[int, ...]:
+        return tuple(len(board.move_texts) for board in self.page.boards)
 
     def update(self, now: float, last_results: float, last_running: float) -> dict[str, Any] | None:
         """What changed since the last update or snapshot, if it is time to send it."""
@@ -434,10 +440,12 @@ class LiveState:
         running = self._running_json() if send_running else None
         if send_running:
             self.running_dirty = False
-        # Boards and players are sent whole when one was added (by a record or a running game).
-        if len(self.page.boards) != self.boards_sent or send_results:
+        # Boards and players are sent whole when one was added (by a record or a running game),
+        # boards also when a move new to a board's table was seen (a running game's move indexes it).
+        sizes = self._board_sizes()
+        if sizes != self.boards_sent or send_results:
             message["boards"] = [board.to_json() for board in self.page.boards]
-            self.boards_sent = len(self.page.boards)
+            self.boards_sent = sizes
         if len(self.page.players) != self.players_sent:
             message["players"] = self.page.players
             self.players_sent = len(self.page.players)

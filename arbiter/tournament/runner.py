@@ -18,7 +18,7 @@ import yaml
 
 from ..chance import bot_seed
 from ..errors import UsageError
-from ..games import Game, State
+from ..games import Game
 from ..records import GameRecord, game_places
 from ..referee import GameAborted, TimeControl, play_game
 from ..transport.sandbox import support
@@ -34,7 +34,7 @@ from .schedule import ScheduledGame, each_fixed_game, final_games, planned_games
 from .stages import finalists
 from .tally import Tally
 from .store import GameStore, ResultsFolder, TournamentDescription, game_log_prefix, hold_results_folder
-from .workers import WorkerPool
+from .workers import TurnNews, TurnReporter, WorkerPool
 
 if TYPE_CHECKING:
     from .cluster import Cluster
@@ -187,14 +187,15 @@ class GameWatch(Protocol):
     """Sees each game of a run while it is played (the live page, arbiter/reports/live.py).
 
     `game_started` runs before the game is sent to its worker and returns an `on_turn`
-    callback, called with an object whose `history` holds the game's moves so far each time
-    the worker forwards a turn (it must only take note: one pool thread a game waits on it);
+    callback, called with a `TurnNews` (plain data, made by the worker's `TurnReporter`
+    where the game is played: the watch never needs the rules) once as the game starts
+    and after each turn; it must only take note (one pool thread a game waits on it).
     `game_left` runs once the game has ended, however it ended. Games on a cluster are not
     seen (their referee runs on a remote worker); their records are.
     """
 
     def game_started(self, scheduled: ScheduledGame, game: Game[Any],
-                     clocks: list[TimeControl]) -> Callable[[State[Any]], None]: ...
+                     clocks: list[TimeControl]) -> Callable[[TurnNews], None]: ...
 
     def game_left(self, game_id: str) -> None: ...
 
@@ -391,7 +392,8 @@ class TournamentRunner:
         on_turn = None
         if self.watch is not None:
             clocks = [player.clock(setup.time) for player in setup.players]
-            on_turn = self.watch.game_started(scheduled, self.game, clocks)
+            noted = self.watch.game_started(scheduled, self.game, clocks)
+            on_turn = TurnReporter(lambda *news: noted(TurnNews(*news)), self.game, setup.opening)
         try:
             return play_setup(self.game, setup, ResultsFolder(self.config.results_dir).logs, cancel=self.cancel,
                               on_turn=on_turn, play=self.play)

@@ -41,9 +41,9 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from multiprocessing.connection import Connection, wait as wait_for
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Sequence
 
-from ..games import Game, find_game, game_spec
+from ..games import Game, State, find_game, game_spec
 from ..kept_bots import KeptBots
 from ..records import GameRecord, PlayerRef, Termination
 from ..referee import CPU_CLOCK_WALL_FACTOR, QUIT_GRACE_S, TERM_GRACE_S, GameAborted, seat_log_name
@@ -201,7 +201,7 @@ def _play_task(task: WorkerTask, games: _Games, cancel: threading.Event, say: Ca
     except Exception as exc:
         return (RAISED, _picklable(exc))
     try:
-        on_turn = _Forward(say, len(task.setup.opening)) if task.watched else None
+        on_turn = TurnReporter(lambda *news: say((TURN, *news)), game, task.setup.opening) if task.watched else None
         return (DONE, play_setup(game, task.setup, Path(task.log_dir), cancel=cancel, on_turn=on_turn, kept=kept))
     except GameAborted:
         return (ABORTED,)
@@ -239,20 +239,70 @@ def _ignore_stop_signals() -> None:
         signal.signal(signum, _ignore)
 
 
-class _Forward:
-    """A watched game's `on_turn` in the worker: the moves since the last turn, sent to the
-    parent (one small message a turn), where the run's `GameWatch` notes them."""
+@dataclass(frozen=True)
+class TurnNews:
+    """What the live page is told of a watched game, computed where the game is played (so
+    that the arbiter's process never runs its rules): once as it starts (the forced opening,
+    `forced`, perhaps no move) and after each turn (the moves since)."""
 
-    __slots__ = ("send", "seen")
+    moves: tuple[tuple[int, str], ...]  # each new move's seat (CHANCE for a draw) and its text, as the game writes it
+    scores: tuple[int, ...]  # every seat's score after them
+    to_move: int | None  # the seat to move next; None once the game is over
+    forced: bool = False  # the moves are the forced opening, on the board before the first turn
 
-    def __init__(self, send: Callable[[tuple[Any, ...]], None], seen: int) -> None:
-        self.send = send
-        self.seen = seen  # the referee's state holds the opening before the first turn
+    @property
+    def over(self) -> bool:
+        """Whether the game is over."""
+        return self.to_move is None
 
-    def __call__(self, state: Any) -> None:
-        moves = state.history[self.seen:]
-        self.seen += len(moves)
-        self.send((TURN, moves))
+
+class TurnReporter:
+    """A watched game's `on_turn` where the game is played: after each turn, the new moves
+    with their seats and texts, the scores and who is to move, handed to `tell` as the
+    fields of a `TurnNews` (a worker sends them to the parent as one small message a turn);
+    the forced opening's news as it is made.
+
+    A move's seat is who was to move before it, which the referee's state no longer says
+    after the turn: a copy of the game, fed the same moves, says it (the rules' work the
+    arbiter's process did for the page before). Whatever the rules raise here ends the
+    reporting (the page's card of that game stops until its record lands), never the game;
+    rules that crash or hang here do so in the worker, as the referee's own calls would."""
+
+    __slots__ = ("tell", "game", "replay", "seen")
+
+    def __init__(self, tell: Callable[..., None], game: Game[Any], opening: Sequence[str]) -> None:
+        self.tell = tell
+        self.game = game
+        self.seen = len(opening)  # the referee's state holds the opening before the first turn
+        self.replay: State[Any] | None = None
+        try:
+            replay = game.new_state()
+            forced = []
+            for text in opening:
+                seat = replay.current_player
+                forced.append((seat, game.format_move(replay.play(text))))
+            news = (tuple(forced), tuple(replay.scores), None if replay.is_over() else replay.current_player, True)
+        except Exception:  # noqa: BLE001 - the rules' failure: the referee meets it again and says so
+            return
+        self.replay = replay
+        tell(*news)
+
+    def __call__(self, state: State[Any]) -> None:
+        replay, game = self.replay, self.game
+        if replay is None:
+            return
+        try:
+            moves = []
+            for move in state.history[self.seen:]:
+                seat = replay.current_player
+                replay.apply(move)
+                moves.append((seat, game.format_move(move)))
+            self.seen = len(state.history)
+            news = (tuple(moves), tuple(state.scores), None if state.is_over() else state.current_player)
+        except Exception:  # noqa: BLE001 - the game goes on; its moves are in its record
+            self.replay = None
+            return
+        self.tell(*news)
 
 
 # The arbiter's known failures of the machinery around a game (runner.MACHINERY_FAILURES):
@@ -566,7 +616,7 @@ class RemoteWorker:
         finally:
             process.forget(key)
 
-    def play(self, task: WorkerTask, setup: GameSetup, on_turn: Callable[[Any], None] | None,
+    def play(self, task: WorkerTask, setup: GameSetup, on_turn: Callable[[TurnNews], None] | None,
              stopped: threading.Event, say: Callable[[str], None]) -> GameRecord | str:
         """The worker's record of the game, or why it is void; GameAborted once `stopped` (set
         before `stop` is called), and the machinery's failures the worker passed on, as
@@ -611,11 +661,10 @@ class RemoteWorker:
             return self._process
 
     def _await(self, process: _RemoteProcess, key: int, inbox: queue.SimpleQueue[tuple[Any, ...]],
-               setup: GameSetup, on_turn: Callable[[Any], None] | None, say: Callable[[str], None]) -> GameRecord | str:
+               setup: GameSetup, on_turn: Callable[[TurnNews], None] | None, say: Callable[[str], None]) -> GameRecord | str:
         limit_s = game_deadline_s(setup)
         deadline = time.monotonic() + limit_s
         stop_deadline: float | None = None
-        history = _History(len(setup.opening))
         while True:
             until = deadline if stop_deadline is None else min(deadline, stop_deadline)
             try:
@@ -629,8 +678,7 @@ class RemoteWorker:
             kind = message[0]
             if kind == TURN:
                 if on_turn is not None:
-                    history.history.extend(message[2])
-                    on_turn(history)
+                    on_turn(TurnNews(*message[2:]))
             elif kind == NOTE:
                 say(message[2])
             elif kind == DONE:
@@ -667,15 +715,6 @@ def remote_worker_for_run() -> Iterator[RemoteWorker]:
     finally:
         _RUN_REMOTE = None
         worker.close()
-
-
-class _History:
-    """What a parent-side `on_turn` reads of the game's state: its moves so far."""
-
-    __slots__ = ("history",)
-
-    def __init__(self, opening: int) -> None:
-        self.history: list[Any] = [None] * opening
 
 
 class WorkerPool:
@@ -783,7 +822,8 @@ class WorkerPool:
             if self._watch is not None:
                 self._watch.game_left(scheduled.id)
 
-    def _play_in_worker(self, task: WorkerTask, setup: GameSetup, on_turn: Any) -> GameRecord | str:
+    def _play_in_worker(self, task: WorkerTask, setup: GameSetup,
+                        on_turn: Callable[[TurnNews], None] | None) -> GameRecord | str:
         """The game played by this thread's worker: its record, or why it is void."""
         worker = self._worker()
         try:
@@ -814,13 +854,12 @@ class WorkerPool:
                     self._remote = self._own_remote = RemoteWorker()
             return self._remote
 
-    def _await(self, worker: _Worker, setup: GameSetup, on_turn: Any) -> GameRecord | str:
+    def _await(self, worker: _Worker, setup: GameSetup, on_turn: Callable[[TurnNews], None] | None) -> GameRecord | str:
         """The worker's record of the game, or why it is void (the worker then ended);
         raises GameAborted when stopped, and the machinery's failures the worker passed on."""
         limit_s = game_deadline_s(setup)
         deadline = time.monotonic() + limit_s
         stop_deadline: float | None = None
-        history = _History(len(setup.opening))
         conn, sentinel = worker.conn, worker.process.sentinel
         while True:
             now = time.monotonic()
@@ -840,8 +879,7 @@ class WorkerPool:
                 kind = message[0]
                 if kind == TURN:
                     if on_turn is not None:
-                        history.history.extend(message[1])
-                        on_turn(history)
+                        on_turn(TurnNews(*message[1:]))
                 elif kind == NOTE:
                     self._say(message[1])
                 elif kind == DONE:
@@ -895,4 +933,5 @@ class WorkerPool:
 # player's check before the first game (`check: true`, preflight.py).
 ROLES: dict[str, Callable[[Connection], None]] = {"game": _serve, "remote": _serve_remote, "check": serve_check}
 
-__all__ = ["HANG_MARGIN_S", "RemoteWorker", "WorkerPool", "WorkerTask", "game_deadline_s", "remote_worker_for_run"]
+__all__ = ["HANG_MARGIN_S", "RemoteWorker", "TurnNews", "TurnReporter", "WorkerPool", "WorkerTask", "game_deadline_s",
+           "remote_worker_for_run"]
