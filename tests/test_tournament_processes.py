@@ -44,6 +44,16 @@ def processes_marked(marker: str) -> list[int]:
     return found
 
 
+def ignored_signals(pid: int) -> set[int]:
+    """The signals a live process ignores (its SigIgn mask); empty for one gone meanwhile."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return set()
+    mask = int(next(line.split()[1] for line in status.splitlines() if line.startswith("SigIgn:")), 16)
+    return {signum for signum in range(1, 65) if mask >> (signum - 1) & 1}
+
+
 def wait_for(predicate, timeout_s: float) -> bool:
     end = time.monotonic() + timeout_s
     while time.monotonic() < end:
@@ -122,6 +132,9 @@ def test_sigterm_and_sighup_stop_a_run_as_ctrl_c_does(tmp_path: Path, signum: in
                   preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_DFL))
     assert wait_for(lambda: recorded(tmp_path) >= 2, 60)
     assert wait_for(lambda: len(processes_marked(marker)) >= 2, 10)
+    # The bots are born with these signals at their default, whatever the arbiter's processes do with them.
+    for pid in processes_marked(marker):
+        assert ignored_signals(pid) & {signal.SIGINT, signal.SIGTERM, signal.SIGHUP} == set(), pid
     if whole_group:
         os.killpg(run.pid, signum)
     else:

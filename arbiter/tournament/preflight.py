@@ -33,7 +33,6 @@ from .workers import HANG_MARGIN_S, HANG_SHARE, STOP_GRACE_S, fork_worker
 from .zygote import WorkerProcess
 
 BUILDS_FOLDER = "builds"  # in the results folder: builds/NAME-DIGEST/ (docs/records.md)
-ENTRANTS_FILE = "entrants.json"
 
 # The protocol's duties, judged under the tournament's own clock: the timing scenarios
 # (small clock, move cap, start-up), other parameters and other seat counts are not what
@@ -233,10 +232,10 @@ def admit(config: TournamentConfig, note: Callable[[str], None]) -> TournamentCo
     if len(admitted.players) < max(2, admitted.seats):
         raise UsageError(f"the tournament was not started: {len(admitted.players)} players were admitted "
                          f"({', '.join(p.name for p in admitted.players) or 'none'}), and a game of "
-                         f"{config.game_name} needs {max(2, admitted.seats)} (see {folder.path / ENTRANTS_FILE})")
+                         f"{config.game_name} needs {max(2, admitted.seats)} (see {folder.entrants_file})")
     if admitted.final is not None and admitted.final.top > len(admitted.players):
         raise UsageError(f"the tournament was not started: its final takes the top {admitted.final.top}, and only "
-                         f"{len(admitted.players)} players were admitted (see {folder.path / ENTRANTS_FILE}); "
+                         f"{len(admitted.players)} players were admitted (see {folder.entrants_file}); "
                          "lower final: top")
     if config.candidate is not None and config.candidate in refused:
         raise UsageError(f"the tournament was not started: the gauntlet's candidate {config.candidate} was kept out "
@@ -259,7 +258,7 @@ def _write_entrants(folder: ResultsFolder, admitted: TournamentConfig, refused: 
     if not admitted.entrants and not built:
         return
     folder.path.mkdir(parents=True, exist_ok=True)
-    (folder.path / ENTRANTS_FILE).write_text(json.dumps({
+    folder.entrants_file.write_text(json.dumps({
         "admitted": [p.name for p in admitted.players],
         "kept_out": [{"name": r.player, "reason": r.reason, "log": r.log} for r in refused.values()],
         "builds": {name: {"ok": b.ok, "digest": b.digest, "folder": str(b.folder), "log": str(b.log),
@@ -285,5 +284,5 @@ def _refuse_new_entrants(folder: ResultsFolder, admitted: TournamentConfig) -> N
                          + start_over_advice(admitted, recorded))
 
 
-__all__ = ["ENTRANTS_FILE", "PREFLIGHT_DUTIES", "CheckEnded", "Refusal", "admit", "check_apart", "check_deadline_s",
+__all__ = ["PREFLIGHT_DUTIES", "CheckEnded", "Refusal", "admit", "check_apart", "check_deadline_s",
            "preflight"]

@@ -115,10 +115,18 @@ class Zygote:
 
 # ---- the zygote's side ----------------------------------------------------------------------
 
+def _ignore(signum: int, frame: Any) -> None:
+    """A stop signal meant for the arbiter: nothing to do here."""
+
+
 def main(control_fd: int, preload: Sequence[str] = ()) -> None:
     """The zygote's life: fork a worker per request, tell each one's end, until the arbiter has gone."""
-    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # the arbiter stops; it goes when the arbiter has
-        signal.signal(signum, signal.SIG_IGN)  # its workers set a handler of their own at once
+    # The signals that stop the arbiter (cli.STOP_SIGNALS) reach the zygote too (a terminal's
+    # Ctrl-C, a service manager's SIGTERM to every process): the arbiter stops, the zygote goes
+    # when the arbiter has. A handler that does nothing, not SIG_IGN: what it forks inherits the
+    # handler, and a bot they launch is born with the default (SIG_IGN would outlive the exec).
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, _ignore)
     for module in preload:  # imported once for every worker
         importlib.import_module(module)
     control = socket.socket(fileno=control_fd)
