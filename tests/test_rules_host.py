@@ -4,7 +4,9 @@ arbiter's end; the host is replaced after a failure and after its share of calls
 outlives the arbiter."""
 from __future__ import annotations
 
+import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -12,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from arbiter.tournament.rules_host import RULES_HOST, RulesFailed, RulesHost, hosted, run_rules
+from arbiter.tournament.rules_host import RulesFailed, RulesHost, hosted
 
 TESTS = Path(__file__).resolve().parent
 
@@ -33,14 +35,9 @@ def alive(pid: int) -> bool:
 
 
 def test_the_arbiters_own_games_run_in_process_and_the_others_in_the_host():
+    """The one predicate every caller asks."""
     assert not hosted("limit-nim") and not hosted("triangle-war") and not hosted("dots-and-triangles")
     assert hosted("openspiel:hex") and hosted("failing_games:FailingNim")
-    assert run_rules(os.getpid, game="limit-nim", doing="asking") == os.getpid()
-    from host_calls import pid_of_host
-    try:
-        assert run_rules(pid_of_host, game="openspiel:tic_tac_toe", doing="asking") == RULES_HOST.pid != os.getpid()
-    finally:
-        RULES_HOST.close()
 
 
 def test_a_call_returns_what_the_function_returns(host):
@@ -119,3 +116,114 @@ if {how!r} != "exits":
     while alive(host_pid) and time.monotonic() < give_up:
         time.sleep(0.05)  # nothing of ours to wait on: polled, with a generous bound
     assert not alive(host_pid)
+
+
+# ---- the arbiter's readers, with rules that crash on its side (tests/hosted_failures.py) -------
+
+RANDOM = TESTS.parent / "players" / "random_bot.py"
+
+
+def arbiter(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """The arbiter as a user runs it, with tests/ on PYTHONPATH (its test games' modules)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(TESTS), os.environ.get("PYTHONPATH")]))}
+    return subprocess.run([sys.executable, "-m", "arbiter", *args], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=300)
+
+
+def crashing_config(tmp_path: Path, params: str, *, games: int = 2, openings: str = "") -> Path:
+    player = f"command: python {RANDOM}, env: {{PYTHONPATH: '{TESTS}'}}"
+    config = tmp_path / "crashing.yaml"
+    config.write_text(f"""name: crashing
+game: hosted_failures:CrashingNim
+params: {{{params}}}
+games_per_pairing: {games}
+concurrency: 1
+results: results
+sandbox: off
+time: {{time_ms: 10000}}
+{openings}players:
+  - {{name: a, {player}}}
+  - {{name: b, {player}}}
+""")
+    return config
+
+
+def records(folder: Path) -> list[dict]:
+    return [json.loads(line) for line in (folder / "games.jsonl").read_text().splitlines()]
+
+
+NOT_REPLAYED = (r"game (001|002)-[ab]-[ab] was accepted without its tamper check: the rules of "
+                r"hosted_failures:CrashingNim crashed \(SIGABRT\) replaying game \S+, and again in a fresh process")
+
+
+def test_records_whose_replay_crashes_the_rules_are_accepted_unverified_by_a_resume_and_a_report(tmp_path):
+    """Each game's rules abort at its last move, on the arbiter's side alone: the run ends with
+    its report, a resume that replays every record completes and says which it did not replay,
+    and so does `arbiter report --audit`. (On the code before the host, the arbiter died.)"""
+    config = crashing_config(tmp_path, "piles: '3/1', failure: abort, at: 3")
+    done = arbiter("run", str(config), "--quiet", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    results = tmp_path / "results"
+    assert [r["termination"] for r in records(results)] == ["normal", "normal"]
+    (results / "checkpoint.json").unlink(missing_ok=True)  # the resume replays every record
+    resumed = arbiter("run", str(config), "--quiet", cwd=tmp_path)
+    assert resumed.returncode == 0, resumed.stderr
+    assert len(re.findall(NOT_REPLAYED, resumed.stderr)) >= 2, resumed.stderr
+    audited = arbiter("report", "--audit", str(results), cwd=tmp_path)
+    assert audited.returncode == 0, audited.stderr
+    assert len(re.findall(NOT_REPLAYED, audited.stderr)) == 2, audited.stderr
+    assert "a" in audited.stdout and "b" in audited.stdout  # the standings
+
+
+def test_a_tampered_record_of_hosted_rules_is_still_refused(tmp_path):
+    """The host replays as the arbiter did: a result changed by hand is caught."""
+    config = crashing_config(tmp_path, "piles: '3/1', failure: abort, at: 99")
+    assert arbiter("run", str(config), "--quiet", cwd=tmp_path).returncode == 0
+    results = tmp_path / "results"
+    lines = records(results)
+    lines[0]["winner"] = 1 - lines[0]["winner"]
+    (results / "games.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lines))
+    (results / "checkpoint.json").unlink(missing_ok=True)
+    refused = arbiter("report", str(results), cwd=tmp_path)
+    assert refused.returncode == 2 and "the recorded result contradicts its moves" in refused.stderr
+
+
+def test_a_report_whose_pictures_crash_the_rules_is_written_whole(tmp_path):
+    config = crashing_config(tmp_path, "piles: '3/1', failure: segfault, at: 2")
+    assert arbiter("run", str(config), "--quiet", cwd=tmp_path).returncode == 0
+    results = tmp_path / "results"
+    written = arbiter("report", "--html", str(results), cwd=tmp_path)
+    assert written.returncode == 0, written.stderr
+    games = "".join(path.read_text() for path in (results / "report-games").glob("*/games-*.js"))
+    assert games.count("No pictures of this game's positions: the rules of hosted_failures:CrashingNim crashed "
+                       "(SIGSEGV) drawing the positions of game 00") == 2, games
+
+
+def test_an_opening_the_rules_crash_on_voids_its_games_and_the_run_goes_on(tmp_path):
+    """Random opening 2 (seed 2) is `2 1`, which the rules abort on: its rotation's two games are
+    void with the reason, the other openings' four games are played."""
+    config = crashing_config(tmp_path, "piles: '3/2,3/2', failure: abort, at: 1, move: '2 1'", games=6,
+                             openings="openings: {random_moves: 1, seed: 2}\n")
+    done = arbiter("run", str(config), "--quiet", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    played = {r["id"]: r for r in records(tmp_path / "results")}
+    assert len(played) == 6
+    void = {game_id: r for game_id, r in played.items() if r["termination"] == "void"}
+    assert sorted(void) == ["003-a-b", "003-b-a"]
+    assert all(re.fullmatch(r"the rules of hosted_failures:CrashingNim crashed \(SIGABRT\) drawing random opening 2, "
+                            r"and again in a fresh process: the games of this opening were not played", r["detail"])
+               for r in void.values())
+    assert all(r["opening"] != ["2 1"] for r in played.values())
+    again = arbiter("run", str(config), "--quiet", cwd=tmp_path)  # a resume plays nothing again
+    assert again.returncode == 0 and len(records(tmp_path / "results")) == 6
+
+
+def test_an_opening_0_the_rules_crash_on_is_a_config_error(tmp_path):
+    config = crashing_config(tmp_path, "piles: '3/2,3/2', failure: abort, at: 1, move: '2 2'", games=2,
+                             openings="openings: {random_moves: 1, seed: 2}\n")
+    refused = arbiter("run", str(config), cwd=tmp_path)
+    assert refused.returncode == 2, refused.stderr
+    assert re.search(r"openings\.random_moves.*1 is not allowed: the rules of hosted_failures:CrashingNim crashed "
+                     r"\(SIGABRT\) drawing random opening 0, and again in a fresh process; these rules cannot draw "
+                     r"random openings", refused.stderr), refused.stderr
+    assert "Traceback" not in refused.stderr

@@ -20,7 +20,8 @@ from ..transport.sandbox import SandboxSpec, box_here
 from ..transport.shown import ShownPaths, shown_path_problems
 from .build import BuildSpec, outside_the_box
 from .game_probe import parameter_problem
-from .plan import OpeningError, group_count, make_opening
+from .plan import OpeningError, group_count, random_opening
+from .rules_host import RulesFailed
 from .probe import PathThere, Sandboxing, ThisMachine, loopback, not_this_machine, probe
 from .players import (COMMAND_LINE, box_for_run, check_name_clashes, check_shown_paths, read_arbiter_keys,
                       read_entrants, read_player, read_players, read_time, with_covers)
@@ -562,9 +563,12 @@ def _read_openings(problems: Problems, value: Any, folder: Path, game: Game[Any]
         openings = Openings(random_moves=OPENINGS.read(m, "random_moves"), seed=OPENINGS.read(m, "seed"))
         if openings.random_moves and game is not None:
             try:
-                make_opening(game, openings.random_moves, openings.seed, 0)
+                random_opening(game, openings.random_moves, openings.seed, 0)
             except OpeningError as exc:
                 problems.add(("openings", "random_moves"), f"{openings.random_moves} is not allowed: {exc}")
+            except RulesFailed as exc:  # drawn before anything is recorded: the config's problem, said once
+                problems.add(("openings", "random_moves"), f"{openings.random_moves} is not allowed: {exc}; "
+                                                           "these rules cannot draw random openings")
         return openings
     file_text = OPENINGS.read(m, "file")
     if file_text is None:

@@ -5,8 +5,9 @@ could take it down (docs/architecture.md, Where games run). Games are played in 
 processes, but three readers still need the rules outside a game: the tamper check
 (tournament/audit.py), random openings (tournament/plan.py) and the report's pictures of a
 game's positions (reports/board_geometry.py). For rules that are not the arbiter's own
-(OpenSpiel's native code, a user's `module:Class` game: `hosted`), they ask this host:
-`RULES_HOST.call("module:function", *args, game=..., doing=...)` runs the function there and
+(OpenSpiel's native code, a user's `module:Class` game: `hosted`, the one predicate every
+caller asks), they ask this host: `RULES_HOST.call("module:function", *args, game=...,
+doing=...)` runs the function there and
 returns its result, or raises `RulesFailed` with a sentence ("the rules of openspiel:hex
 crashed (SIGABRT) replaying game 0042"). The arbiter's own Python games run in process: they
 raise, never crash, and cost no round trip.
@@ -25,7 +26,9 @@ raise, never crash, and cost no round trip.
 """
 from __future__ import annotations
 
+import functools
 import importlib
+import json
 import os
 import pickle
 import signal
@@ -37,7 +40,7 @@ import threading
 import time
 from typing import Any, Callable
 
-from ..games import FAMILIES, REGISTRY
+from ..games import FAMILIES, REGISTRY, Game, find_game
 from ..transport.guardian import GUARDIAN
 
 CALL_DEADLINE_S = 30.0  # a call's answer: one game's replay or pictures take milliseconds to a second
@@ -230,13 +233,12 @@ def _exactly(sock: socket.socket, count: int, deadline: float | None) -> bytes:
 RULES_HOST = RulesHost()
 
 
-def run_rules(function: Callable[..., Any], *args: Any, game: str, doing: str) -> Any:
-    """`function(*args)`, here for the arbiter's own games, else in the rules host (found there
-    by its module and name): the one way every caller runs rules, so that `hosted` is asked in
-    one place. RulesFailed (from the host only) says why there is no result."""
-    if not hosted(game):
-        return function(*args)
-    return RULES_HOST.call(f"{function.__module__}:{function.__qualname__}", *args, game=game, doing=doing)
+@functools.lru_cache(maxsize=64)
+def made_game(name: str, params: str) -> Game[Any]:
+    """The game `name` with these parameters (JSON, as a record keeps them), made once for
+    every call about it: a game's rules are immutable (each game is a new state), and making
+    them is a fifth of a Triangle War record's replay."""
+    return find_game(name, **json.loads(params))
 
 
 # ---- the host's side ------------------------------------------------------------------------
@@ -277,4 +279,4 @@ def _one_line(exc: BaseException) -> str:
 if __name__ == "__main__":
     main(int(sys.argv[1]))
 
-__all__ = ["CALL_DEADLINE_S", "RECYCLE_AFTER_CALLS", "RULES_HOST", "RulesFailed", "RulesHost", "hosted", "run_rules"]
+__all__ = ["CALL_DEADLINE_S", "RECYCLE_AFTER_CALLS", "RULES_HOST", "RulesFailed", "RulesHost", "hosted", "made_game"]
