@@ -211,23 +211,21 @@ def _send(sock: socket.socket, data: bytes, deadline: float) -> None:
     sock.sendall(_LENGTH.pack(len(data)) + data)
 
 
-def _receive(sock: socket.socket, deadline: float) -> bytes:
-    (length,) = _LENGTH.unpack(_exactly(sock, _LENGTH.size, deadline))
-    return _exactly(sock, length, deadline)
-
-
-def _exactly(sock: socket.socket, count: int, deadline: float | None) -> bytes:
-    """`count` bytes from `sock` (EOFError if it closes first; TimeoutError past `deadline`)."""
-    chunks, left = [], count
-    while left:
+def _receive(sock: socket.socket, deadline: float | None) -> bytes:
+    """One message from `sock` (EOFError if it closes first; TimeoutError past `deadline`).
+    The length and the bytes are read together: one read takes most messages whole."""
+    data = bytearray()
+    size = _LENGTH.size
+    while len(data) < size:
         if deadline is not None:
             sock.settimeout(max(deadline - time.monotonic(), 0.001))
-        chunk = sock.recv(min(left, 1 << 20))
+        chunk = sock.recv(max(size - len(data), 1 << 16))
         if not chunk:
             raise EOFError("the other end has closed")
-        chunks.append(chunk)
-        left -= len(chunk)
-    return b"".join(chunks)
+        data += chunk
+        if len(data) >= _LENGTH.size and size == _LENGTH.size:
+            size += _LENGTH.unpack_from(data)[0]
+    return bytes(data[_LENGTH.size:])
 
 
 RULES_HOST = RulesHost()
@@ -255,7 +253,7 @@ def main(fd: int) -> None:
     sock.sendall(_LENGTH.pack(0))  # ready: imported, waiting for calls
     while True:
         try:
-            function, args = pickle.loads(_exactly(sock, _LENGTH.unpack(_exactly(sock, _LENGTH.size, None))[0], None))
+            function, args = pickle.loads(_receive(sock, None))
         except (EOFError, OSError):
             return  # the arbiter has gone
         try:
