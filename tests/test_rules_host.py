@@ -227,3 +227,19 @@ def test_an_opening_0_the_rules_crash_on_is_a_config_error(tmp_path):
                      r"\(SIGABRT\) drawing random opening 0, and again in a fresh process; these rules cannot draw "
                      r"random openings", refused.stderr), refused.stderr
     assert "Traceback" not in refused.stderr
+
+
+def test_an_openings_file_is_played_in_the_host(tmp_path):
+    """Its lines are checked by the rules there: a move they refuse is named by its line, and
+    a line they crash on is a clean config error."""
+    (tmp_path / "openings.txt").write_text("1 1\n9 9\n2 1\n")
+    config = crashing_config(tmp_path, "piles: '3/2,3/2', failure: abort, at: 1, move: '2 1'", games=2,
+                             openings="openings: {file: openings.txt}\n")
+    refused = arbiter("run", str(config), cwd=tmp_path)
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr, refused.stderr
+    assert re.search(r"openings\.file.*openings\.txt: the rules of hosted_failures:CrashingNim crashed \(SIGABRT\) "
+                     r"playing the openings of the file, and again in a fresh process; these rules cannot play its "
+                     r"openings", refused.stderr), refused.stderr
+    (tmp_path / "openings.txt").write_text("1 1\n9 9\n")
+    refused = arbiter("run", str(config), cwd=tmp_path)
+    assert refused.returncode == 2 and re.search(r"openings\.txt:2: .*9 9", refused.stderr), refused.stderr

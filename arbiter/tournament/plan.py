@@ -15,7 +15,7 @@ import random
 from typing import Any
 
 from ..errors import UsageError
-from ..games import CHANCE, Game, game_spec
+from ..games import CHANCE, Game, GameError, game_spec
 from .rules_host import RULES_HOST, hosted, made_game
 
 # Round robin plays every group of `seats` players while there are at most this many groups
@@ -73,6 +73,40 @@ def hosted_opening(spec: str, params: str, moves: int, seed: int, index: int) ->
         return str(exc)
 
 
+def opening_problems(game: Game[Any], lines: list[tuple[str, ...]]) -> list[str | None]:
+    """What is wrong with each opening of a file (a move the rules refuse, or an opening that
+    ends the game), None for one that plays: here for the arbiter's own games, in the rules
+    host for the others (RulesFailed when the rules fail there)."""
+    if not hosted(game.name):
+        return _opening_problems(game, lines)
+    return RULES_HOST.call(f"{__name__}:{hosted_opening_problems.__name__}", game_spec(game),
+                           json.dumps(game.json_params(), sort_keys=True), lines,
+                           game=game.name, doing="playing the openings of the file")
+
+
+def hosted_opening_problems(spec: str, params: str, lines: list[tuple[str, ...]]) -> list[str | None]:
+    """In the rules host: `opening_problems` of the game `spec` names."""
+    return _opening_problems(made_game(spec, params), lines)
+
+
+def _opening_problems(game: Game[Any], lines: list[tuple[str, ...]]) -> list[str | None]:
+    problems: list[str | None] = []
+    for moves in lines:
+        state = game.new_state()
+        problem = None
+        for move in moves:
+            try:
+                state.play(move)
+            except GameError as exc:
+                problem = str(exc)
+                break
+        else:
+            if state.is_over():
+                problem = "this opening ends the game"
+        problems.append(problem)
+    return problems
+
+
 def group_count(fmt: str, players: int, seats: int, rounds: int) -> int:
     """How many groups a format plays (in Swiss: over all rounds), without building them."""
     if fmt == "round-robin":
@@ -86,4 +120,5 @@ def group_count(fmt: str, players: int, seats: int, rounds: int) -> int:
     return 0
 
 
-__all__ = ["ALL_GROUPS_MAX", "OpeningError", "group_count", "hosted_opening", "make_opening", "random_opening"]
+__all__ = ["ALL_GROUPS_MAX", "OpeningError", "group_count", "hosted_opening", "hosted_opening_problems", "make_opening",
+           "opening_problems", "random_opening"]
