@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -243,3 +244,21 @@ def test_an_openings_file_is_played_in_the_host(tmp_path):
     (tmp_path / "openings.txt").write_text("1 1\n9 9\n")
     refused = arbiter("run", str(config), cwd=tmp_path)
     assert refused.returncode == 2 and re.search(r"openings\.txt:2: .*9 9", refused.stderr), refused.stderr
+
+
+def test_a_call_interrupted_by_ctrl_c_ends_its_host(host):
+    """Its answer, were it to come, must not be taken for the next call's."""
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    first = host.call("host_calls:pid_of_host", game="g", doing="asking")
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    signal.setitimer(signal.ITIMER_REAL, 0.5)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            host.call("host_calls:hang", game="g", doing="hanging")
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert not alive(first)
+    assert host.call("host_calls:echo", 5, game="g", doing="echoing") == 5 and host.started == 2

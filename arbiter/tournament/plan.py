@@ -6,7 +6,7 @@ this module and neither imports the other back.
 Drawing a random opening plays the rules, in the arbiter's own process: rules that are not the
 arbiter's own are played in the rules host (`random_opening`, tournament/rules_host.py), so that
 rules that crash or hang there are a RulesFailed sentence (the config's error for opening 0,
-void games for a later one: docs/games.md, Random openings), never the arbiter's end."""
+void games for a later one: docs/config.md, openings), never the arbiter's end."""
 from __future__ import annotations
 
 import json

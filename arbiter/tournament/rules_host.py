@@ -54,8 +54,8 @@ _OWN_GAMES = frozenset(name for main, aliases, _ in REGISTRY for name in (main, 
 
 def hosted(game: str) -> bool:
     """Whether the rules of the game called `game` (as a config or a record names it) run in
-    the rules host: every game but the arbiter's own Python games (OpenSpiel's native rules, a
-    user's `module:Class`), which cannot take the arbiter down and run in process."""
+    the rules host: OpenSpiel's native rules, a user's `module:Class`, any game but the
+    arbiter's own Python games, whose rules raise but cannot take the arbiter down."""
     return game.startswith(tuple(prefix for prefix, _ in FAMILIES)) or game not in _OWN_GAMES
 
 
@@ -86,20 +86,18 @@ class RulesHost:
         or when the host crashed or hung on it twice, the second time a fresh one."""
         request = pickle.dumps((function, args), pickle.HIGHEST_PROTOCOL)
         with self._lock:
-            how = self._try(request, deadline_s)
-            if how is None:
-                return self._answer
-            if how[0] == "raised":
-                raise RulesFailed(f"the rules of {game} raised {how[1]} {doing}")
-            first = how[1]
-            how = self._try(request, deadline_s)  # in a fresh host: the first one was ended
-            if how is None:
-                return self._answer
-            if how[0] == "raised":
-                raise RulesFailed(f"the rules of {game} raised {how[1]} {doing} (in a fresh process, after "
-                                  f"the first {first})")
-            again = "again" if how[1] == first else f"then {how[1]}"
-            raise RulesFailed(f"the rules of {game} {first} {doing}, and {again} in a fresh process")
+            kind, value = self._try(request, deadline_s)
+            if kind == "failed":  # the host was ended: again in a fresh one
+                first = value
+                kind, value = self._try(request, deadline_s)
+                if kind == "raised":
+                    raise RulesFailed(f"the rules of {game} {first} {doing}, then raised {value} in a fresh process")
+                if kind == "failed":
+                    again = "again" if value == first else f"then {value}"
+                    raise RulesFailed(f"the rules of {game} {first} {doing}, and {again} in a fresh process")
+            if kind == "raised":
+                raise RulesFailed(f"the rules of {game} raised {value} {doing}")
+            return value
 
     def close(self) -> None:
         """End the host now (the next call starts another)."""
@@ -108,11 +106,9 @@ class RulesHost:
 
     # ---- under the lock ----
 
-    _answer: Any = None
-
-    def _try(self, request: bytes, deadline_s: float) -> tuple[str, str] | None:
-        """One try: None with the answer in `_answer`, or ("raised", what) when the function
-        raised, or ("failed", how) when the host died or hung (and was ended)."""
+    def _try(self, request: bytes, deadline_s: float) -> tuple[str, Any]:
+        """One try: ("ok", the answer), ("raised", what the function raised), or ("failed",
+        how the host died or hung, as the end of a sentence; it was ended)."""
         if self._process is not None and self._calls >= self._recycle_after:
             self._end(kill=False)
         if self._process is None:
@@ -129,11 +125,11 @@ class RulesHost:
             return "failed", f"did not answer within {deadline_s:g} s (hung)"
         except (OSError, EOFError):
             return "failed", self._death()
+        except BaseException:  # a Ctrl-C mid-call: this host's answer would be read by the next call
+            self._end(kill=True)
+            raise
         self._calls += 1
-        if kind == "ok":
-            self._answer = value
-            return None
-        return "raised", value
+        return kind, value
 
     def _start(self) -> str | None:
         """Start a host and wait for its word that it is ready; None once it is, else how it failed."""

@@ -35,7 +35,7 @@ class ScheduledGame:
 def opening_for(config: TournamentConfig, game: Game[Any], index: int) -> tuple[tuple[str, ...], str | None]:
     """Opening number `index` (0-based): from the file (cycling), random, or none; and None, or,
     when the rules failed drawing a random one (they crashed or hung twice in the rules host),
-    no opening and why: its games are void, and the tournament goes on (docs/games.md)."""
+    no opening and why: its games are void, and the tournament goes on (docs/config.md, openings)."""
     openings = config.openings
     if openings.lines:
         return openings.lines[index % len(openings.lines)], None
