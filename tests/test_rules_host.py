@@ -262,3 +262,13 @@ def test_a_call_interrupted_by_ctrl_c_ends_its_host(host):
         signal.signal(signal.SIGALRM, previous)
     assert not alive(first)
     assert host.call("host_calls:echo", 5, game="g", doing="echoing") == 5 and host.started == 2
+
+
+def test_a_hosted_random_opening_is_the_one_drawn_in_process():
+    """Openings stay reproducible: the host draws the very opening this process would."""
+    pytest.importorskip("pyspiel")
+    from arbiter.games import find_game
+    from arbiter.tournament.plan import make_opening, random_opening
+
+    game = find_game("openspiel:connect_four", rows=5)
+    assert [random_opening(game, 4, 7, k) for k in range(5)] == [make_opening(game, 4, 7, k) for k in range(5)]

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import threading
 import time
-from datetime import datetime, timezone
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import asdict, dataclass, replace
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Protocol
 
