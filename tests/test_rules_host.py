@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -272,3 +273,23 @@ def test_a_hosted_random_opening_is_the_one_drawn_in_process():
 
     game = find_game("openspiel:connect_four", rows=5)
     assert [random_opening(game, 4, 7, k) for k in range(5)] == [make_opening(game, 4, 7, k) for k in range(5)]
+
+
+def test_the_records_not_replayed_are_named_up_to_ten_then_counted(monkeypatch):
+    from arbiter.records import GameRecord, Termination
+    from arbiter.tournament import audit
+
+    def failing(*args, **kwargs):
+        raise RulesFailed("the rules of openspiel:hex crashed (SIGABRT) replaying it, and again in a fresh process")
+
+    said: list[str] = []
+    check = audit.RecordAudit(note=said.append)
+    monkeypatch.setattr(audit.RULES_HOST, "call", failing)
+    record = GameRecord(game="openspiel:hex", params={}, players=[], moves=[], scores=[0, 0], winner=None,
+                        termination=Termination.NORMAL, offender=None, detail="", started_at="", duration_s=0.0,
+                        logs=[])
+    assert [check(replace(record, id=f"{n:03d}")) for n in range(12)] == [None] * 12
+    check.said_in_all()
+    assert len(said) == 11 and said[0].startswith("game 000 was accepted without its tamper check: the rules of")
+    assert said[9].endswith("(further records not replayed are not listed one by one)")
+    assert said[10] == "12 records in all were accepted without their tamper check"

@@ -61,8 +61,9 @@ def load_results(folder: Path, *, whole: bool = False, keep: bool = True,
     results = results_folder(folder)
     description = results.read_description() or TournamentDescription()
     store = described_store(results, description)
-    store.audit = RecordAudit(scoring_of(description.scoring), note=note)
+    store.audit = audit = RecordAudit(scoring_of(description.scoring), note=note)
     tally = store.read(whole=whole)
+    audit.said_in_all()
     if keep:
         store.checkpoint()
     return tally, results_meta(folder, description, tally)

@@ -122,6 +122,11 @@ class RecordAudit:
                 self.note(f"game {record.id or '?'} was accepted without its tamper check: {exc}{more}")
             return None
 
+    def said_in_all(self) -> None:
+        """Tell `note` how many records were accepted unverified in all, when it was not told of each."""
+        if self.note is not None and self.unverified > NOTED_UNVERIFIED:
+            self.note(f"{self.unverified} records in all were accepted without their tamper check")
+
 
 def _void_problem(record: GameRecord, label: str) -> str | None:
     """What contradicts a void record: a winner, an offender, places or points. Its moves are

@@ -74,8 +74,9 @@ def prepare_results(config: TournamentConfig, *, fresh: bool, backup: bool = Tru
                          keep_results=config.format == "swiss")  # a Swiss round is paired from each game's result
     store.seeds = folder.run_seeds(config.seed)  # the folder's secret: drawn now, or kept from the first run
     # Each record's dice its own; a replay the rules cannot finish is said, never a refusal (audit.py).
-    store.audit = RecordAudit(config.scoring, store.seeds, note)
+    store.audit = audit = RecordAudit(config.scoring, store.seeds, note)
     recorded = store.read(repair=True)  # every record checked: the checkpoint's by their digest, the rest replayed
+    audit.said_in_all()
     games = recorded.records
     before = folder.read_description()
     advice = start_over_advice(config, games)
