@@ -137,7 +137,9 @@ class RulesHost:
         with there:
             process = subprocess.Popen(
                 [sys.executable, "-m", __name__, str(there.fileno())], pass_fds=(there.fileno(),),
-                stdin=subprocess.DEVNULL, start_new_session=True,
+                # stdout is the arbiter's answer (`arbiter report` prints the standings there): no
+                # print of a game's rules may land in it; stderr is shared (a native library's last words).
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, start_new_session=True,
                 env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, sys.path))})
         try:
             GUARDIAN.register(process.pid)  # its own session: the guardian kills it with the arbiter
