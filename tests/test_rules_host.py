@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 import os
 import re
+import select
 import signal
 import subprocess
 import sys
-import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -109,53 +109,21 @@ if {how!r} != "exits":
 """
     arbiter = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     host_pid = int(arbiter.stdout.readline())
-    assert alive(host_pid)
-    if how != "exits":
-        arbiter.kill()
-    arbiter.wait(60)
-    # The host is no child of ours: it goes by itself (its socket's end) or by the guardian's kill.
-    give_up = time.monotonic() + 30
-    while alive(host_pid) and time.monotonic() < give_up:
-        time.sleep(0.05)  # nothing of ours to wait on: polled, with a generous bound
-    assert not alive(host_pid)
+    host = os.pidfd_open(host_pid)  # readable once it has ended (it is no child of ours)
+    try:
+        assert alive(host_pid)
+        if how != "exits":
+            arbiter.kill()
+        arbiter.wait(60)
+        # It goes by itself (its socket's end) or by the guardian's kill: awaited, with a generous bound.
+        assert select.select([host], [], [], 30)[0] == [host]
+    finally:
+        os.close(host)
 
 
 # ---- the arbiter's readers, with rules that crash on its side (tests/hosted_failures.py) -------
 
 RANDOM = TESTS.parent / "players" / "random_bot.py"
-
-
-def arbiter(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """The arbiter as a user runs it, with tests/ on PYTHONPATH (its test games' modules)."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(TESTS), os.environ.get("PYTHONPATH")]))}
-    return subprocess.run([sys.executable, "-m", "arbiter", *args], cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=300)
-
-
-def crashing_config(tmp_path: Path, params: str, *, games: int = 2, openings: str = "") -> Path:
-    player = f"command: python {RANDOM}, env: {{PYTHONPATH: '{TESTS}'}}"
-    config = tmp_path / "crashing.yaml"
-    config.write_text(f"""name: crashing
-game: hosted_failures:CrashingNim
-params: {{{params}}}
-games_per_pairing: {games}
-concurrency: 1
-results: results
-sandbox: off
-time: {{time_ms: 10000}}
-{openings}players:
-  - {{name: a, {player}}}
-  - {{name: b, {player}}}
-""")
-    return config
-
-
-def records(folder: Path) -> list[dict]:
-    return [json.loads(line) for line in (folder / "games.jsonl").read_text().splitlines()]
-
-
-NOT_REPLAYED = (r"game (001|002)-[ab]-[ab] was accepted without its tamper check: the rules of "
-                r"hosted_failures:CrashingNim crashed \(SIGABRT\) replaying game \S+, and again in a fresh process")
 
 
 def test_records_whose_replay_crashes_the_rules_are_accepted_unverified_by_a_resume_and_a_report(tmp_path):
