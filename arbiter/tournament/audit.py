@@ -96,9 +96,9 @@ def replay_problem(record: GameRecord, scoring: Scoring | None = None, seeds: Ru
 class RecordAudit:
     """The store's audit (`GameStore.audit`): each record's `replay_problem`, its rules run in
     the rules host unless they are the arbiter's own (`rules_host.hosted`). A record whose
-    replay the rules cannot finish is accepted unverified: `unverified` counts them, and `note` is told of each (the first
-    NOTED_UNVERIFIED by name), because a folder must not be refused, nor a resume stopped, for
-    a failure of the rules."""
+    replay the rules cannot finish is accepted unverified: `unverified` counts them, and
+    `note` is told of each (the first NOTED_UNVERIFIED by name), because a folder must not be
+    refused, nor a resume stopped, for a failure of the rules."""
 
     def __init__(self, scoring: Scoring | None = None, seeds: RunSeeds | None = None,
                  note: Callable[[str], None] | None = None) -> None:
@@ -109,7 +109,8 @@ class RecordAudit:
 
     def __call__(self, record: GameRecord) -> str | None:
         """What contradicts `record` (`replay_problem`), or None: it holds, or its replay failed."""
-        if record.termination.is_void or not isinstance(record.game, str) or not hosted(record.game):  # nothing replayed, or our own rules
+        replayed_here = record.termination.is_void or not isinstance(record.game, str) or not hosted(record.game)
+        if replayed_here:  # nothing of the rules is run (void), or they are our own
             return replay_problem(record, self.scoring, self.seeds)
         try:
             return RULES_HOST.call(f"{__name__}:{replay_problem.__name__}", record, self.scoring, self.seeds,
