@@ -126,6 +126,39 @@ if {how!r} != "exits":
 RANDOM = TESTS.parent / "players" / "random_bot.py"
 
 
+def arbiter(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """The arbiter as a user runs it, with tests/ on PYTHONPATH (its test games' modules)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(TESTS), os.environ.get("PYTHONPATH")]))}
+    return subprocess.run([sys.executable, "-m", "arbiter", *args], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=300)
+
+
+def crashing_config(tmp_path: Path, params: str, *, games: int = 2, openings: str = "") -> Path:
+    player = f"command: python {RANDOM}, env: {{PYTHONPATH: '{TESTS}'}}"
+    config = tmp_path / "crashing.yaml"
+    config.write_text(f"""name: crashing
+game: hosted_failures:CrashingNim
+params: {{{params}}}
+games_per_pairing: {games}
+concurrency: 1
+results: results
+sandbox: off
+time: {{time_ms: 10000}}
+{openings}players:
+  - {{name: a, {player}}}
+  - {{name: b, {player}}}
+""")
+    return config
+
+
+def records(folder: Path) -> list[dict]:
+    return [json.loads(line) for line in (folder / "games.jsonl").read_text().splitlines()]
+
+
+NOT_REPLAYED = (r"game (001|002)-[ab]-[ab] was accepted without its tamper check: the rules of "
+                r"hosted_failures:CrashingNim crashed \(SIGABRT\) replaying game \S+, and again in a fresh process")
+
+
 def test_records_whose_replay_crashes_the_rules_are_accepted_unverified_by_a_resume_and_a_report(tmp_path):
     """Each game's rules abort at its last move, on the arbiter's side alone: the run ends with
     its report, a resume that replays every record completes and says which it did not replay,
