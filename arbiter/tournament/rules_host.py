@@ -46,7 +46,7 @@ from ..transport.guardian import GUARDIAN
 CALL_DEADLINE_S = 30.0  # a call's answer: one game's replay or pictures take milliseconds to a second
 START_DEADLINE_S = 30.0  # a fresh host's word that it is ready: an interpreter and the arbiter's registry imported
 RECYCLE_AFTER_CALLS = 1000  # a host serves this many calls, then a fresh one takes over
-END_GRACE_S = 5.0  # how long a killed host may take to be reaped
+END_GRACE_S = 5.0  # how long a host whose socket has closed may take to be seen ended (its status)
 _LENGTH = struct.Struct("!Q")  # a message's length before its pickled bytes
 
 _OWN_GAMES = frozenset(name for main, aliases, _ in REGISTRY for name in (main, *aliases))
@@ -102,7 +102,7 @@ class RulesHost:
     def close(self) -> None:
         """End the host now (the next call starts another)."""
         with self._lock:
-            self._end(kill=False)
+            self._end()
 
     # ---- under the lock ----
 
@@ -110,7 +110,7 @@ class RulesHost:
         """One try: ("ok", the answer), ("raised", what the function raised), or ("failed",
         how the host died or hung, as the end of a sentence; it was ended)."""
         if self._process is not None and self._calls >= self._recycle_after:
-            self._end(kill=False)
+            self._end()
         if self._process is None:
             how = self._start()
             if how is not None:
@@ -121,12 +121,12 @@ class RulesHost:
             _send(self._socket, request, deadline)
             kind, value = pickle.loads(_receive(self._socket, deadline))
         except TimeoutError:
-            self._end(kill=True)
+            self._end()
             return "failed", f"did not answer within {deadline_s:g} s (hung)"
         except (OSError, EOFError):
             return "failed", self._death()
         except BaseException:  # a Ctrl-C mid-call: this host's answer would be read by the next call
-            self._end(kill=True)
+            self._end()
             raise
         self._calls += 1
         return kind, value
@@ -152,7 +152,7 @@ class RulesHost:
         try:
             _receive(here, time.monotonic() + START_DEADLINE_S)
         except TimeoutError:
-            self._end(kill=True)
+            self._end()
             return f"did not start within {START_DEADLINE_S:g} s"
         except (OSError, EOFError):
             return self._death()
@@ -166,7 +166,7 @@ class RulesHost:
             code = process.wait(END_GRACE_S)
         except subprocess.TimeoutExpired:  # it closed its socket but lives on: ended all the same
             code = None
-        self._end(kill=True)
+        self._end()
         if code is None:
             return "stopped answering"
         if code < 0:
@@ -176,20 +176,16 @@ class RulesHost:
                 return f"crashed (signal {-code})"
         return f"ended the process (status {code})"
 
-    def _end(self, *, kill: bool) -> None:
-        """End the host: its socket closed (it exits at once when idle), killed when `kill` or
-        when it has not exited within END_GRACE_S, then reaped."""
+    def _end(self) -> None:
+        """End the host: its socket closed, killed and reaped. Killing it loses nothing: it
+        holds no state between calls, and waiting for an idle host to exit costs a recycle
+        tens of milliseconds of polling (Popen.wait)."""
         process, self._process = self._process, None
         if self._socket is not None:
             self._socket.close()
             self._socket = None
         if process is None:
             return
-        if not kill:
-            try:
-                process.wait(END_GRACE_S)
-            except subprocess.TimeoutExpired:
-                pass
         _kill(process)
         GUARDIAN.unregister(process.pid)
 
