@@ -96,12 +96,12 @@ def test_a_record_repeated_after_the_checkpoint_names_its_first_line(played) -> 
 def test_a_resume_reads_only_the_records_after_the_checkpoint(played, monkeypatch) -> None:
     config, folder, _ = played
     replayed = []
-    import arbiter.tournament.runner as runner
+    import arbiter.tournament.audit as audit
 
-    def counting(record, **kwargs):
+    def counting(record, *args, **kwargs):
         replayed.append(record.id)
         return None
-    monkeypatch.setattr(runner, "replay_problem", counting)
+    monkeypatch.setattr(audit, "replay_problem", counting)  # the store's RecordAudit replays with it
     _run(config)
     assert len(replayed) == 2  # the two records after the checkpoint; the 8 before it by their digest
     assert folder.count_records() == 12

@@ -294,6 +294,22 @@ def test_a_single_game_page_replays_its_game(page, tmp_path, game_name, params, 
     assert seat_scores(page) == record.scores
 
 
+
+def test_a_game_whose_pictures_crash_the_rules_shows_why_in_their_place(page, tmp_path):
+    """Rules of a game of the user's own that crash drawing its positions (in the rules host,
+    tests/hosted_failures.py): the page is written, and the viewer says why there are no pictures."""
+    from dataclasses import replace
+
+    record = play_random_game("hosted_failures:CrashingNim", {"piles": "3/1", "at": 99}, ["ann", "bob"],
+                              random.Random(4))
+    record = replace(record, params={**record.params, "failure": "segfault", "at": 2})
+    open_file(page, write_game_page(record, tmp_path / "game.html"))
+    for _ in range(2):
+        page.keyboard.press("ArrowRight")
+        assert page.inner_text("#board-text").startswith(
+            "No pictures of this game's positions: the rules of hosted_failures:CrashingNim crashed (SIGSEGV) "
+            "drawing the positions of game game")
+
 # --- three seats ----------------------------------------------------------------------------
 
 TRIO = ("north", "east", "south", "west")

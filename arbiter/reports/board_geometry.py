@@ -13,9 +13,16 @@ the viewer lists it but cannot draw it.
 Adding a game to the viewer is adding a builder to `BUILDERS`; a game without one (or
 one missing from the rules library) falls back to the `text` kind, which shows each
 position as the game's own ASCII `render()`.
+
+The pictures are made by replaying the moves, in the process writing the report or serving
+the live page. Rules that are not the arbiter's own (OpenSpiel's, a user's `module:Class`:
+`rules_host.hosted`) are made and replayed in the rules host instead (tournament/rules_host.py):
+a game whose replay crashes or hangs them there is shown without pictures, with a sentence
+saying why, and the report is written whole.
 """
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Hashable, Literal
@@ -24,6 +31,7 @@ from ..games import Game, GameError, find_game
 from ..games.dots import DotsGame
 from ..games.codecup_sudoku import COL_NAMES, ROW_NAMES, CodecupSudoku
 from ..games.limit_nim import LimitNim
+from ..tournament.rules_host import RULES_HOST, RulesFailed, hosted, made_game
 
 # The viewer's board kinds, each drawn by its own function in page.js: dots (edge-drawing
 # games), nim (piles of stones), grid (a sudoku-style grid of digits) and text (the game's
@@ -49,6 +57,7 @@ class Board:
     # A parsed move (from `game.parse_move`) -> its JSON effect; None for the text kind.
     move_effect: Callable[[Any], Any] | None = None
     note: str = ""  # a sentence for the viewer when the board cannot be drawn fully
+    hosted: bool = False  # its rules are made and replayed in the rules host (`game` is None here)
     move_texts: list[str] = field(default_factory=list)
     move_effects: list[Any] = field(default_factory=list)
     _index_of_text: dict[str, int] = field(default_factory=dict, repr=False)
@@ -89,20 +98,20 @@ class Board:
         except GameError:
             return None
 
-    def frames(self, texts: list[str]) -> list[str] | None:
+    def frames(self, texts: list[str], game_id: str = "?") -> list[str] | str | None:
         """For the text kind: the ASCII picture after each move (index 0 = the start),
-        stopping at the first move the rules reject; None when the game is unknown."""
-        if self.kind != "text" or self.game is None:
+        stopping at the first move the rules reject; None when the game is unknown; for
+        rules in the host, the sentence saying why there are none when they failed there."""
+        if self.kind != "text":
             return None
-        state = self.game.new_state()
-        pictures = [state.render()]
-        for text in texts:
+        if self.hosted:
             try:
-                state.play(text)
-            except GameError:
-                break
-            pictures.append(state.render())
-        return pictures
+                return RULES_HOST.call(f"{__name__}:{hosted_frames.__name__}", self.game_name,
+                                       json.dumps(self.params, sort_keys=True), texts,
+                                       game=self.game_name, doing=f"drawing the positions of game {game_id}")
+            except RulesFailed as exc:
+                return f"No pictures of this game's positions: {exc}."
+        return None if self.game is None else _pictures(self.game, texts)
 
     def to_json(self) -> dict[str, Any]:
         """The board as the page reads it."""
@@ -116,6 +125,33 @@ class Board:
             "move_texts": self.move_texts,
             "move_effects": self.move_effects,
         }
+
+
+def _pictures(game: Game[Any], texts: list[str]) -> list[str]:
+    """The ASCII picture of each position, from the start, until a move the rules reject."""
+    state = game.new_state()
+    pictures = [state.render()]
+    for text in texts:
+        try:
+            state.play(text)
+        except GameError:
+            break
+        pictures.append(state.render())
+    return pictures
+
+
+def hosted_frames(name: str, params: str, texts: list[str]) -> list[str]:
+    """In the rules host: `Board.frames` of the game `name` with these parameters (JSON)."""
+    return _pictures(made_game(name, params), texts)
+
+
+def hosted_board(name: str, params: dict[str, Any]) -> tuple[str, dict[str, Any], int] | str:
+    """In the rules host: the game's own name, parameters and seats, or why it cannot be made."""
+    try:
+        game = find_game(name, **params)
+    except GameError as exc:
+        return str(exc)
+    return game.name, dict(game.params), game.num_players
 
 
 def _effect_key(effect: Any) -> Hashable | None:
@@ -237,17 +273,27 @@ BUILDERS: dict[str, Callable[[Game[Any]], Board]] = {
 
 def board_for(game_name: str, params: dict[str, Any]) -> Board:
     """The board for a game as named in a record; a game the rules library cannot build
-    still gets a board (kind `text`, no pictures) so its moves can be listed."""
+    still gets a board (kind `text`, no pictures) so its moves can be listed. Rules that are
+    not the arbiter's own are made in the rules host: their board is of kind `text`, its
+    pictures drawn there."""
+    if hosted(game_name):
+        try:
+            made = RULES_HOST.call(f"{__name__}:{hosted_board.__name__}", game_name, dict(params),
+                                   game=game_name, doing="making the game")
+        except RulesFailed as exc:
+            made = str(exc)
+        if isinstance(made, str):
+            return _unknown_board(game_name, params, made)
+        name, made_params, seats = made
+        return Board(kind="text", game_name=name, params=made_params, seats=seats, geometry={}, game=None, hosted=True)
     try:
         game = find_game(game_name, **params)
     except GameError as exc:
-        return Board(
-            kind="text",
-            game_name=game_name,
-            params=dict(params),
-            seats=0,
-            geometry={},
-            game=None,
-            note=f"This game cannot be drawn: {exc}.",
-        )
+        return _unknown_board(game_name, params, str(exc))
     return BUILDERS.get(game.name, text_board)(game)
+
+
+def _unknown_board(game_name: str, params: dict[str, Any], why: str) -> Board:
+    """A board without pictures, whose note says why the game cannot be drawn."""
+    return Board(kind="text", game_name=game_name, params=dict(params), seats=0, geometry={}, game=None,
+                 note=f"This game cannot be drawn: {why}.")

@@ -48,7 +48,7 @@ GAME_FIELDS = (
     "times_ms",  # comma-separated whole milliseconds (wall clock) per move
     "started_at",  # ISO 8601
     "duration_s",  # float
-    "frames",  # text boards only: the ASCII picture after each move
+    "frames",  # text boards only: the ASCII picture after each move, or why there are none (the rules failed)
 )
 
 
@@ -136,7 +136,7 @@ class PageData:
             record.started_at,
             round(record.duration_s, 3),
         ]
-        frames = board.frames(texts)
+        frames = board.frames(texts, entry[0])
         if frames is not None:
             entry.append(frames)
         return entry

@@ -695,7 +695,7 @@
         area.replaceChildren(pre);
         // A position drawn as text (OpenSpiel's own pictures) is set as large as the area
         // allows, one size for the whole game (its largest frame), not at the page's text size.
-        const frames = game.frames || [];
+        const frames = Array.isArray(game.frames) ? game.frames : []; // a string: why there are none
         const rows = Math.max(1, ...frames.map((f) => f.split("\n").length));
         const cols = Math.max(1, ...frames.flatMap((f) => f.split("\n").map((line) => line.length)));
         const fit = () => {
@@ -707,7 +707,8 @@
         return {
           banner: null,
           show(ply) {
-            if (!game.frames) pre.textContent = game.board.note || "No picture of this game's positions.";
+            if (typeof game.frames === "string") pre.textContent = game.frames; // the rules failed drawing them
+            else if (!game.frames) pre.textContent = game.board.note || "No picture of this game's positions.";
             else if (ply < game.frames.length) pre.textContent = game.frames[ply];
             else pre.textContent = `${game.frames[game.frames.length - 1]}\n\n(the rules library rejected move ${game.frames.length}; later positions are not shown)`;
             fit();

@@ -1,12 +1,12 @@
 """A results folder read back: its records, and the settings its description keeps."""
 from __future__ import annotations
 
-from functools import partial
+import sys
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from ..errors import UsageError, show_path
-from ..tournament.audit import replay_problem, scoring_of
+from ..tournament.audit import RecordAudit, scoring_of
 from ..tournament.store import GameStore, ResultsFolder, TournamentDescription
 from ..tournament.tally import Tally
 from .ranking import swiss_tables
@@ -46,16 +46,24 @@ def _box_detail(machine: str) -> str:
     return inside + after
 
 
-def load_results(folder: Path, *, whole: bool = False, keep: bool = True) -> tuple[Tally, dict[str, Any]]:
+def said_on_stderr(line: str) -> None:
+    """A reader's word to whoever runs the command (a record accepted without its replay)."""
+    print(f"arbiter: {line}", file=sys.stderr, flush=True)
+
+
+def load_results(folder: Path, *, whole: bool = False, keep: bool = True,
+                 note: Callable[[str], None] = said_on_stderr) -> tuple[Tally, dict[str, Any]]:
     """The records' aggregates and a description of the tournament (name, game, format,
     settings), every record checked (`GameStore.read`: those a checkpoint covers by their
-    digest, or with `whole` replayed too). With `keep`, the checkpoint is written afresh so
+    digest, or with `whole` replayed too; one whose replay the rules cannot finish is accepted
+    and `note` told, audit.RecordAudit). With `keep`, the checkpoint is written afresh so
     that the next reader reads only what comes after (`arbiter export` writes nothing)."""
     results = results_folder(folder)
     description = results.read_description() or TournamentDescription()
     store = described_store(results, description)
-    store.audit = partial(replay_problem, scoring=scoring_of(description.scoring))
+    store.audit = audit = RecordAudit(scoring_of(description.scoring), note=note)
     tally = store.read(whole=whole)
+    audit.said_in_all()
     if keep:
         store.checkpoint()
     return tally, results_meta(folder, description, tally)

@@ -20,7 +20,8 @@ from ..transport.sandbox import SandboxSpec, box_here
 from ..transport.shown import ShownPaths, shown_path_problems
 from .build import BuildSpec, outside_the_box
 from .game_probe import parameter_problem
-from .plan import OpeningError, group_count, make_opening
+from .plan import OpeningError, group_count, opening_problems, random_opening
+from .rules_host import RulesFailed
 from .probe import PathThere, Sandboxing, ThisMachine, loopback, not_this_machine, probe
 from .players import (COMMAND_LINE, box_for_run, check_name_clashes, check_shown_paths, read_arbiter_keys,
                       read_entrants, read_player, read_players, read_time, with_covers)
@@ -562,9 +563,12 @@ def _read_openings(problems: Problems, value: Any, folder: Path, game: Game[Any]
         openings = Openings(random_moves=OPENINGS.read(m, "random_moves"), seed=OPENINGS.read(m, "seed"))
         if openings.random_moves and game is not None:
             try:
-                make_opening(game, openings.random_moves, openings.seed, 0)
+                random_opening(game, openings.random_moves, openings.seed, 0)
             except OpeningError as exc:
                 problems.add(("openings", "random_moves"), f"{openings.random_moves} is not allowed: {exc}")
+            except RulesFailed as exc:  # drawn before anything is recorded: the config's problem, said once
+                problems.add(("openings", "random_moves"), f"{openings.random_moves} is not allowed: {exc}; "
+                                                           "these rules cannot draw random openings")
         return openings
     file_text = OPENINGS.read(m, "file")
     if file_text is None:
@@ -580,23 +584,20 @@ def _read_openings(problems: Problems, value: Any, folder: Path, game: Game[Any]
                                            f"(byte {exc.object[exc.start]:#04x} at offset {exc.start})")
         return Openings()
     lines: list[tuple[str, ...]] = []
+    numbers: list[int] = []
     for number_, line in enumerate(content.splitlines(), 1):
         stripped = line.split("#", 1)[0].strip()
         if not stripped:
             continue
-        moves = tuple(move.strip() for move in stripped.split(";") if move.strip())
-        if game is not None:
-            state = game.new_state()
-            for move in moves:
-                try:
-                    state.play(move)
-                except GameError as exc:
-                    problems.add(("openings", "file"), f"{path}:{number_}: {exc}")
-                    break
-            else:
-                if state.is_over():
-                    problems.add(("openings", "file"), f"{path}:{number_}: this opening ends the game")
-        lines.append(moves)
+        lines.append(tuple(move.strip() for move in stripped.split(";") if move.strip()))
+        numbers.append(number_)
+    if game is not None and lines:
+        try:  # played by the rules: in the rules host unless they are the arbiter's own
+            for number_, problem in zip(numbers, opening_problems(game, lines)):
+                if problem is not None:
+                    problems.add(("openings", "file"), f"{path}:{number_}: {problem}")
+        except RulesFailed as exc:
+            problems.add(("openings", "file"), f"{path}: {exc}; these rules cannot play its openings")
     if not lines:
         problems.add(("openings", "file"), f"{path} has no openings (one per line, moves separated by ';')")
     return Openings(lines=tuple(lines), file=str(path), seed=OPENINGS.read(m, "seed"))

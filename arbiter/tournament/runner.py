@@ -10,7 +10,7 @@ import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import asdict, dataclass, replace
-from functools import partial
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Protocol
 
@@ -19,10 +19,10 @@ import yaml
 from ..chance import bot_seed
 from ..errors import UsageError
 from ..games import Game
-from ..records import GameRecord, game_places
+from ..records import GameRecord, PlayerRef, Termination, game_places
 from ..referee import GameAborted, TimeControl, play_game
 from ..transport.sandbox import support
-from .audit import replay_problem
+from .audit import RecordAudit
 from .config import COMMAND_LINE, TournamentConfig
 from .preflight import admit
 from .pool import MACHINERY_FAILURES, GamePool, GameSetup, StandInPool, play_setup
@@ -73,8 +73,10 @@ def prepare_results(config: TournamentConfig, *, fresh: bool, backup: bool = Tru
     store = folder.store(players=[p.name for p in config.players], scoring=asdict(config.scoring),
                          keep_results=config.format == "swiss")  # a Swiss round is paired from each game's result
     store.seeds = folder.run_seeds(config.seed)  # the folder's secret: drawn now, or kept from the first run
-    store.audit = partial(replay_problem, scoring=config.scoring, seeds=store.seeds)  # each record's dice its own
+    # Each record's dice its own; a replay the rules cannot finish is said, never a refusal (audit.py).
+    store.audit = audit = RecordAudit(config.scoring, store.seeds, note)
     recorded = store.read(repair=True)  # every record checked: the checkpoint's by their digest, the rest replayed
+    audit.said_in_all()
     games = recorded.records
     before = folder.read_description()
     advice = start_over_advice(config, games)
@@ -367,6 +369,9 @@ class TournamentRunner:
             scheduled = pending.next_ready(lambda game: busy.isdisjoint(self._remote_seats(game)))
             if scheduled is None:
                 return
+            if scheduled.void is not None:  # not played: recorded void (schedule.opening_for)
+                running[_done(self._void_record(scheduled))] = scheduled
+                continue
             busy |= self._remote_seats(scheduled)
             running[pool.submit(scheduled)] = scheduled
 
@@ -401,12 +406,32 @@ class TournamentRunner:
             if self.watch is not None:
                 self.watch.game_left(scheduled.id)
 
+    def _void_record(self, scheduled: ScheduledGame) -> GameRecord:
+        """The record of a game that cannot be played (`scheduled.void` says why): no moves,
+        no winner, no offender, counted for no one."""
+        setup = self.game_setup(scheduled)
+        seats = len(setup.players)
+        return GameRecord(
+            game=self.game.name, params=self.game.json_params(),
+            players=[PlayerRef(p.name, p.command_text()) for p in setup.players], moves=[], scores=[0] * seats,
+            winner=None, termination=Termination.VOID, offender=None, detail=scheduled.void,
+            started_at=datetime.now(timezone.utc).isoformat(timespec="milliseconds"), duration_s=0.0,
+            logs=[None] * seats, time_controls=[asdict(p.clock(setup.time)) for p in setup.players],
+            chance_seed=setup.chance_seed)
+
     def _record(self, scheduled: ScheduledGame, record: GameRecord) -> None:
         stored = tournament_record(self.config, scheduled, record, self.digests)
         self.store.append(stored)  # durable before it is counted; the store's tally and ids count it
         self.last_record = stored
         self.played_now += 1
         self.progress.game_done(stored, self.tally)
+
+
+def _done(record: GameRecord) -> Future[GameRecord]:
+    """A future that already holds `record`."""
+    future: Future[GameRecord] = Future()
+    future.set_result(record)
+    return future
 
 
 def stopped_note(results_dir: Path, again: str) -> str:

@@ -16,27 +16,35 @@ from typing import Any, Callable, Iterator, Sequence
 from ..errors import UsageError
 from ..games import Game
 from .config import TournamentConfig
-from .plan import ALL_GROUPS_MAX, group_count, make_opening
+from .plan import ALL_GROUPS_MAX, group_count, random_opening
+from .rules_host import RulesFailed
 
 
 @dataclass(frozen=True)
 class ScheduledGame:
-    """One game to play: its stable id, round, players in seat order and forced opening."""
+    """One game to play: its stable id, round, players in seat order and forced opening, and
+    `void`, why it is recorded void without being played (the rules failed drawing its opening)."""
 
     id: str
     round: int
     seats: tuple[str, ...]
     opening: tuple[str, ...]
+    void: str | None = None
 
 
-def opening_for(config: TournamentConfig, game: Game[Any], index: int) -> tuple[str, ...]:
-    """Opening number `index` (0-based): from the file (cycling), random, or none."""
+def opening_for(config: TournamentConfig, game: Game[Any], index: int) -> tuple[tuple[str, ...], str | None]:
+    """Opening number `index` (0-based): from the file (cycling), random, or none; and None, or,
+    when the rules failed drawing a random one (they crashed or hung twice in the rules host),
+    no opening and why: its games are void, and the tournament goes on (docs/config.md, openings)."""
     openings = config.openings
     if openings.lines:
-        return openings.lines[index % len(openings.lines)]
+        return openings.lines[index % len(openings.lines)], None
     if openings.random_moves:
-        return make_opening(game, openings.random_moves, openings.seed, index)
-    return ()
+        try:
+            return random_opening(game, openings.random_moves, openings.seed, index), None
+        except RulesFailed as exc:
+            return (), f"{exc}: the games of this opening were not played"
+    return (), None
 
 
 # Kept in a results folder's schedule identity when groups have three or more seats
@@ -136,10 +144,10 @@ def _each_group_game(config: TournamentConfig, game: Game[Any], groups: Sequence
         left = [False] * len(games) if recorded is None else recorded([game_id for game_id, _ in games])
         if all(left):
             continue
-        opening = opening_for(config, game, first_opening + k)
+        opening, void = opening_for(config, game, first_opening + k)
         for (game_id, seats), done in zip(games, left):
             if not done:
-                yield ScheduledGame(id=game_id, round=round_no or k + 1, seats=seats, opening=opening)
+                yield ScheduledGame(id=game_id, round=round_no or k + 1, seats=seats, opening=opening, void=void)
 
 
 def fixed_schedule(config: TournamentConfig) -> list[ScheduledGame]:

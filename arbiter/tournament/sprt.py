@@ -42,9 +42,9 @@ SHOWN_LINE_CHARS = 200
 def sprt_pair(config: TournamentConfig, game: Game[Any], index: int) -> tuple[ScheduledGame, ScheduledGame]:
     """Pair `index` (1-based): opening `index - 1`, candidate first, then the seats swapped."""
     candidate, baseline = (p.name for p in config.players)
-    opening = opening_for(config, game, index - 1)
+    opening, void = opening_for(config, game, index - 1)
     return tuple(  # type: ignore[return-value]
-        ScheduledGame(id=f"{index:03d}-{seats[0]}-{seats[1]}", round=index, seats=seats, opening=opening)
+        ScheduledGame(id=f"{index:03d}-{seats[0]}-{seats[1]}", round=index, seats=seats, opening=opening, void=void)
         for seats in ((candidate, baseline), (baseline, candidate))
     )
 
