@@ -249,3 +249,48 @@ def test_a_duty_failed_by_a_later_game_says_what_failed_not_an_earlier_not_check
     _judge(played("seat-0", "timeout", "seat 0 (bot) did not finish starting within 10000 ms"), items, charged)
     assert items["start-up"].status == "fail" and "not checked" not in items["start-up"].note
     assert items["start-up"].hint
+
+
+MY_NIM = '''import os, sys
+from arbiter.games.limit_nim import LimitNim
+
+# A marker beside the module (a boxed seat's environment is its own; its folder is shown).
+if os.path.exists(os.path.join(os.path.dirname(__file__), "fail-in-seat")) \\
+        and sys.argv[0].endswith(os.path.join("check", "seat.py")):
+    raise ImportError("this module does not load in the arbiter's seat")
+
+
+class MyNim(LimitNim):
+    name = "mynim:MyNim"
+'''
+
+
+def test_a_game_of_the_users_own_on_pythonpath_is_checked_in_every_scenario(tmp_path, capsys, monkeypatch):
+    # The arbiter's own seats (boxed) and the check's monitor import the game from the user's
+    # PYTHONPATH, as the arbiter does: on main the seat could not, the first game ended at once
+    # on the seat's crash, and the check said "passed" having checked nothing.
+    games = tmp_path / "games"
+    games.mkdir()
+    (games / "mynim.py").write_text(MY_NIM)
+    monkeypatch.setenv("PYTHONPATH", str(games))
+    monkeypatch.syspath_prepend(str(games))  # this process is the arbiter: its PYTHONPATH, as read at its start
+    status = main(["check", "mynim:MyNim", f"{sys.executable} {RANDOM_BOT}", "--time-ms", "3000",
+                   "--log-dir", str(tmp_path / "logs"), "--no-sandbox"])
+    out = capsys.readouterr().out
+    assert status == 0 and "passed: all 12 scenarios that apply" in out and "not checked" not in out, out
+
+
+def test_a_check_whose_own_seat_fails_checks_nothing_and_says_so(tmp_path, capsys, monkeypatch):
+    games = tmp_path / "games"
+    games.mkdir()
+    (games / "mynim.py").write_text(MY_NIM)
+    monkeypatch.setenv("PYTHONPATH", str(games))
+    monkeypatch.syspath_prepend(str(games))
+    (games / "fail-in-seat").write_text("")
+    status = main(["check", "mynim:MyNim", f"{sys.executable} {RANDOM_BOT}", "--time-ms", "3000",
+                   "--log-dir", str(tmp_path / "logs"), "--no-sandbox"])
+    out = capsys.readouterr().out
+    assert status == 5, out  # could not be decided; no bot blamed, none passed
+    assert "the arbiter's own seat failed: seat 1 (arbiter1) exited with status" in out
+    assert "not checked: the arbiter's own seat failed in the first-seat game" in out
+    assert "the others not checked: the arbiter's own seat failed" in out and "FAIL" not in out

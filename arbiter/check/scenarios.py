@@ -36,9 +36,10 @@ from ..protocol import START, find_dialect, format_chance_line, format_game_line
 from ..records import GameRecord, Termination
 from ..referee import STARTUP_TIMEOUT, PlayerSpec, TimeControl, play_game
 from ..transport.process import LOG_CAP_BYTES
+from ..transport.shown import SandboxSpec
 from ..verdicts import rules_failed
 from .monitor import TAG as MONITOR_TAG
-from .seat import gives_cell
+from .seat import STOPPED_STATUS, gives_cell
 
 SMALL_CLOCK_MS = 1000  # the whole game's budget in `small-clock`, at least...
 SMALL_CLOCK_MOVE_MS = 100  # ...and this much per move the bot made in the first-seat game
@@ -131,6 +132,9 @@ class CheckReport:
     # The games the rules could not decide (their own failure, docs/records.md): each one's
     # sentence, once. They check nothing, and fail no duty of the bot.
     void: list[str] = field(default_factory=list)
+    # The games the arbiter's own seat lost by a fault of its own: each one's sentence, once.
+    # They check nothing either (the check could not be played as planned), and blame no bot.
+    seat_failed: list[str] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:
@@ -153,7 +157,8 @@ class CheckReport:
             "dialect": t.player.dialect, "transport": t.player.transport, "time_ms": t.time_ms, "passed": self.passed, "games": self.games,
             "duration_s": round(self.duration_s, 3), "clock_used_ms": round(self.clock_used_ms, 3),
             "first_reply_ms": self.first_reply_ms, "peak_memory_kb": self.peak_memory_kb,
-            "log_dir": self.log_dir, "void": self.void, "items": [item.to_json() for item in self.items],
+            "log_dir": self.log_dir, "void": self.void, "seat_failed": self.seat_failed,
+            "items": [item.to_json() for item in self.items],
         }
 
 
@@ -230,8 +235,10 @@ def run_check(target: CheckTarget, *, log_dir: Path, concurrency: int = 1, seed:
                     future.cancel()
                 raise
     else:  # a bot that cannot make one move would only fail every game the same way, slowly
+        why = ("the arbiter's own seat failed in the first-seat game" if _seat_failed(first)
+               else "the bot made no move in the first-seat game")
         for duty in {planned.duty for planned in games[1:]} | {"processes", "memory"}:
-            items[duty].note = "not checked: the bot made no move in the first-seat game"
+            items[duty].note = f"not checked: {why}"
     for result in results:  # judged in checklist order, whichever finished first
         played.append(result)
         clock_ms += result.record.time_used_ms[result.game.bot_seat]
@@ -241,9 +248,11 @@ def run_check(target: CheckTarget, *, log_dir: Path, concurrency: int = 1, seed:
     for duty, why in not_applicable.items():  # measured in every game, but not asked for
         items[duty].status, items[duty].note = "skip", why
     void = list(dict.fromkeys(result.record.detail for result in played if result.record.termination.is_void))
+    seat_failed = list(dict.fromkeys(result.record.detail for result in played if _seat_failed(result)))
     report = CheckReport(
         target=target, items=list(items.values()), games=len(played), duration_s=time.monotonic() - started,
         clock_used_ms=clock_ms, first_reply_ms=first_reply, peak_memory_kb=peak_kb, log_dir=str(log_dir), void=void,
+        seat_failed=seat_failed,
     )
     return report
 
@@ -426,7 +435,7 @@ def _play(target: CheckTarget, planned: _Game, log_dir: Path, prefix: str,
         program = bot.command[0] if "/" in bot.command[0] else shutil.which(bot.command[0]) or bot.command[0]
         watch = ("--no-quit",) if planned.withhold_quit else ()
         bot = replace(bot, command=(sys.executable, "-m", "arbiter.check.monitor", *watch, program, *bot.command[1:]),
-                      env={**bot.env, "PYTHONPATH": PACKAGE_ROOT})
+                      env={**bot.env, "PYTHONPATH": os.pathsep.join(filter(None, [_seat_path(), bot.env.get("PYTHONPATH")]))})
     players = []
     for seat in range(game.num_players):
         if seat == planned.bot_seat:
@@ -437,7 +446,8 @@ def _play(target: CheckTarget, planned: _Game, log_dir: Path, prefix: str,
             words.append("--no-gifts")
         if planned.scripts.get(seat):
             words += ["--script", ";".join(planned.scripts[seat])]
-        players.append(PlayerSpec(name=f"arbiter{seat}", command=tuple(words), env={"PYTHONPATH": PACKAGE_ROOT},
+        players.append(PlayerSpec(name=f"arbiter{seat}", command=tuple(words), env={"PYTHONPATH": _seat_path()},
+                                  sandbox=_seat_box(),
                                   time=SEAT_TIME))
     record = play_game(game, players, time=planned.time, opening=planned.opening, log_dir=log_dir,
                        log_prefix=prefix, cancel=cancel)
@@ -469,13 +479,38 @@ def _read_log(path: Path) -> tuple[int, dict[str, str]]:
 
 # --- judging -------------------------------------------------------------------------
 
+def _seat_path() -> str:
+    """The arbiter's seat's PYTHONPATH: this arbiter's package, then the user's PYTHONPATH, where
+    a game of the user's own (`mygames.race:Race`) is found, as the arbiter itself finds it."""
+    return os.pathsep.join(filter(None, [PACKAGE_ROOT, os.environ.get("PYTHONPATH")]))
+
+
+def _seat_box() -> SandboxSpec:
+    """The arbiter's seat's box: the defaults, and the user's PYTHONPATH folders read-only (the
+    module of a game of the user's own is imported there; the bot's box is the bot's to set)."""
+    shown = [os.path.abspath(entry) for entry in os.environ.get("PYTHONPATH", "").split(os.pathsep) if entry]
+    return SandboxSpec(read=tuple(dict.fromkeys(path for path in shown if os.path.isdir(path))))
+
+
+def _seat_failed(played: _Played) -> bool:
+    """Whether the game ended by a fault of the arbiter's own seat (a seat program that could not
+    play: the game's module not importable there, say), which decides nothing of the bot. A
+    seat that leaves a `--no-gifts` game on purpose exits with seat.STOPPED_STATUS: that is
+    the scenario's plan, not a failure."""
+    record, planned = played.record, played.game
+    if not (record.termination.is_fault and record.offender is not None and record.offender != planned.bot_seat):
+        return False
+    left_on_purpose = f"exited with status {STOPPED_STATUS} before"  # verdicts.crashed's words
+    return not (planned.no_gifts and record.termination is Termination.CRASH and left_on_purpose in record.detail)
+
+
 def _judge(played: _Played, items: dict[str, CheckItem], charged: dict[tuple[str, str], str]) -> None:
     """Mark the game's own duty, or charge the bot's fault to the duty it breaks."""
     planned, record = played.game, played.record
     own = items[planned.duty]
     seat = planned.bot_seat
     bot_moves = [m for m in record.moves if m.seat == seat and not m.forced]
-    if record.termination.is_void:  # the rules failed: the game checks nothing
+    if record.termination.is_void or _seat_failed(played):  # the rules, or the arbiter's own seat: it checks nothing
         for duty in (planned.duty, "processes") if planned.duty == "quit" else (planned.duty,):
             if items[duty].status == "skip":
                 items[duty].note = f"not checked: {record.detail}"

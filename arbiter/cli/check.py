@@ -107,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json == "-":
         json.dump(report.to_json(), sys.stdout, indent=2)
         sys.stdout.write("\n")
-    return 1 if not report.passed else RULES_FAILED_STATUS if report.void else 0
+    return 1 if not report.passed else RULES_FAILED_STATUS if report.void or report.seat_failed else 0
 
 
 def describe_report(report: CheckReport) -> str:
@@ -131,9 +131,14 @@ def describe_report(report: CheckReport) -> str:
         lines.append(f"  void game: {sentence} (no bot is blamed; the game checks nothing)")
     verdict = (f"FAILED: {len(failed)} of {counted} scenarios ({', '.join(failed)})" if failed
                else f"passed: all {counted} scenarios that apply")
+    for sentence in report.seat_failed:
+        lines.append(f"  the arbiter's own seat failed: {sentence} (not the bot's doing; the game checks nothing)")
     if report.void and not failed:
         verdict = (f"passed: all {counted} scenarios checked; the others not checked: the game's own rules "
                    "failed (void games above)")
+    elif report.seat_failed and not failed:
+        verdict = (f"passed: all {counted} scenarios checked; the others not checked: the arbiter's own seat "
+                   "failed (above; its log says why)")
     lines.append(f"{verdict}; {report.games} games in {report.duration_s:.1f} s; clock used "
                  f"{report.clock_used_ms:.0f} ms; first reply {first}; peak memory {peak}")
     lines.append(f"logs: {report.log_dir}")

@@ -89,6 +89,11 @@ def preflight(config: TournamentConfig, note: Callable[[str], None]) -> dict[str
                              "`arbiter check` on it for the whole checklist, or set check: false",
                 str(first.log) if first.log else None)
             continue
+        undecided = report.void + report.seat_failed  # not the bot's doing: it plays, and the organiser is told
+        if undecided:
+            note(f"{player.name} passed what its check could play ({report.games} games); the rest was not checked: "
+                 f"{undecided[0]} (see logs/check-{player.name}/)")
+            continue
         note(f"{player.name} passed the check ({report.games} games in {report.duration_s:.1f} s)")
     return refused
 
