@@ -12,7 +12,6 @@ sentence: the game's rules or the check failed, the bot not to blame) or (INTERR
 from __future__ import annotations
 
 import os
-import pickle
 import signal
 import threading
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ from typing import Any
 
 from ..check import CheckTarget, RulesFailure, run_check
 from ..games import GameError
+from .pool import described, picklable
 
 DONE, RAISED, FAILED, INTERRUPTED = "done", "raised", "failed", "interrupted"
 
@@ -70,28 +70,14 @@ def _check(task: CheckTask) -> tuple[Any, ...]:
             os.environ.update(task.environ)
         return (DONE, run_check(task.target, log_dir=Path(task.log_dir), concurrency=task.concurrency))
     except (ValueError, GameError) as exc:  # GameError is a ValueError: the parent says it as before
-        return (RAISED, _picklable(exc))
+        return (RAISED, picklable(exc, ValueError))
     except RulesFailure as exc:  # its message is the sentence
         return (FAILED, str(exc))
     except Exception as exc:  # noqa: BLE001 - the rules' (or the check's own) failure: this check's alone
-        return (FAILED, f"the check failed in its process: {_where(exc)}")
+        return (FAILED, f"the check failed in its process: {described(exc)}")
 
 
-def _where(exc: BaseException) -> str:
-    """`SpielError: ... (at rules.py:88)`: the exception and its innermost frame, to report it."""
-    frame = exc.__traceback__
-    while frame is not None and frame.tb_next is not None:
-        frame = frame.tb_next
-    at = f" (at {Path(frame.tb_frame.f_code.co_filename).name}:{frame.tb_lineno})" if frame is not None else ""
-    return f"{type(exc).__name__}: {exc}{at}"
 
-
-def _picklable(exc: ValueError) -> ValueError:
-    """`exc`, or (one that does not survive pickling) a ValueError in its words."""
-    try:
-        return pickle.loads(pickle.dumps(exc))  # type: ignore[no-any-return]
-    except Exception:  # noqa: BLE001 - any failure to pickle is the same failure here
-        return ValueError(str(exc))
 
 
 def _interrupt_once(signum: int, frame: Any) -> None:

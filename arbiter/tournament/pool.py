@@ -5,6 +5,7 @@ machine) or `cluster.ClusterPool` (a Dask cluster). A module of its own so that 
 the workers and the cluster build on it without importing each other."""
 from __future__ import annotations
 
+import pickle
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -22,6 +23,25 @@ from .schedule import ScheduledGame
 # of the arbiter's logic): the box (SandboxError), the files and folders it uses (OSError), a
 # tree too deep to walk (RecursionError). The runner notes such a game as an arbiter fault.
 MACHINERY_FAILURES = (OSError, SandboxError, RecursionError)
+
+
+def picklable(exc: BaseException, kind: type[Exception] = RuntimeError) -> BaseException:
+    """`exc`, or (one that does not survive pickling, to be raised again in the parent) a
+    `kind` in its words: what a worker or a check's process sends back of an exception."""
+    try:
+        return pickle.loads(pickle.dumps(exc))  # type: ignore[no-any-return]
+    except Exception:  # noqa: BLE001 - any failure to pickle is the same failure here
+        return kind(f"{type(exc).__name__}: {exc}")
+
+
+def described(exc: BaseException) -> str:
+    """`SpielError: quoridor.cc:623 ... (at rules.py:88)`: the exception and its innermost
+    frame, for the sentence of a game (or a check) that failed in its process."""
+    frame = exc.__traceback__
+    while frame is not None and frame.tb_next is not None:
+        frame = frame.tb_next
+    at = f" (at {Path(frame.tb_frame.f_code.co_filename).name}:{frame.tb_lineno})" if frame is not None else ""
+    return f"{type(exc).__name__}: {exc}{at}"
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import pickle
 import queue
 import re
 import signal
@@ -50,7 +49,7 @@ from ..referee import CPU_CLOCK_WALL_FACTOR, QUIT_GRACE_S, TERM_GRACE_S, GameAbo
 from ..transport import SHORTAGES
 from ..transport.endpoints import CHECK_IN_QUIET_MS, LeaseCancelled, SocketSpec
 from .check_child import serve_check
-from .pool import MACHINERY_FAILURES, GameSetup, play_setup
+from .pool import MACHINERY_FAILURES, GameSetup, described, picklable, play_setup
 from .schedule import ScheduledGame
 from .zygote import WorkerProcess, Zygote
 
@@ -199,7 +198,7 @@ def _play_task(task: WorkerTask, games: _Games, cancel: threading.Event, say: Ca
             _take_place(task)
         game = games.get(task)
     except Exception as exc:
-        return (RAISED, _picklable(exc))
+        return (RAISED, picklable(exc))
     try:
         on_turn = TurnReporter(lambda *news: say((TURN, *news)), game, task.setup.opening) if task.watched else None
         return (DONE, play_setup(game, task.setup, Path(task.log_dir), cancel=cancel, on_turn=on_turn, kept=kept))
@@ -317,29 +316,13 @@ def _answer_to(exc: BaseException) -> tuple[Any, ...]:
     if isinstance(exc, MemoryError):
         return (VOID, "the worker playing this game ran out of memory", True)
     if isinstance(exc, MACHINERY_FAILURES):
-        return (RAISED, _picklable(exc, OSError))
-    return (VOID, f"the game failed in its worker: {_where(exc)}", False)
-
-
-def _picklable(exc: BaseException, kind: type[Exception] = RuntimeError) -> BaseException:
-    """`exc`, or (one that does not survive pickling) a `kind` in its words."""
-    try:
-        return pickle.loads(pickle.dumps(exc))
-    except Exception:
-        return kind(f"{type(exc).__name__}: {exc}")
+        return (RAISED, picklable(exc, OSError))
+    return (VOID, f"the game failed in its worker: {described(exc)}", False)
 
 
 _SHORTAGE_WORDS = {24: "descriptors", 23: "descriptors", 12: "memory", 11: "processes or threads", 28: "disk space",
                    105: "buffer space"}  # EMFILE, ENFILE, ENOMEM, EAGAIN, ENOSPC, ENOBUFS
 
-
-def _where(exc: BaseException) -> str:
-    """`SpielError: quoridor.cc:623 ... (at rules.py:88)`: the exception and its innermost frame."""
-    frame = exc.__traceback__
-    while frame is not None and frame.tb_next is not None:
-        frame = frame.tb_next
-    at = f" (at {Path(frame.tb_frame.f_code.co_filename).name}:{frame.tb_lineno})" if frame is not None else ""
-    return f"{type(exc).__name__}: {exc}{at}"
 
 
 def _serve_remote(conn: Connection) -> None:
@@ -420,7 +403,7 @@ def _check_in(key: int, seats: list[tuple[str, SocketSpec]], place: _Place, send
     except LeaseCancelled:  # the worker is closing: nobody waits for the answer
         return
     except Exception as exc:  # EndpointError: the parent words it; anything else is the arbiter's
-        send((RAISED, key, _picklable(exc)))
+        send((RAISED, key, picklable(exc)))
         return
     send((DONE, key, absent))
 
