@@ -40,3 +40,9 @@ def crash_once(marker: str) -> str:
     except FileExistsError:
         return "fine"
     os.abort()
+
+
+def grow(megabytes: int) -> int:
+    """Rules that take `megabytes` of memory (a board too big to hold): the host's cap stops them."""
+    held = bytearray(megabytes << 20)
+    return len(held)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from arbiter.tournament.rules_host import RulesFailed, RulesHost, hosted
+from arbiter.tournament.rules_host import RULES_HOST_MEMORY_MB, RulesFailed, RulesHost, hosted
 
 TESTS = Path(__file__).resolve().parent
 
@@ -68,6 +68,13 @@ def test_a_crash_is_tried_again_in_a_fresh_host_then_said(host, function, signal
 def test_a_crash_from_earlier_damage_is_not_this_calls(host, tmp_path):
     assert host.call("host_calls:crash_once", str(tmp_path / "marker"), game="g", doing="replaying") == "fine"
     assert host.started == 2
+
+
+def test_rules_that_grow_past_the_hosts_memory_cap_fail_and_the_host_goes_on(host):
+    assert host.call("host_calls:grow", 64, game="g", doing="drawing") == 64 << 20
+    with pytest.raises(RulesFailed, match=r"the rules of openspiel:go raised MemoryError.* replaying game 7"):
+        host.call("host_calls:grow", RULES_HOST_MEMORY_MB + 512, game="openspiel:go", doing="replaying game 7")
+    assert host.call("host_calls:echo", 1, game="g", doing="echoing") == 1
 
 
 def test_a_hung_host_is_killed_and_said(host):

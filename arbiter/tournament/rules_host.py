@@ -46,6 +46,10 @@ from ..transport.guardian import GUARDIAN
 CALL_DEADLINE_S = 30.0  # a call's answer: one game's replay or pictures take milliseconds to a second
 START_DEADLINE_S = 30.0  # a fresh host's word that it is ready: an interpreter and the arbiter's registry imported
 RECYCLE_AFTER_CALLS = 1000  # a host serves this many calls, then a fresh one takes over
+# The host's heap (RLIMIT_DATA), as game_probe caps its child: one game's replay or pictures
+# take a few megabytes; rules that grow past it fail there (MemoryError, or a native abort),
+# never taking the machine's memory from the arbiter and its games.
+RULES_HOST_MEMORY_MB = 2048
 END_GRACE_S = 5.0  # how long a host whose socket has closed may take to be seen ended (its status)
 _LENGTH = struct.Struct("!Q")  # a message's length before its pickled bytes
 
@@ -241,6 +245,9 @@ def main(fd: int) -> None:
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # a crash of the rules leaves no core file behind
+    _, hard = resource.getrlimit(resource.RLIMIT_DATA)
+    cap = RULES_HOST_MEMORY_MB << 20
+    resource.setrlimit(resource.RLIMIT_DATA, (cap if hard == resource.RLIM_INFINITY else min(cap, hard), hard))
     sock = socket.socket(fileno=fd)
     sock.setblocking(True)
     functions: dict[str, Callable[..., Any]] = {}
@@ -271,4 +278,4 @@ def _one_line(exc: BaseException) -> str:
 if __name__ == "__main__":
     main(int(sys.argv[1]))
 
-__all__ = ["CALL_DEADLINE_S", "RECYCLE_AFTER_CALLS", "RULES_HOST", "RulesFailed", "RulesHost", "hosted", "made_game"]
+__all__ = ["CALL_DEADLINE_S", "RECYCLE_AFTER_CALLS", "RULES_HOST", "RULES_HOST_MEMORY_MB", "RulesFailed", "RulesHost", "hosted", "made_game"]
