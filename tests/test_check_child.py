@@ -175,3 +175,17 @@ def test_the_checks_deadline_is_its_games_seats_startups_clocks_and_graces() -> 
     cpu = CheckTarget("limit-nim", {}, player, time_ms=2000, clock="cpu", duties=PREFLIGHT_DUTIES)
     assert check_deadline_s(cpu, seats=3) - check_deadline_s(target, seats=3) == pytest.approx(
         games * 2 * (preflight.CPU_CLOCK_WALL_FACTOR - 1) * preflight.HANG_SHARE)
+
+
+@pytest.mark.parametrize("failure", ["segfault", "raise"])
+def test_arbiter_check_of_rules_not_its_own_survives_their_crash_and_says_so(tmp_path, failure):
+    # `arbiter check` plays a game whose rules are not the arbiter's own in a process of its own
+    # too: on main a segfault of the rules was the command's own (exit -11, no word).
+    run = arbiter(tmp_path, "check", "failing_games:FailingNim", f"{sys.executable} {ROOT / 'players' / 'random_bot.py'}",
+                  "-p", f"failure={failure}", "-p", f"marker={tmp_path / 'failed'}", "--no-sandbox")
+    out, err = run.communicate(timeout=300)
+    assert run.returncode == 5, (out, err)  # could not be decided; no bot blamed
+    said = {"segfault": "not checked: its check was ended: its game's rules crashed (SIGSEGV) in the check's own "
+                        "process, not in the bot's",
+            "raise": "the rules of failing_games:FailingNim failed"}[failure]
+    assert said in out and "Traceback" not in err, (out, err)

@@ -12,7 +12,9 @@ from ..check import CheckReport, CheckTarget, RulesFailure, run_check
 from ..check.scenarios import DUTIES
 from ..errors import UsageError, show_path
 from ..protocol import DIALECTS
+from ..tournament.preflight import CheckEnded, check_apart
 from ..tournament.progress import TolerantStream
+from ..tournament.rules_host import hosted
 from .outputs import check_output_file, check_output_folder
 from ..referee import TimeControl
 from .play import RULES_FAILED_STATUS
@@ -63,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     """Check the bot and print the checklist; 0 if every scenario passed, 1 if one failed, 5 if
     none failed but the game's rules did (RULES_FAILED_STATUS)."""
     params = game_params(args.param)
-    command_line_game(args.game, params)  # an unknown game or parameter is a usage error, before any bot runs
+    game = command_line_game(args.game, params)  # an unknown game or parameter is a usage error, before any bot runs
     if args.time_ms <= 0:
         raise UsageError(f"--time-ms must be a positive number of milliseconds, not {args.time_ms}")
     if args.concurrency < 1:
@@ -92,10 +94,13 @@ def run(args: argparse.Namespace) -> int:
     print(f"checking {player.command_text()} on {header} ({player.dialect} dialect, {args.transport})",
           file=out, flush=True)
     try:
-        report = run_check(target, log_dir=log_dir, concurrency=args.concurrency)
+        if hosted(args.game):  # rules not the arbiter's own (native ones): played in a process of their own
+            report = check_apart(target, log_dir, args.concurrency, game.num_players)
+        else:
+            report = run_check(target, log_dir=log_dir, concurrency=args.concurrency)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    except RulesFailure as exc:  # before any game: nothing was checked, and no bot is to blame
+    except (RulesFailure, CheckEnded) as exc:  # nothing (more) was checked, and no bot is to blame
         print(f"not checked: {exc}", file=out, flush=True)
         return RULES_FAILED_STATUS
     if json_path is not None:  # the file first: a closed stdout must not cost the checklist asked for
