@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """What a watched game's turn costs its worker: the news the live page is sent
-(`workers.TurnReporter`: each new move's seat, from a copy of the game fed the same moves, and
+(`turn_news.TurnReporter`: each new move's seat, from a copy of the game fed the same moves, and
 its text, the scores and who is to move, pickled and written to the parent's pipe) beside the
 forward it replaced (the new moves alone, sliced from the referee's state and sent the same
 way, whose seats and texts the arbiter's process then worked out with the rules), in the same
@@ -27,7 +27,8 @@ from typing import Any, Callable
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from arbiter.games import Game, find_game  # noqa: E402
-from arbiter.tournament.workers import TURN, TurnReporter  # noqa: E402
+from arbiter.tournament.turn_news import TurnReporter  # noqa: E402
+from arbiter.tournament.workers import TURN  # noqa: E402
 
 
 class MovesOnly:

@@ -8,7 +8,7 @@
 - Kinds, interleaved in every repeat so a load spike hits each alike:
   - unwatched: `on_turn` only takes a timestamp (the baseline);
   - watched: the live server of `arbiter run --serve` running in this process (its own
-    thread, as in a run), the game's `on_turn` the worker's (`workers.TurnReporter`, its news
+    thread, as in a run), the game's `on_turn` the worker's (`turn_news.TurnReporter`, its news
     handed straight to the runner's `RunFeed`, without the pipe between a worker and the
     arbiter: bench_forward.py measures that) plus the same timestamp, and an SSE client
     reading the page's event stream all game long (every update the server pushes: the
@@ -41,7 +41,7 @@ from arbiter.games import find_game  # noqa: E402
 from arbiter.referee import PlayerSpec, TimeControl, play_game  # noqa: E402
 from arbiter.reports.live import LiveServer, RunFeed  # noqa: E402
 from arbiter.tournament.schedule import ScheduledGame  # noqa: E402
-from arbiter.tournament.workers import TurnNews, TurnReporter  # noqa: E402
+from arbiter.tournament.turn_news import TurnNews, TurnReporter  # noqa: E402
 
 # Takes one stone from the first pile that has any; follows the opponent's takes too.
 TAKER = r"""

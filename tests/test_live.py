@@ -21,7 +21,7 @@ from arbiter.tournament.config import SprtSettings
 from arbiter.tournament.schedule import ScheduledGame
 from arbiter.tournament.store import ResultsFolder, TournamentDescription
 from arbiter.tournament.sprt import SprtTest
-from arbiter.tournament.workers import TurnNews, TurnReporter
+from arbiter.tournament.turn_news import TurnNews, TurnReporter
 from report_samples import SCORING, SPRT_HYPOTHESES, write_sample_sprt, write_sample_tournament
 
 

@@ -1,6 +1,6 @@
 """A watched run of a game whose rules must never run in the arbiter's own process (issue 37;
 docs/architecture.md, Where games run): the live page draws each running game from what its
-worker tells it (`workers.TurnNews`), so rules that crash or raise when the arbiter calls
+worker tells it (`turn_news.TurnNews`), so rules that crash or raise when the arbiter calls
 them cost the page nothing, and the arbiter nothing."""
 from __future__ import annotations
 

@@ -25,7 +25,7 @@ from arbiter.tournament.config import load_config
 from arbiter.tournament.pool import GameSetup
 from arbiter.tournament.progress import Progress
 from arbiter.tournament.runner import run_tournament
-from arbiter.tournament.workers import TurnNews
+from arbiter.tournament.turn_news import TurnNews, TurnReporter
 from arbiter.referee import PlayerSpec, TimeControl
 from referee_support import MARK, live_marked, new_marker
 
@@ -179,7 +179,7 @@ def test_news_whose_rules_fail_end_the_news_and_never_the_game() -> None:
     told: list[tuple[object, ...]] = []
     state = game.new_state()
     state.play("1 1")  # the opening, as the referee's state holds it
-    report = workers.TurnReporter(lambda *news: told.append(news), game, ["1 1"])
+    report = TurnReporter(lambda *news: told.append(news), game, ["1 1"])
     state.play("2 2")
     report(state)
     assert told == [(((0, "1 1"),), (0, 0), 1, True), (((1, "2 2"),), (0, 0), 0)]

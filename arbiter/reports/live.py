@@ -5,7 +5,7 @@
 as server-sent events. Records come from the folder's `games.jsonl`, read as it grows by the
 store's `RecordTail`, so `arbiter serve` watches a run started elsewhere exactly as `arbiter run
 --serve` watches its own. The running games come only from the run itself: `RunFeed` is the
-runner's `GameWatch`, told by each game's worker what the page needs (`workers.TurnNews`: the
+runner's `GameWatch`, told by each game's worker what the page needs (`turn_news.TurnNews`: the
 moves with their seats and texts, the scores, who is to move), and its `on_turn` callback does
 nothing but append that and a timestamp to a deque; the server thread turns them into boards
 and clocks. The page keeps plain data of a running game and never runs a game's rules for it:
@@ -48,7 +48,7 @@ from .results import described_store, results_folder, results_meta
 from .standings import standings_from_tally, summary_json
 
 if TYPE_CHECKING:  # the workers' machinery is the run's, not the page's: only the news's type
-    from ..tournament.workers import TurnNews
+    from ..tournament.turn_news import TurnNews
 
 LOOPBACK = "127.0.0.1"
 PUMP_S = 0.1  # how often the server thread takes in the runner's notes

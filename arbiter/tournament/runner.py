@@ -34,7 +34,8 @@ from .schedule import ScheduledGame, each_fixed_game, final_games, planned_games
 from .stages import finalists
 from .tally import Tally
 from .store import GameStore, ResultsFolder, TournamentDescription, game_log_prefix, hold_results_folder
-from .workers import TurnNews, TurnReporter, WorkerPool
+from .turn_news import TurnNews, TurnReporter
+from .workers import WorkerPool
 
 if TYPE_CHECKING:
     from .cluster import Cluster
