@@ -77,9 +77,6 @@ def _check(task: CheckTask) -> tuple[Any, ...]:
         return (FAILED, f"the check failed in its process: {described(exc)}")
 
 
-
-
-
 def _interrupt_once(signum: int, frame: Any) -> None:
     """The first Ctrl-C interrupts the check; any later one (the terminal's and the parent's
     both come) is ignored, so that the check's games end in order."""

@@ -45,8 +45,6 @@ class Interrupted(Exception):
     """The run was stopped (Ctrl-C); finished games are on disk, running ones abandoned."""
 
 
-
-
 @dataclass
 class RunOutcome:
     """What a run did: the aggregates of the records on disk now, and how many games this run played."""

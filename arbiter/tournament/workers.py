@@ -259,7 +259,6 @@ _SHORTAGE_WORDS = {24: "descriptors", 23: "descriptors", 12: "memory", 11: "proc
                    105: "buffer space"}  # EMFILE, ENFILE, ENOMEM, EAGAIN, ENOSPC, ENOBUFS
 
 
-
 def _serve_remote(conn: Connection) -> None:
     """The remote worker's life: the check-in and the games with a remote seat, each in a
     thread of its own (several at once: the runner never starts two games on one remote
