@@ -51,7 +51,12 @@ def boxed() -> None:
     assert support().usable, support().describe()
 
 
-def pig_config(folder: Path, *, seed: int | None = None, games: int = 4) -> Path:
+# Games enough that the seer makes MIN_PREDICTIONS predictions whatever the (secret, so each
+# run's own) dice: about 9 a game; 4 games once gave only 36.
+GAMES = 8
+
+
+def pig_config(folder: Path, *, seed: int | None = None, games: int = GAMES) -> Path:
     path = folder / "pig.yaml"
     path.write_text("name: pig\ngame: openspiel:pig\nparams: {winscore: 40}\nresults: results\n"
                     f"games_per_pairing: {games}\n" + (f"seed: {seed}\n" if seed is not None else "") +
@@ -68,13 +73,14 @@ def test_a_seed_searching_bot_foresees_no_die_under_run(tmp_path: Path) -> None:
 def test_a_seed_searching_bot_foresees_no_die_under_match(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
     assert main(["match", *PIG, "--engine", f"cmd={PY} {SEER}", "name=seer",
-                 "--engine", f"cmd={PY} {RANDOM_BOT}", "name=hold", "--games", "4", "--quiet"]) == 0
+                 "--engine", f"cmd={PY} {RANDOM_BOT}", "name=hold", "--games", str(GAMES), "--quiet"]) == 0
     assert_no_better_than_chance(tmp_path / "results" / "match-seer-vs-hold")
 
 
 def test_a_seed_searching_bot_foresees_no_die_under_sprt(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
-    status = main(["sprt", *PIG, f"{PY} {SEER}", f"{PY} {RANDOM_BOT}", "--max-games", "6", "--openings", "random:1"])
+    status = main(["sprt", *PIG, f"{PY} {SEER}", f"{PY} {RANDOM_BOT}", "--max-games", str(GAMES + 2),
+                   "--openings", "random:1"])
     assert status in (0, 1, 4)  # decided either way, or inconclusive: not a fault, not an error
     assert_no_better_than_chance(tmp_path / "results" / "sprt", "candidate")
 
