@@ -19,7 +19,7 @@ class ExitCode(enum.IntEnum):
     FAULT_GATE = 3  # the candidate faulted, or its logs have problem lines
     INCONCLUSIVE = 4  # the SPRT reached its maximum games undecided
     VOID = 5  # play, check: the game's own rules failed, so it could not be decided (no bot blamed)
-    INTERRUPTED = 130  # Ctrl-C (SIGINT): recorded games are kept; run again to resume
+    INTERRUPTED = 130  # Ctrl-C (SIGINT), SIGTERM or SIGHUP: recorded games are kept; run again to resume
 
 
 EXIT_CODE_TABLE = """\
@@ -30,7 +30,7 @@ exit codes:
   3    fault gate (sprt: the candidate faulted, or its logs have problem lines)
   4    inconclusive (sprt: maximum games reached undecided)
   5    void (play, check: the game's own rules failed; no bot is blamed)
-  130  interrupted (Ctrl-C); recorded games are kept, run the same command to resume"""
+  130  interrupted (Ctrl-C, SIGTERM, SIGHUP); recorded games are kept, run the same command to resume"""
 
 
 def show_path(path: str | bytes | os.PathLike[str]) -> str:
