@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
+import threading
 import time
 import uuid
 from dataclasses import dataclass, field, replace
@@ -17,6 +19,30 @@ ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "tests" / "bots"
 RANDOM_BOT = ROOT / "players" / "random_bot.py"
 MARK = "ARBITER_TEST_MARK"
+
+
+class StderrRead:
+    """An `arbiter` run whose stderr is read as it comes (`text`: all of it so far), for a test
+    that stops it; as a context, it kills a run the test left running and waits for the rest."""
+
+    def __init__(self, run: subprocess.Popen[str]) -> None:
+        self.run = run
+        self.lines: list[str] = []
+        self._reader = threading.Thread(target=lambda: self.lines.extend(run.stderr or ()), daemon=True)
+        self._reader.start()
+
+    @property
+    def text(self) -> str:
+        return "".join(self.lines)
+
+    def __enter__(self) -> StderrRead:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.run.poll() is None:
+            self.run.kill()
+            self.run.wait()
+        self._reader.join(5)
 
 
 def new_marker() -> str:

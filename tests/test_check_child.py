@@ -11,7 +11,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -21,7 +20,7 @@ from arbiter.check import CheckTarget
 from arbiter.referee import PlayerSpec
 from arbiter.tournament import preflight
 from arbiter.tournament.preflight import PREFLIGHT_DUTIES, check_deadline_s
-from referee_support import MARK, live_marked, new_marker
+from referee_support import MARK, StderrRead, live_marked, new_marker
 
 ROOT = Path(__file__).resolve().parents[1]
 TESTS = Path(__file__).resolve().parent
@@ -140,26 +139,18 @@ def test_ctrl_c_during_a_check_stops_the_run_with_130_and_leaves_no_process(tmp_
             f"  - {{name: sleepy, command: python {SLEEPER}, env: {{{MARK}: '{marker}-bot', MISBEHAVE_AT: '1'}}}}\n"
             f"  - {{name: other, command: python {RANDOM}}}\n")
     run = arbiter(tmp_path, "run", str(config), marker=marker, start_new_session=True)
-    lines: list[str] = []
-    reader = threading.Thread(target=lambda: lines.extend(run.stderr), daemon=True)  # type: ignore[union-attr]
-    reader.start()
-    try:
+    with StderrRead(run) as read:
         deadline = time.monotonic() + 60
         while run.poll() is None and time.monotonic() < deadline and not (
                 (tmp_path / "failed-once").exists() if hung else live_marked(f"{marker}-bot")):
             time.sleep(0.05)  # until the rules hang, or the bot thinks, in the check's process
-        assert run.poll() is None, "".join(lines)
+        assert run.poll() is None, read.text
         if pressed == "arbiter":
             run.send_signal(signal.SIGINT)
         else:
             os.killpg(run.pid, signal.SIGINT)
         assert run.wait(timeout=30) == 130
-    finally:
-        if run.poll() is None:
-            run.kill()
-            run.wait()
-    reader.join(5)
-    err = "".join(lines)
+    err = read.text
     assert err.rstrip().splitlines()[-1] == "arbiter run: interrupted", err
     assert "Traceback" not in err and "Exception ignored" not in err, err
     assert gone(marker) == [] and live_marked(f"{marker}-bot") == []

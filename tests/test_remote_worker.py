@@ -12,7 +12,6 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,7 +21,7 @@ import pytest
 from arbiter.tournament.config import load_config
 from arbiter.tournament.progress import Progress
 from arbiter.tournament.runner import run_tournament
-from referee_support import MARK, RANDOM_BOT, live_marked, new_marker
+from referee_support import MARK, RANDOM_BOT, StderrRead, live_marked, new_marker
 from test_workers import Watch, live_workers
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -169,22 +168,14 @@ def test_ctrl_c_stops_a_run_whose_remote_game_hangs_and_ends_the_remote_worker(
     config = write_config(tmp_path, "hang", port, marker, games=2)
     run = subprocess.Popen([sys.executable, "-m", "arbiter", "run", str(config)], cwd=tmp_path,
                            env=arbiter_env(marker), stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    lines: list[str] = []
-    reader = threading.Thread(target=lambda: lines.extend(run.stderr), daemon=True)  # type: ignore[union-attr]
-    reader.start()
-    try:
+    with StderrRead(run) as read:
         deadline = time.monotonic() + 60
         while not (tmp_path / "failed-once").exists() and time.monotonic() < deadline and run.poll() is None:
             time.sleep(0.05)  # nothing to await from here: the rules make this file as they begin to hang
-        assert (tmp_path / "failed-once").exists(), "".join(lines)
+        assert (tmp_path / "failed-once").exists(), read.text
         run.send_signal(signal.SIGINT)
         assert run.wait(timeout=30) == 130
-    finally:
-        if run.poll() is None:
-            run.kill()
-            run.wait()
-    reader.join(5)
-    err = "".join(lines)
+    err = read.text
     assert "Traceback" not in err and "Exception ignored" not in err, err
     assert "stopped:" in err, err
     assert live_marked(marker) == []  # the remote worker (hung in the rules) and the house bot are gone

@@ -11,7 +11,6 @@ import re
 import signal
 import subprocess
 import sys
-import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -27,7 +26,7 @@ from arbiter.tournament.progress import Progress
 from arbiter.tournament.runner import run_tournament
 from arbiter.tournament.turn_news import TurnNews, TurnReporter
 from arbiter.referee import PlayerSpec, TimeControl
-from referee_support import MARK, live_marked, new_marker
+from referee_support import MARK, StderrRead, live_marked, new_marker
 
 ROOT = Path(__file__).resolve().parents[1]
 TESTS = Path(__file__).resolve().parent
@@ -114,27 +113,19 @@ def test_ctrl_c_stops_a_run_whose_game_hangs_holding_pythons_lock_while_the_live
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(TESTS), os.environ.get("PYTHONPATH")]))}
     run = subprocess.Popen([sys.executable, "-m", "arbiter", "run", str(config), "--serve"], cwd=tmp_path, env=env,
                            stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    lines: list[str] = []
-    reader = threading.Thread(target=lambda: lines.extend(run.stderr), daemon=True)  # type: ignore[union-attr]
-    reader.start()
-    try:
+    with StderrRead(run) as read:
         deadline = time.monotonic() + 60
         while not (tmp_path / "failed-once").exists() and time.monotonic() < deadline and run.poll() is None:
             time.sleep(0.05)
-        assert (tmp_path / "failed-once").exists(), "".join(lines)
-        url = next(re.search(r"http://\S+", line)[0] for line in lines if "live page:" in line)
+        assert (tmp_path / "failed-once").exists(), read.text
+        url = next(re.search(r"http://\S+", line)[0] for line in read.lines if "live page:" in line)
         with urllib.request.urlopen(url, timeout=10) as page:  # while the game's rules hang in its worker
             assert page.status == 200
         for _ in range(presses):  # three within 100 ms: each later one lands in the stopping
             run.send_signal(signal.SIGINT)
             time.sleep(0.03)
         assert run.wait(timeout=30) == 130
-    finally:
-        if run.poll() is None:
-            run.kill()
-            run.wait()
-    reader.join(5)
-    err = "".join(lines)
+    err = read.text
     assert "Traceback" not in err and "Exception ignored" not in err, err
     assert ("stopped:" in err) if presses == 1 else ("stopped:" in err or "arbiter run: interrupted" in err), err
     assert live_marked(marker) == []

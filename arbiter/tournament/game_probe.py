@@ -25,6 +25,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping
 
+from ..transport import signal_name
+
 PROBED_FAMILIES = ("openspiel:",)  # games whose rules are native code; ours are Python and raise
 PROBE_PLIES = 60  # moves of a random game played in the probe (chance's outcomes among them)
 PROBE_MEMORY_MB = 2048  # the child's heap (RLIMIT_DATA): go 19x19 plays in 100 MB, the arbiter's own import in 40
@@ -81,10 +83,7 @@ def _failure(name: str, params: tuple[tuple[str, str], ...]) -> str | None:
     if done.returncode == -signal.SIGXCPU:
         return f"makes a game too slow to play (its first {PROBE_PLIES} moves take more than {PROBE_CPU_S} s of CPU)"
     if done.returncode < 0:
-        try:
-            return f"{CRASHES} the game ({signal.Signals(-done.returncode).name})"
-        except ValueError:
-            return f"{CRASHES} the game (signal {-done.returncode})"
+        return f"{CRASHES} the game ({signal_name(-done.returncode)})"
     last = (done.stderr.strip().splitlines() or ["no message"])[-1]
     return f"{CRASHES} the game (it stopped with status {done.returncode}: {last})"
 

@@ -24,6 +24,7 @@ from ..check import CheckReport, CheckTarget
 from ..check.scenarios import SEAT_TIME
 from ..errors import UsageError
 from ..referee import CPU_CLOCK_WALL_FACTOR, QUIT_GRACE_S, TERM_GRACE_S, TimeControl
+from ..transport import signal_name
 from .build import Built, build
 from .check_child import DONE, FAILED, RAISED, CheckTask
 from .config import TournamentConfig, with_builds
@@ -169,15 +170,11 @@ def _death_words(code: int | None) -> str:
     """How the check's process ended (its exit code `code`), as the end of a sentence."""
     if code is None or code >= 0:
         return f"the process playing its games exited with status {code}"
-    try:
-        sig = signal.Signals(-code)
-    except ValueError:
-        return f"the process playing its games was killed by signal {-code}"
-    if sig in CRASH_SIGNALS:
-        return f"its game's rules crashed ({sig.name}) in the check's own process, not in the bot's"
-    if sig == signal.SIGABRT:
+    if -code in CRASH_SIGNALS:
+        return f"its game's rules crashed ({signal_name(-code)}) in the check's own process, not in the bot's"
+    if -code == signal.SIGABRT:
         return "the process playing its games aborted (SIGABRT: its game's rules or a library in it failed)"
-    return f"the process playing its games was killed by {sig.name}"
+    return f"the process playing its games was killed by {signal_name(-code)}"
 
 
 def _interrupt(process: WorkerProcess) -> None:

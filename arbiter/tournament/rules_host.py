@@ -41,6 +41,7 @@ import time
 from typing import Any, Callable
 
 from ..games import REGISTRY, Game, find_game
+from ..transport import signal_name
 from ..transport.guardian import GUARDIAN
 
 CALL_DEADLINE_S = 30.0  # a call's answer: one game's replay or pictures take milliseconds to a second
@@ -174,10 +175,7 @@ class RulesHost:
         if code is None:
             return "stopped answering"
         if code < 0:
-            try:
-                return f"crashed ({signal.Signals(-code).name})"
-            except ValueError:
-                return f"crashed (signal {-code})"
+            return f"crashed ({signal_name(-code)})"
         return f"ended the process (status {code})"
 
     def _end(self) -> None:

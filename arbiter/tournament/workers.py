@@ -46,7 +46,7 @@ from ..games import Game, find_game, game_spec
 from ..kept_bots import KeptBots
 from ..records import GameRecord, PlayerRef, Termination
 from ..referee import CPU_CLOCK_WALL_FACTOR, QUIT_GRACE_S, TERM_GRACE_S, GameAborted, seat_log_name
-from ..transport import SHORTAGES
+from ..transport import SHORTAGES, signal_name
 from ..transport.endpoints import CHECK_IN_QUIET_MS, LeaseCancelled, SocketSpec
 from .check_child import serve_check
 from .pool import MACHINERY_FAILURES, GameSetup, described, picklable, play_setup
@@ -386,11 +386,7 @@ def _death_words(code: int | None) -> str:
     if code is None:
         return "stopped answering"
     if code < 0:
-        try:
-            name = signal.Signals(-code).name
-        except ValueError:
-            name = f"signal {-code}"
-        return f"was killed by {name}"
+        return f"was killed by {signal_name(-code)}"
     return f"exited with status {code}"
 
 

@@ -35,6 +35,7 @@ the same `Channel` and reuses `BotProcess` for bots it launches.
 from __future__ import annotations
 
 import errno
+import signal
 from dataclasses import dataclass
 from typing import Protocol, Sequence, Union
 
@@ -43,6 +44,15 @@ from typing import Protocol, Sequence, Union
 # the arbiter's, raised as OSError (a tournament's arbiter fault: said, no bot blamed, played
 # again on resume), wherever it shows: at a launch, at a look at a starting bot, at a socket.
 SHORTAGES = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOMEM, errno.EAGAIN, errno.ENOSPC, errno.ENOBUFS})
+
+
+def signal_name(signum: int) -> str:
+    """`SIGSEGV`, or `signal 99` for a number the system does not name: how a process that a
+    signal ended is said (a bot, a worker, the rules host, a check's or a probe's process)."""
+    try:
+        return signal.Signals(signum).name
+    except ValueError:
+        return f"signal {signum}"
 
 # A protocol line is at most this many bytes, line ending excluded (docs/protocol.md).
 MAX_LINE_BYTES = 4096
@@ -125,4 +135,5 @@ __all__ = [
     "SendResult",
     "Timeout",
     "decode_line",
+    "signal_name",
 ]

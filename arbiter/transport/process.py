@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence, TypeVar
 
 from .priority import let_others_run
-from . import SHORTAGES
+from . import SHORTAGES, signal_name
 from .guardian import GUARDIAN
 from .procfs import (STAT_MAX_BYTES, children, cpu_clock, descendants, every_process, is_running, kill, open_proc,
                      pread_proc, read_proc, reap, sample_cpu, stat_fields, threads)
@@ -660,10 +660,7 @@ class BotProcess:
         if status >= 0:
             text = f"exited with status {status}"
         else:
-            try:
-                text = f"was killed by {signal.Signals(-status).name}"
-            except ValueError:
-                text = f"was killed by signal {-status}"
+            text = f"was killed by {signal_name(-status)}"
         hit = self.limit_hit()
         return f"{text}: {hit}" if hit else text
 
